@@ -1,0 +1,75 @@
+"""Kuhn poker: three cards J, Q, K, one card each, 1-chip ante, one bet of 1 (Kuhn 1950)."""
+
+from __future__ import annotations
+
+from .protocol import CHANCE, TERMINAL, Game, State
+
+_CARDS = "JQK"
+PASS, BET = 0, 1
+
+
+class KuhnState(State):
+    __slots__ = ("cards", "history")
+
+    def __init__(self, cards: tuple[int, ...] = (), history: str = "") -> None:
+        self.cards = cards
+        self.history = history
+
+    def current_player(self) -> int:
+        if len(self.cards) < 2:
+            return CHANCE
+        if self._is_over():
+            return TERMINAL
+        return len(self.history) % 2
+
+    def _is_over(self) -> bool:
+        h = self.history
+        return h in ("pp", "bp", "bb", "pbp", "pbb")
+
+    def legal_actions(self) -> list[int]:
+        if self.is_chance_node():
+            return [c for c in range(3) if c not in self.cards]
+        return [] if self.is_terminal() else [PASS, BET]
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        left = [c for c in range(3) if c not in self.cards]
+        return [(c, 1.0 / len(left)) for c in left]
+
+    def apply_action(self, action: int) -> None:
+        if self.is_chance_node():
+            self.cards = self.cards + (action,)
+        else:
+            self.history += "pb"[action]
+
+    def returns(self) -> list[float]:
+        h = self.history
+        if h in ("bp", "pbp"):  # the last player folded
+            winner = 0 if h == "bp" else 1
+            stake = 1.0
+        else:
+            winner = 0 if self.cards[0] > self.cards[1] else 1
+            stake = 2.0 if "b" in h else 1.0
+        return [stake, -stake] if winner == 0 else [-stake, stake]
+
+    def information_state_string(self, player: int | None = None) -> str:
+        p = self.current_player() if player is None else player
+        return f"{_CARDS[self.cards[p]] if len(self.cards) > p else '?'}{self.history}"
+
+    def action_to_string(self, player: int, action: int) -> str:
+        return _CARDS[action] if player == CHANCE else ("pass", "bet")[action]
+
+    def clone(self) -> KuhnState:
+        return KuhnState(self.cards, self.history)
+
+
+class KuhnPoker(Game):
+    """Kuhn poker; value to the first player is -1/18."""
+
+    short_name = "kuhn"
+    big_blind = 1.0
+
+    def new_initial_state(self) -> KuhnState:
+        return KuhnState()
+
+    def num_distinct_actions(self) -> int:
+        return 2

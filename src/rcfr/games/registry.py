@@ -1,0 +1,118 @@
+"""Load games from OpenSpiel-style strings: ``leduc``, ``leduc(canonical=true)``,
+``matrix(payoffs=[[0,-1],[1,0]])`` (rows may also be written ``0 -1;1 0``)."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import RcfrError
+from .kuhn import KuhnPoker
+from .leduc import LeducPoker
+from .matrix import MatrixGame, RockPaperScissors
+from .protocol import Game
+
+_REGISTRY: dict[str, tuple[Callable[..., Game], str]] = {}
+
+
+def register(name: str, factory: Callable[..., Game], description: str) -> None:
+    """Make ``factory`` loadable as ``name(param=value, ...)``."""
+    _REGISTRY[name] = (factory, description)
+
+
+def registered_games() -> dict[str, str]:
+    """Registered game names and their one-line descriptions."""
+    return {name: desc for name, (_, desc) in _REGISTRY.items()}
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth < 0:
+                raise RcfrError(f"unbalanced brackets in game parameters {text!r}")
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if depth != 0:
+        raise RcfrError(f"unbalanced brackets in game parameters {text!r}")
+    parts.append("".join(cur))
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _parse_value(text: str) -> Any:
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if text.startswith("["):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise RcfrError(f"cannot read parameter value {text!r}: {exc.msg}") from None
+    if ";" in text:  # a table written row by row: "0 -1 1;1 0 -1;-1 1 0"
+        try:
+            return [[float(x) for x in row.split()] for row in text.split(";")]
+        except ValueError:
+            raise RcfrError(f"cannot read table {text!r}: rows of numbers expected") from None
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_game_string(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split ``name(k=v,...)`` into the name and a dict of typed parameters."""
+    spec = spec.strip()
+    if "(" not in spec:
+        return spec, {}
+    if not spec.endswith(")"):
+        raise RcfrError(f"malformed game string {spec!r}: expected name(param=value,...)")
+    name, body = spec[: spec.index("(")].strip(), spec[spec.index("(") + 1 : -1]
+    params: dict[str, Any] = {}
+    for part in _split_top_level(body):
+        if "=" not in part:
+            raise RcfrError(f"malformed game parameter {part!r}: expected param=value")
+        key, value = part.split("=", 1)
+        params[key.strip()] = _parse_value(value.strip())
+    return name, params
+
+
+def load_game(spec: str | Game) -> Game:
+    """The game named by an OpenSpiel-style string (a :class:`Game` passes through)."""
+    if isinstance(spec, Game):
+        return spec
+    name, params = parse_game_string(str(spec))
+    if name not in _REGISTRY:
+        known = ", ".join(sorted(_REGISTRY))
+        raise RcfrError(f"unknown game {name!r}; known games: {known}")
+    factory, _ = _REGISTRY[name]
+    accepted = inspect.signature(factory).parameters
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
+    unknown = [k for k in params if k not in accepted and not takes_any]
+    if unknown:
+        names = ", ".join(k for k in accepted if k != "action_names") or "none"
+        raise RcfrError(f"game {name!r} has no parameter {unknown[0]!r}; parameters: {names}")
+    try:
+        return factory(**params)
+    except RcfrError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise RcfrError(f"bad parameters for game {name!r}: {exc}") from None
+
+
+register("kuhn", KuhnPoker, "Kuhn poker: 3 cards, 1-chip ante, one bet")
+register("leduc", LeducPoker, "Leduc hold'em: 6 cards, 2 rounds; canonical=true for ranks only")
+register("rps", RockPaperScissors, "rock-paper-scissors")
+register("matrix", MatrixGame, "any zero-sum matrix game: matrix(payoffs=[[..],[..]])")
+
+# Games listed by `rcfr games`: one instance of each family, with its usual parameters.
+STANDARD_GAMES = ["kuhn", "leduc", "leduc(canonical=true)", "rps"]
