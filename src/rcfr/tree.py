@@ -127,8 +127,11 @@ class GameTree:
         return h.hexdigest()[:32]
 
 
-def compile_game(game: Game | str) -> GameTree:
-    """Walk ``game`` breadth-first into a :class:`GameTree` (cached on the game object)."""
+def compile_game(game: GameTree | Game | str) -> GameTree:
+    """Walk ``game`` breadth-first into a :class:`GameTree` (cached on the game object; a tree
+    passes through)."""
+    if isinstance(game, GameTree):
+        return game
     game = load_game(game)
     cached = getattr(game, "_compiled_tree", None)
     if cached is not None:

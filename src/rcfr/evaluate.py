@@ -1,0 +1,125 @@
+"""Expected values, exact best responses, NashConv and exploitability.
+
+Everything is computed in sequence form in O(terminals + sequences): one realization plan per
+player, one pass over the terminals and one backward pass over the best responder's information
+sets.  Exploitability is the mean of the two best-response values and NashConv their sum
+(OpenSpiel's convention; Ceraolo 2021, sec. 2.4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import kernels as K
+from .policy import TabularPolicy
+from .tree import GameTree, compile_game
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Value of a profile to player 0, each player's best-response value, NashConv and
+    exploitability, in game units (``big_blind`` converts to mbb/g for poker games)."""
+
+    value: float
+    best_response_values: tuple[float, float]
+    nash_conv: float
+    exploitability: float
+    big_blind: float | None = None
+
+    @property
+    def exploitability_mbb(self) -> float | None:
+        """Exploitability in milli-big-blinds per game (poker games only)."""
+        return None if self.big_blind is None else 1000.0 * self.exploitability / self.big_blind
+
+    def to_dict(self) -> dict:
+        out = {
+            "value": self.value,
+            "best_response_values": list(self.best_response_values),
+            "exploitability": self.exploitability,
+            "nash_conv": self.nash_conv,
+        }
+        if self.big_blind is not None:
+            out["exploitability_mbb"] = self.exploitability_mbb
+        return out
+
+
+def _probs(tree: GameTree, policy) -> np.ndarray:
+    if isinstance(policy, TabularPolicy):
+        if policy.tree is not tree and policy.tree.fingerprint() != tree.fingerprint():
+            raise ValueError("the policy belongs to another game")
+        return policy.probs
+    return np.ascontiguousarray(policy, dtype=np.float64)
+
+
+def _tree_of(game, policy) -> GameTree:
+    if game is None:
+        return policy.tree
+    return game if isinstance(game, GameTree) else compile_game(game)
+
+
+def realization_plans(tree: GameTree, probs: np.ndarray) -> np.ndarray:
+    """Padded realization plans of both players (Koller et al. 1994)."""
+    plan = K.padded(tree.num_sequences)
+    K.realization_plan(probs, 0, tree.num_infosets, tree.infoset_seq_start,
+                       tree.infoset_num_actions, tree.infoset_parent_seq, plan)
+    return plan
+
+
+def _best_response(tree: GameTree, plan: np.ndarray, player: int) -> tuple[float, np.ndarray]:
+    acc = np.empty(tree.num_sequences + 2)
+    seqs = tree.player_sequences(player)
+    infos = tree.player_infosets(player)
+    K.terminal_values(player, plan, tree.terminal_seq, tree.terminal_coef, seqs.start, seqs.stop,
+                      acc)
+    br = np.zeros(tree.num_sequences)
+    value = K.best_response(player, infos.start, infos.stop, tree.infoset_seq_start,
+                            tree.infoset_num_actions, tree.infoset_parent_seq, acc, br)
+    return float(value), br
+
+
+def best_response(game, policy, player: int = 0) -> tuple[float, TabularPolicy]:
+    """``player``'s best-response value against ``policy`` and a pure best response (the
+    returned profile keeps the opponent's part of ``policy``)."""
+    tree = _tree_of(game, policy)
+    probs = _probs(tree, policy)
+    value, br = _best_response(tree, realization_plans(tree, probs), player)
+    mixed = probs.copy()
+    seqs = tree.player_sequences(player)
+    mixed[seqs.start : seqs.stop] = br[seqs.start : seqs.stop]
+    return value, TabularPolicy(tree, mixed)
+
+
+def expected_value(game, policy=None) -> float:
+    """Player 0's expected payoff under ``policy``."""
+    if policy is None:
+        game, policy = None, game
+    tree = _tree_of(game, policy)
+    plan = realization_plans(tree, _probs(tree, policy))
+    return float(K.expected_value(plan, tree.terminal_seq, tree.terminal_coef))
+
+
+def evaluate(game, policy=None) -> Evaluation:
+    """Value, best-response values, NashConv and exploitability of ``policy`` in ``game``.
+
+    Call as ``evaluate(tree, policy)`` or ``evaluate(policy)``."""
+    if policy is None:
+        game, policy = None, game
+    tree = _tree_of(game, policy)
+    plan = realization_plans(tree, _probs(tree, policy))
+    value = float(K.expected_value(plan, tree.terminal_seq, tree.terminal_coef))
+    br0 = _best_response(tree, plan, 0)[0]
+    br1 = _best_response(tree, plan, 1)[0]
+    nash_conv = br0 + br1
+    return Evaluation(value, (br0, br1), nash_conv, nash_conv / 2.0, tree.game.big_blind)
+
+
+def exploitability(game, policy=None) -> float:
+    """Mean of the two best-response values against ``policy`` (zero at an equilibrium)."""
+    return evaluate(game, policy).exploitability
+
+
+def nash_conv(game, policy=None) -> float:
+    """Sum of the two best-response values against ``policy``."""
+    return evaluate(game, policy).nash_conv

@@ -1,0 +1,57 @@
+"""Strategy and checkpoint files: ``.npz`` arrays plus a JSON header, written atomically and
+read without pickle."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import RcfrError
+
+
+def write_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Path:
+    """Write ``arrays`` and the JSON ``meta`` to ``path`` via a temporary file and a rename, so a
+    crash never leaves a half-written file."""
+    path = Path(path)
+    if path.is_dir():
+        raise RcfrError(f"cannot write {path}: it is a directory")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise RcfrError(f"cannot write {path}: folder {folder} does not exist")
+    payload = {k: np.asarray(v) for k, v in arrays.items()}
+    payload["meta"] = np.array(json.dumps(meta, sort_keys=True))
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            np.savez_compressed(handle, **payload)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def read_npz(path: str | os.PathLike, kind: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Read a file written by :func:`write_npz`; ``kind`` must match its ``meta["format"]``."""
+    path = Path(path)
+    if not path.is_file():
+        raise RcfrError(f"no such file: {path}")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+        raise RcfrError(f"{path} is not a readable rcfr file ({type(exc).__name__})") from None
+    try:
+        meta = json.loads(str(arrays.pop("meta")[()]))
+    except (KeyError, ValueError, TypeError):
+        raise RcfrError(f"{path} is not an rcfr file: its JSON header is missing or broken") from None
+    if not isinstance(meta, dict) or meta.get("format") != kind:
+        raise RcfrError(f"{path} is not an rcfr {kind} file")
+    return arrays, meta

@@ -1,0 +1,110 @@
+"""Tabular behaviour strategies of both players, indexed by sequence."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import RcfrError
+from .fileio import read_npz, write_npz
+from .games.protocol import Game, State
+from .kernels import normalize
+from .tree import GameTree, compile_game
+
+POLICY_FORMAT = "rcfr.policy"
+
+
+class TabularPolicy:
+    """A behavioural strategy profile: ``probs[s]`` is the probability of sequence ``s``'s action
+    at its information set (each information set's slice sums to one)."""
+
+    def __init__(self, tree: GameTree | Game | str, probs: np.ndarray, metadata: dict | None = None):
+        self.tree = compile_game(tree) if not isinstance(tree, GameTree) else tree
+        probs = np.ascontiguousarray(probs, dtype=np.float64)
+        if probs.shape != (self.tree.num_sequences,):
+            raise RcfrError(
+                f"a policy for {self.tree.game} needs {self.tree.num_sequences} probabilities, "
+                f"got shape {probs.shape}"
+            )
+        if not np.all(np.isfinite(probs)) or np.any(probs < -1e-12):
+            raise RcfrError("policy probabilities must be finite and non-negative")
+        sums = np.add.reduceat(probs, self.tree.infoset_seq_start) if probs.size else probs
+        if probs.size and np.max(np.abs(sums - 1.0)) > 1e-6:
+            bad = int(np.argmax(np.abs(sums - 1.0)))
+            raise RcfrError(
+                f"policy probabilities at {self.tree.infoset_keys[bad]!r} sum to {sums[bad]:.6g}"
+            )
+        self.probs = probs
+        self.metadata: dict[str, Any] = dict(metadata or {})
+
+    # -- construction ----------------------------------------------------------------------
+    @classmethod
+    def uniform(cls, tree: GameTree | Game | str) -> TabularPolicy:
+        tree = compile_game(tree) if not isinstance(tree, GameTree) else tree
+        return cls(tree, 1.0 / tree.infoset_num_actions[tree.seq_infoset])
+
+    @classmethod
+    def from_weights(cls, tree: GameTree, weights: np.ndarray, metadata=None) -> TabularPolicy:
+        """Normalise non-negative weights per information set (uniform where all are zero)."""
+        out = np.empty(tree.num_sequences)
+        normalize(np.asarray(weights, dtype=np.float64), 0, tree.num_infosets,
+                  tree.infoset_seq_start, tree.infoset_num_actions, out)
+        return cls(tree, out, metadata)
+
+    # -- queries -------------------------------------------------------------------------
+    @property
+    def game(self) -> Game:
+        return self.tree.game
+
+    def infoset_probabilities(self, infoset: int) -> np.ndarray:
+        start = self.tree.infoset_seq_start[infoset]
+        return self.probs[start : start + self.tree.infoset_num_actions[infoset]]
+
+    def action_probabilities(self, state: State | str, player: int | None = None) -> dict[int, float]:
+        """``{action: probability}`` at a state of the game or an information-state string."""
+        if isinstance(state, State):
+            player = state.current_player() if player is None else player
+            key = state.information_state_string(player)
+        else:
+            key = state
+        i = self.tree.infoset_index(key, player)
+        return {int(a): float(p) for a, p in
+                zip(self.tree.infoset_actions(i), self.infoset_probabilities(i), strict=True)}
+
+    def table(self) -> list[tuple[int, str, str, float]]:
+        """Rows ``(player, information state, action name, probability)``."""
+        t = self.tree
+        return [(int(t.infoset_player[t.seq_infoset[s]]), t.infoset_keys[t.seq_infoset[s]],
+                 t.seq_action_names[s], float(self.probs[s])) for s in range(t.num_sequences)]
+
+    # -- files ---------------------------------------------------------------------------
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write ``.npz`` (probabilities) with a JSON header naming the game; atomic."""
+        meta = {
+            "format": POLICY_FORMAT,
+            "version": 1,
+            "game": str(self.game),
+            "fingerprint": self.tree.fingerprint(),
+            "num_sequences": self.tree.num_sequences,
+            "metadata": self.metadata,
+        }
+        return write_npz(path, {"probs": self.probs}, meta)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, game: GameTree | Game | str | None = None) -> TabularPolicy:
+        """Read a policy file, checking it against ``game`` (default: the game it names)."""
+        arrays, meta = read_npz(path, POLICY_FORMAT)
+        if game is None:
+            game = meta.get("game", "")
+        tree = game if isinstance(game, GameTree) else compile_game(game)
+        if meta.get("fingerprint") != tree.fingerprint():
+            raise RcfrError(
+                f"{path} holds a strategy for {meta.get('game')!r}, not for {str(tree.game)!r}"
+            )
+        probs = arrays.get("probs")
+        if probs is None or probs.dtype != np.float64 or probs.ndim != 1:
+            raise RcfrError(f"{path} is corrupted: no float64 probability vector")
+        return cls(tree, probs, meta.get("metadata"))
