@@ -51,7 +51,7 @@ def read_npz(path: str | os.PathLike, kind: str) -> tuple[dict[str, np.ndarray],
     try:
         meta = json.loads(str(arrays.pop("meta")[()]))
     except (KeyError, ValueError, TypeError):
-        raise RcfrError(f"{path} is not an rcfr file: its JSON header is missing or broken") from None
+        raise RcfrError(f"{path} is not an rcfr file: its JSON header is broken") from None
     if not isinstance(meta, dict) or meta.get("format") != kind:
         raise RcfrError(f"{path} is not an rcfr {kind} file")
     return arrays, meta

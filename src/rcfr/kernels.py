@@ -40,7 +40,8 @@ def terminal_values(player, plan, term_seq, term_coef, s_lo, s_hi, acc):
 
 
 @njit(cache=True)
-def counterfactual_regrets(player, strategy, i_lo, i_hi, seq_start, num_actions, parent_seq, acc, regret):
+def counterfactual_regrets(player, strategy, i_lo, i_hi, seq_start, num_actions, parent_seq,
+                           acc, regret):
     """Back ``acc`` up the player's infosets ``[i_lo, i_hi)`` (in reverse topological order):
     afterwards ``acc[s]`` is the counterfactual value of sequence ``s`` and ``regret[s]`` its
     instantaneous counterfactual regret (Zinkevich et al. 2007, eq. 7).  Returns the player's

@@ -21,7 +21,8 @@ class TabularPolicy:
     """A behavioural strategy profile: ``probs[s]`` is the probability of sequence ``s``'s action
     at its information set (each information set's slice sums to one)."""
 
-    def __init__(self, tree: GameTree | Game | str, probs: np.ndarray, metadata: dict | None = None):
+    def __init__(self, tree: GameTree | Game | str, probs: np.ndarray,
+                 metadata: dict | None = None) -> None:
         self.tree = compile_game(tree) if not isinstance(tree, GameTree) else tree
         probs = np.ascontiguousarray(probs, dtype=np.float64)
         if probs.shape != (self.tree.num_sequences,):
@@ -63,7 +64,8 @@ class TabularPolicy:
         start = self.tree.infoset_seq_start[infoset]
         return self.probs[start : start + self.tree.infoset_num_actions[infoset]]
 
-    def action_probabilities(self, state: State | str, player: int | None = None) -> dict[int, float]:
+    def action_probabilities(self, state: State | str,
+                             player: int | None = None) -> dict[int, float]:
         """``{action: probability}`` at a state of the game or an information-state string."""
         if isinstance(state, State):
             player = state.current_player() if player is None else player
@@ -94,7 +96,8 @@ class TabularPolicy:
         return write_npz(path, {"probs": self.probs}, meta)
 
     @classmethod
-    def load(cls, path: str | os.PathLike, game: GameTree | Game | str | None = None) -> TabularPolicy:
+    def load(cls, path: str | os.PathLike,
+             game: GameTree | Game | str | None = None) -> TabularPolicy:
         """Read a policy file, checking it against ``game`` (default: the game it names)."""
         arrays, meta = read_npz(path, POLICY_FORMAT)
         if game is None:

@@ -187,7 +187,7 @@ def _compile(game: Game) -> GameTree:
                 seqs[1].append(seqs[1][i])
         else:
             if player not in (0, 1):
-                raise RcfrError(f"{game} has a player {player}; only two-player games are supported")
+                raise RcfrError(f"{game} has a player {player}; only two players are supported")
             kind.append(player)
             utility.append(0.0)
             key = state.information_state_string(player)

@@ -59,7 +59,7 @@ class MatrixGame(Game):
         try:
             table = np.asarray(payoffs, dtype=np.float64)
         except (TypeError, ValueError) as exc:
-            raise RcfrError(f"matrix payoffs must be a rectangular table of numbers: {exc}") from None
+            raise RcfrError(f"matrix payoffs must be a table of numbers: {exc}") from None
         if table.ndim != 2 or table.shape[0] < 1 or table.shape[1] < 1:
             raise RcfrError(f"matrix payoffs must be a 2-d table, got shape {table.shape}")
         if not np.all(np.isfinite(table)):

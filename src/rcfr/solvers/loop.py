@@ -89,7 +89,8 @@ class RegretSolver:
     ``"quadratic"`` or a power ``g`` (iteration ``t`` weighs ``t**g`` in the average strategy).
     """
 
-    def __init__(self, game: GameTree | Any, *, estimator: Any = None, link: str | Link | None = None,
+    def __init__(self, game: GameTree | Any, *, estimator: Any = None,
+                 link: str | Link | None = None,
                  alternating: bool = True, averaging: str | float = "uniform",
                  seed: int | None = None, name: str = "cfr") -> None:
         self.game = game
@@ -220,7 +221,7 @@ class RegretSolver:
                 raise KeyError("shape")
             self.estimator_.load_state(state)
         except (KeyError, ValueError):
-            raise RcfrError(f"{path} is corrupted: its arrays do not fit {self.tree.game}") from None
+            raise RcfrError(f"{path} is corrupted: its arrays do not fit the game") from None
         self.strategy_, self.avg_weights_ = strategy, avg
         self.iteration = int(meta.get("iterations", 0))
         return self
