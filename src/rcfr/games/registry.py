@@ -109,10 +109,10 @@ def load_game(spec: str | Game) -> Game:
         raise RcfrError(f"bad parameters for game {name!r}: {exc}") from None
 
 
-register("kuhn", KuhnPoker, "Kuhn poker: 3 cards, 1-chip ante, one bet")
-register("leduc", LeducPoker, "Leduc hold'em: 6 cards, 2 rounds; canonical=true for ranks only")
+register("kuhn", KuhnPoker, "Kuhn poker")
+register("leduc", LeducPoker, "Leduc hold'em (canonical: ranks only)")
 register("rps", RockPaperScissors, "rock-paper-scissors")
-register("matrix", MatrixGame, "any zero-sum matrix game: matrix(payoffs=[[..],[..]])")
+register("matrix", MatrixGame, "matrix game: matrix(payoffs=[[..],..])")
 
 # Games listed by `rcfr games`: one instance of each family, with its usual parameters.
 STANDARD_GAMES = ["kuhn", "leduc", "leduc(canonical=true)", "rps"]

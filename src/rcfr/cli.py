@@ -1,0 +1,216 @@
+"""The ``rcfr`` command line: list games, solve them, evaluate strategies, solve the LP.
+
+Every command takes ``--json`` and then prints one JSON object (or list) on stdout.  Bad input
+gives a one-line ``error: ...`` on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .errors import RcfrError
+from .evaluate import evaluate as evaluate_policy
+from .games.registry import STANDARD_GAMES, load_game, registered_games
+from .lp import solve_lp
+from .policy import TabularPolicy
+from .solvers.loop import ALGORITHMS
+from .solvers.run import make_solver, solve as run_solve
+from .tree import compile_game
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None,
+                  help="Solve two-player zero-sum imperfect-information games with CFR.")
+out = Console()
+err = Console(stderr=True)
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object for scripts.")]
+
+
+def _emit(obj) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+
+
+def _fmt_expl(ev) -> str:
+    text = f"{ev.exploitability:.6g}"
+    if ev.exploitability_mbb is not None:
+        text += f"  ({ev.exploitability_mbb:.4g} mbb/g)"
+    return text
+
+
+@app.command()
+def games(
+    names: Annotated[list[str] | None, typer.Argument(help="Game strings (default: all).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List games with their sizes."""
+    descriptions = registered_games()
+    rows = []
+    for spec in names or STANDARD_GAMES:
+        game = load_game(spec)
+        sizes = compile_game(game).sizes()
+        rows.append({"name": str(game), "description": descriptions.get(game.short_name, ""),
+                     **sizes})
+    if as_json:
+        _emit(rows)
+        return
+    table = Table("game", "histories", "terminals", "infosets", "sequences")
+    table.columns[0].no_wrap = True
+    for r in rows:
+        table.add_row(r["name"], *(f"{r[k]:,}" for k in ("histories", "terminals", "infosets",
+                                                          "sequences")))
+    out.print(table)
+    if not names:
+        out.print("Game families: " + "; ".join(f"{k}: {v}" for k, v in descriptions.items()),
+                  markup=False, highlight=False)
+
+
+@app.command()
+def solve(
+    game: Annotated[str, typer.Argument(help="Game string, e.g. leduc or 'leduc(canonical=true)'.")],
+    algorithm: Annotated[str, typer.Option("--algorithm", "-a",
+                                           help=f"One of: {', '.join(ALGORITHMS)}.")] = "cfr+",
+    iterations: Annotated[int, typer.Option("--iterations", "-n")] = 1000,
+    eval_every: Annotated[int, typer.Option("--eval-every", help="0: only at the end.")] = 0,
+    seed: Annotated[int, typer.Option(help="Random seed (recorded; full-width CFR is "
+                                           "deterministic).")] = 0,
+    simultaneous: Annotated[bool, typer.Option("--simultaneous",
+                                               help="Simultaneous instead of alternating "
+                                                    "updates.")] = False,
+    averaging: Annotated[str | None, typer.Option(help="uniform, linear or quadratic "
+                                                       "(default: uniform for cfr, linear for "
+                                                       "cfr+).")] = None,
+    out_file: Annotated[Path | None, typer.Option("--out", "-o",
+                                                  help="Write the average strategy here "
+                                                       "(.npz).")] = None,
+    checkpoint: Annotated[Path | None, typer.Option(help="Write the solver state here at the "
+                                                         "end.")] = None,
+    resume: Annotated[Path | None, typer.Option(help="Continue from this checkpoint.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run a solver and write its average strategy."""
+    if iterations <= 0:
+        raise RcfrError(f"--iterations must be positive, got {iterations}")
+    if eval_every < 0:
+        raise RcfrError(f"--eval-every must be >= 0, got {eval_every}")
+    if out_file is not None and not (out_file.parent.is_dir() if str(out_file.parent) else True):
+        raise RcfrError(f"cannot write {out_file}: folder {out_file.parent} does not exist")
+    tree = compile_game(game)
+    solver = make_solver(tree, algorithm, alternating=not simultaneous, averaging=averaging,
+                         seed=seed)
+    if resume is not None:
+        solver.load_checkpoint(resume)
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("expl {task.fields[expl]}"), TimeElapsedColumn(),
+                        console=err, transient=True, disable=not err.is_terminal)
+    with progress:
+        task = progress.add_task(f"{algorithm} on {tree.game}", total=iterations, expl="-")
+
+        def tick(done: int, expl: float | None) -> None:
+            fields = {} if expl is None else {"expl": f"{expl:.3g}"}
+            progress.update(task, completed=done, **fields)
+
+        result = run_solve(tree, iterations=iterations, eval_every=eval_every, solver=solver,
+                           callback=tick)
+    if out_file is not None:
+        result.policy.save(out_file)
+    if checkpoint is not None:
+        solver.save_checkpoint(checkpoint)
+    info = result.to_dict()
+    info.update({"out": str(out_file) if out_file else None, "seed": seed,
+                 "checkpoint": str(checkpoint) if checkpoint else None})
+    if as_json:
+        _emit(info)
+        return
+    ev = result.evaluation
+    out.print(f"[bold]{result.algorithm}[/] on {result.game}: {result.iterations} iterations in "
+              f"{result.seconds:.2f} s ({info['iterations_per_second']:,.0f} it/s)")
+    out.print(f"  value to player 0   {ev.value:+.6f}")
+    out.print(f"  exploitability      {_fmt_expl(ev)}")
+    if out_file is not None:
+        out.print(f"  average strategy -> {out_file}")
+
+
+@app.command()
+def evaluate(
+    game: Annotated[str, typer.Argument(help="Game string.")],
+    strategy: Annotated[Path | None, typer.Argument(help="Strategy file (.npz).")] = None,
+    uniform: Annotated[bool, typer.Option("--uniform", help="Evaluate the uniform "
+                                                            "policy.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Value, best-response values and exploitability of a strategy."""
+    tree = compile_game(game)
+    if uniform == (strategy is not None):
+        raise RcfrError("give either a strategy file or --uniform")
+    policy = TabularPolicy.uniform(tree) if uniform else TabularPolicy.load(strategy, tree)
+    ev = evaluate_policy(tree, policy)
+    if as_json:
+        _emit(ev.to_dict())
+        return
+    out.print(f"{'uniform policy' if uniform else strategy} in {tree.game}")
+    out.print(f"  value to player 0        {ev.value:+.6f}")
+    out.print(f"  best response, player 0  {ev.best_response_values[0]:+.6f}")
+    out.print(f"  best response, player 1  {ev.best_response_values[1]:+.6f}")
+    out.print(f"  exploitability           {_fmt_expl(ev)}")
+    out.print(f"  NashConv                 {ev.nash_conv:.6g}")
+
+
+@app.command()
+def lp(
+    game: Annotated[str, typer.Argument(help="Game string.")],
+    out_file: Annotated[Path | None, typer.Option("--out", "-o",
+                                                  help="Write the equilibrium here.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Exact game value and an equilibrium from the sequence-form linear program."""
+    tree = compile_game(game)
+    sol = solve_lp(tree)
+    policy = TabularPolicy(tree, sol.strategy, {"algorithm": "lp"})
+    ev = evaluate_policy(tree, policy)
+    if out_file is not None:
+        policy.save(out_file)
+    if as_json:
+        _emit({"game": str(tree.game), "value": sol.value,
+               "exploitability": ev.exploitability, "out": str(out_file) if out_file else None})
+        return
+    out.print(f"{tree.game}: value to player 0 {sol.value:+.9f} "
+              f"(equilibrium exploitability {ev.exploitability:.2g})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the app, turning every input error into one line and exit code 2."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    try:
+        app(args=args or ["--help"], prog_name="rcfr", standalone_mode=False)
+    except RcfrError as exc:
+        err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        return 2
+    except typer.Abort:
+        err.print("aborted", markup=False)
+        return 130
+    except typer.Exit as exc:
+        return exc.exit_code
+    except OSError as exc:
+        err.print(f"error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
+                  markup=False, highlight=False, soft_wrap=True)
+        return 2
+    except Exception as exc:
+        if not callable(getattr(exc, "format_message", None)):
+            raise
+        # a usage error from the argument parser (click's, vendored or not)
+        msg = " ".join(exc.format_message().split())
+        err.print(f"error: {msg}", markup=False, highlight=False, soft_wrap=True)
+        return 2
+    return 0
+
+
+def entry() -> None:  # pragma: no cover - console script
+    sys.exit(main())
