@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CFRSolver", "Evaluation", "Game", "GameTree", "LPSolution", "RcfrError", "RegretSolver",
-    "SolveResult", "State", "TabularPolicy", "best_response", "compile_game", "evaluate", "expected_value",
-    "exploitability", "load_game", "nash_conv", "registered_games", "solve", "solve_lp",
+    "SolveResult", "State", "TabularPolicy", "best_response", "compile_game", "evaluate",
+    "expected_value", "exploitability", "load_game", "nash_conv", "registered_games", "solve",
+    "solve_lp",
 ]

@@ -22,7 +22,8 @@ from .games.registry import STANDARD_GAMES, load_game, registered_games
 from .lp import solve_lp
 from .policy import TabularPolicy
 from .solvers.loop import ALGORITHMS
-from .solvers.run import make_solver, solve as run_solve
+from .solvers.run import make_solver
+from .solvers.run import solve as run_solve
 from .tree import compile_game
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -74,7 +75,7 @@ def games(
 
 @app.command()
 def solve(
-    game: Annotated[str, typer.Argument(help="Game string, e.g. leduc or 'leduc(canonical=true)'.")],
+    game: Annotated[str, typer.Argument(help="Game string, e.g. 'leduc(canonical=true)'.")],
     algorithm: Annotated[str, typer.Option("--algorithm", "-a",
                                            help=f"One of: {', '.join(ALGORITHMS)}.")] = "cfr+",
     iterations: Annotated[int, typer.Option("--iterations", "-n")] = 1000,

@@ -100,12 +100,13 @@ def parse_link(spec: str | Link | None) -> Link:
     name, _, arg = str(spec).partition(":")
     name = name.strip().lower()
     try:
-        if name in ("rm", "regret-matching"):
-            return PolynomialLink(2.0)
-        if name in ("poly", "polynomial"):
-            return PolynomialLink(float(arg) if arg else 2.0)
-        if name in ("exp", "hedge", "softmax"):
-            return ExponentialLink(float(arg) if arg else 1.0)
+        value = float(arg) if arg.strip() else None
     except ValueError:
         raise RcfrError(f"bad link parameter in {spec!r}: a number expected") from None
+    if name in ("rm", "regret-matching") and value is None:
+        return PolynomialLink(2.0)
+    if name in ("poly", "polynomial"):
+        return PolynomialLink(2.0 if value is None else value)
+    if name in ("exp", "hedge", "softmax"):
+        return ExponentialLink(1.0 if value is None else value)
     raise RcfrError(f"unknown link {spec!r}; use poly:P (p > 1), exp:T (T > 0) or rm")
