@@ -79,7 +79,9 @@ def solve(
     algorithm: Annotated[str, typer.Option("--algorithm", "-a",
                                            help=f"One of: {', '.join(ALGORITHMS)}.")] = "cfr+",
     iterations: Annotated[int, typer.Option("--iterations", "-n")] = 1000,
-    eval_every: Annotated[int, typer.Option("--eval-every", help="0: only at the end.")] = 0,
+    eval_every: Annotated[int | None, typer.Option(
+        "--eval-every", help="Evaluate the average strategy every K iterations (default: ten "
+                             "times in a run; 0: only at the end).")] = None,
     seed: Annotated[int, typer.Option(help="Random seed (recorded; full-width CFR is "
                                            "deterministic).")] = 0,
     simultaneous: Annotated[bool, typer.Option("--simultaneous",
@@ -99,6 +101,8 @@ def solve(
     """Run a solver and write its average strategy."""
     if iterations <= 0:
         raise RcfrError(f"--iterations must be positive, got {iterations}")
+    if eval_every is None:
+        eval_every = max(1, iterations // 10)
     if eval_every < 0:
         raise RcfrError(f"--eval-every must be >= 0, got {eval_every}")
     if out_file is not None and not (out_file.parent.is_dir() if str(out_file.parent) else True):
