@@ -18,6 +18,7 @@ from rich.table import Table
 
 from .errors import RcfrError
 from .evaluate import evaluate as evaluate_policy
+from .fileio import check_writable
 from .games.registry import STANDARD_GAMES, load_game, registered_games
 from .lp import solve_lp
 from .policy import TabularPolicy
@@ -29,8 +30,8 @@ from .tree import compile_game
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   rich_markup_mode=None,
                   help="Solve two-player zero-sum imperfect-information games with CFR.")
-out = Console()
-err = Console(stderr=True)
+out = Console(markup=False, highlight=False)
+err = Console(stderr=True, markup=False, highlight=False)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object for scripts.")]
 
@@ -105,15 +106,16 @@ def solve(
         eval_every = max(1, iterations // 10)
     if eval_every < 0:
         raise RcfrError(f"--eval-every must be >= 0, got {eval_every}")
-    if out_file is not None and not (out_file.parent.is_dir() if str(out_file.parent) else True):
-        raise RcfrError(f"cannot write {out_file}: folder {out_file.parent} does not exist")
+    for path in (out_file, checkpoint):
+        check_writable(path)
     tree = compile_game(game)
     solver = make_solver(tree, algorithm, alternating=not simultaneous, averaging=averaging,
                          seed=seed)
     if resume is not None:
         solver.load_checkpoint(resume)
-    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("expl {task.fields[expl]}"), TimeElapsedColumn(),
+    progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(),
+                        MofNCompleteColumn(), TextColumn("expl {task.fields[expl]}"),
+                        TimeElapsedColumn(),
                         console=err, transient=True, disable=not err.is_terminal)
     with progress:
         task = progress.add_task(f"{algorithm} on {tree.game}", total=iterations, expl="-")
@@ -135,7 +137,7 @@ def solve(
         _emit(info)
         return
     ev = result.evaluation
-    out.print(f"[bold]{result.algorithm}[/] on {result.game}: {result.iterations} iterations in "
+    out.print(f"{result.algorithm} on {result.game}: {result.iterations} iterations in "
               f"{result.seconds:.2f} s ({info['iterations_per_second']:,.0f} it/s)")
     out.print(f"  value to player 0   {ev.value:+.6f}")
     out.print(f"  exploitability      {_fmt_expl(ev)}")
@@ -176,6 +178,7 @@ def lp(
     as_json: JsonOpt = False,
 ) -> None:
     """Exact game value and an equilibrium from the sequence-form linear program."""
+    check_writable(out_file)
     tree = compile_game(game)
     sol = solve_lp(tree)
     policy = TabularPolicy(tree, sol.strategy, {"algorithm": "lp"})

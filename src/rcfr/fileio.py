@@ -15,21 +15,36 @@ import numpy as np
 from .errors import RcfrError
 
 
-def write_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Path:
-    """Write ``arrays`` and the JSON ``meta`` to ``path`` via a temporary file and a rename, so a
-    crash never leaves a half-written file."""
+def check_writable(path: str | os.PathLike | None) -> Path | None:
+    """Fail early, with one line, if ``path`` cannot be written (``None`` passes)."""
+    if path is None:
+        return None
     path = Path(path)
     if path.is_dir():
         raise RcfrError(f"cannot write {path}: it is a directory")
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise RcfrError(f"cannot write {path}: folder {folder} does not exist")
+    if not path.parent.is_dir():
+        raise RcfrError(f"cannot write {path}: folder {path.parent} does not exist")
+    return path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Path:
+    """Write ``arrays`` and the JSON ``meta`` to ``path`` via a temporary file and a rename, so a
+    crash never leaves a half-written file."""
+    path = check_writable(path)
+    folder = path.parent
     payload = {k: np.asarray(v) for k, v in arrays.items()}
     payload["meta"] = np.array(json.dumps(meta, sort_keys=True))
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as handle:
             np.savez_compressed(handle, **payload)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it owner-only
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -53,5 +68,5 @@ def read_npz(path: str | os.PathLike, kind: str) -> tuple[dict[str, np.ndarray],
     except (KeyError, ValueError, TypeError):
         raise RcfrError(f"{path} is not an rcfr file: its JSON header is broken") from None
     if not isinstance(meta, dict) or meta.get("format") != kind:
-        raise RcfrError(f"{path} is not an rcfr {kind} file")
+        raise RcfrError(f"{path} is not a {kind} file")
     return arrays, meta

@@ -10,6 +10,7 @@ gives 288 information sets and 672 sequences instead of 936 and 2184.
 
 from __future__ import annotations
 
+from ..errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
 
 FOLD, CALL, RAISE = 0, 1, 2
@@ -132,8 +133,10 @@ class LeducPoker(Game):
     big_blind = 1.0
 
     def __init__(self, canonical: bool = False) -> None:
-        super().__init__(canonical=bool(canonical))
-        self.canonical = bool(canonical)
+        if not isinstance(canonical, bool):
+            raise RcfrError(f"leduc's canonical must be true or false, got {canonical!r}")
+        super().__init__(canonical=canonical)
+        self.canonical = canonical
 
     def defaults(self) -> dict:
         return {"canonical": False}

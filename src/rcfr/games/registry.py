@@ -82,6 +82,8 @@ def parse_game_string(spec: str) -> tuple[str, dict[str, Any]]:
         if "=" not in part:
             raise RcfrError(f"malformed game parameter {part!r}: expected param=value")
         key, value = part.split("=", 1)
+        if not value.strip():
+            raise RcfrError(f"game parameter {key.strip()!r} has no value")
         params[key.strip()] = _parse_value(value.strip())
     return name, params
 

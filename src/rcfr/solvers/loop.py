@@ -211,6 +211,11 @@ class RegretSolver:
                             f"not for {str(self.tree.game)!r}")
         if meta.get("algorithm") != self.name:
             raise RcfrError(f"{path} is a {meta.get('algorithm')} checkpoint, not {self.name}")
+        mine = self._info()
+        for key in ("link", "alternating", "averaging"):
+            if meta.get(key) != mine[key]:
+                raise RcfrError(f"{path} was run with {key} {meta.get(key)!r}, "
+                                f"not {mine[key]!r}")
         S = self.tree.num_sequences
         try:
             state = {k[len("estimator_"):]: v for k, v in arrays.items()
