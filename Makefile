@@ -24,6 +24,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[openspiel]'
 	$(BIN)/python benchmarks/bench_core.py
 
 clean:
