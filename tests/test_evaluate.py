@@ -82,3 +82,8 @@ def test_matrix_game_best_response():
     assert ev.best_response_values[0] == pytest.approx(col.max(), abs=1e-12)
     assert ev.best_response_values[1] == pytest.approx(-row.min(), abs=1e-12)
     assert math.isclose(ev.value, 0.25 * col[0] + 0.75 * col[1])
+
+
+def test_policy_of_another_game_is_refused(kuhn, leduc):
+    with pytest.raises(rcfr.RcfrError, match="not for leduc"):
+        rcfr.evaluate(leduc, rcfr.TabularPolicy.uniform(kuhn))

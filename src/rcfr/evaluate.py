@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import kernels as K
+from .errors import RcfrError
 from .policy import TabularPolicy
 from .tree import GameTree, compile_game
 
@@ -48,7 +49,7 @@ class Evaluation:
 def _probs(tree: GameTree, policy) -> np.ndarray:
     if isinstance(policy, TabularPolicy):
         if policy.tree is not tree and policy.tree.fingerprint() != tree.fingerprint():
-            raise ValueError("the policy belongs to another game")
+            raise RcfrError(f"the policy is for {policy.game}, not for {tree.game}")
         return policy.probs
     return np.ascontiguousarray(policy, dtype=np.float64)
 

@@ -39,17 +39,14 @@ def accumulate_average(plan, weight, s_lo, s_hi, avg):
 
 
 @njit(cache=True)
-def player_regrets(player, strategy, bounds, seq_start, num_actions, parent_seq, term_seq,
-                   term_coef, plan, acc, inst):
+def player_regrets(player, strategy, bounds, seq_bounds, seq_start, num_actions, parent_seq,
+                   term_seq, term_coef, plan, acc, inst):
     """Full-width pass for ``player``: ``inst`` gets its instantaneous counterfactual regrets
     (``plan`` must hold the opponent's realization plan).  Returns the player's value."""
-    i_lo, i_hi = bounds[player], bounds[player + 1]
-    s_lo, s_hi = seq_start[i_lo] if i_hi > i_lo else 0, 0
-    if i_hi > i_lo:
-        s_hi = seq_start[i_hi - 1] + num_actions[i_hi - 1]
-    K.terminal_values(player, plan, term_seq, term_coef, s_lo, s_hi, acc)
-    return K.counterfactual_regrets(player, strategy, i_lo, i_hi, seq_start, num_actions,
-                                    parent_seq, acc, inst)
+    K.terminal_values(player, plan, term_seq, term_coef, seq_bounds[player],
+                      seq_bounds[player + 1], acc)
+    return K.counterfactual_regrets(player, strategy, bounds[player], bounds[player + 1],
+                                    seq_start, num_actions, parent_seq, acc, inst)
 
 
 @njit(cache=True)
@@ -64,8 +61,8 @@ def run_tabular(n_iters, t0, plus, alternating, avg_power, link_kind, link_param
         if alternating:
             for p in range(2):
                 K.realization_plan(strategy, 0, n_info, seq_start, num_actions, parent_seq, plan)
-                player_regrets(p, strategy, bounds, seq_start, num_actions, parent_seq, term_seq,
-                               term_coef, plan, acc, inst)
+                player_regrets(p, strategy, bounds, seq_bounds, seq_start, num_actions,
+                               parent_seq, term_seq, term_coef, plan, acc, inst)
                 accumulate_average(plan, weight, seq_bounds[p], seq_bounds[p + 1], avg)
                 tabular_update(inst, seq_bounds[p], seq_bounds[p + 1], plus, regrets)
                 apply_link(link_kind, link_param, regrets, bounds[p], bounds[p + 1], seq_start,
@@ -73,8 +70,8 @@ def run_tabular(n_iters, t0, plus, alternating, avg_power, link_kind, link_param
         else:
             K.realization_plan(strategy, 0, n_info, seq_start, num_actions, parent_seq, plan)
             for p in range(2):
-                player_regrets(p, strategy, bounds, seq_start, num_actions, parent_seq, term_seq,
-                               term_coef, plan, acc, inst)
+                player_regrets(p, strategy, bounds, seq_bounds, seq_start, num_actions,
+                               parent_seq, term_seq, term_coef, plan, acc, inst)
             for p in range(2):
                 accumulate_average(plan, weight, seq_bounds[p], seq_bounds[p + 1], avg)
                 tabular_update(inst, seq_bounds[p], seq_bounds[p + 1], plus, regrets)
@@ -167,9 +164,9 @@ class RegretSolver:
             K.realization_plan(self.strategy_, 0, t.num_infosets, t.infoset_seq_start,
                                t.infoset_num_actions, t.infoset_parent_seq, self._plan)
             for p in group:
-                player_regrets(p, self.strategy_, self.bounds_, t.infoset_seq_start,
-                               t.infoset_num_actions, t.infoset_parent_seq, t.terminal_seq,
-                               t.terminal_coef, self._plan, self._acc, self._inst)
+                player_regrets(p, self.strategy_, self.bounds_, self.seq_bounds_,
+                               t.infoset_seq_start, t.infoset_num_actions, t.infoset_parent_seq,
+                               t.terminal_seq, t.terminal_coef, self._plan, self._acc, self._inst)
             for p in group:
                 s_lo, s_hi = int(self.seq_bounds_[p]), int(self.seq_bounds_[p + 1])
                 accumulate_average(self._plan, weight, s_lo, s_hi, self.avg_weights_)
