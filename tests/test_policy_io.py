@@ -242,3 +242,15 @@ def test_checkpoint_refuses_other_game_and_algorithm(tmp_path):
     with pytest.raises(RcfrError):
         CFRSolver("kuhn", "cfr+").load_checkpoint(ckpt)
     assert CFRSolver("kuhn", "cfr").load_checkpoint(ckpt).iteration == 5
+
+
+def test_checkpoint_with_wrong_regret_length_is_refused(tmp_path):
+    from rcfr.solvers.loop import CHECKPOINT_FORMAT
+
+    path = tmp_path / "c.npz"
+    CFRSolver("kuhn", "cfr").run(5).save_checkpoint(path)
+    arrays, meta = read_npz(path, CHECKPOINT_FORMAT)
+    arrays["estimator_regrets"] = arrays["estimator_regrets"][:-1]
+    write_npz(path, arrays, meta)
+    with pytest.raises(RcfrError, match="corrupted"):
+        CFRSolver("kuhn", "cfr").load_checkpoint(path)

@@ -57,7 +57,7 @@ def _probs(tree: GameTree, policy) -> np.ndarray:
 def _tree_of(game, policy) -> GameTree:
     if game is None:
         return policy.tree
-    return game if isinstance(game, GameTree) else compile_game(game)
+    return compile_game(game)
 
 
 def realization_plans(tree: GameTree, probs: np.ndarray) -> np.ndarray:

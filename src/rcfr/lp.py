@@ -131,7 +131,7 @@ def solve_lp(game: GameTree | Game | str) -> LPSolution:
     Returns the value to player 0, both players' equilibrium realization plans (indexed by
     global sequence) and the behavioural strategy they induce (uniform where unreachable).
     """
-    tree = game if isinstance(game, GameTree) else compile_game(game)
+    tree = compile_game(game)
     S0, S1 = tree.num_sequences_per_player
     A = payoff_matrix(tree)
     E, e = sequence_constraints(tree, 0)

@@ -23,7 +23,7 @@ class TabularPolicy:
 
     def __init__(self, tree: GameTree | Game | str, probs: np.ndarray,
                  metadata: dict | None = None) -> None:
-        self.tree = compile_game(tree) if not isinstance(tree, GameTree) else tree
+        self.tree = compile_game(tree)
         probs = np.ascontiguousarray(probs, dtype=np.float64)
         if probs.shape != (self.tree.num_sequences,):
             raise RcfrError(
@@ -44,7 +44,7 @@ class TabularPolicy:
     # -- construction ----------------------------------------------------------------------
     @classmethod
     def uniform(cls, tree: GameTree | Game | str) -> TabularPolicy:
-        tree = compile_game(tree) if not isinstance(tree, GameTree) else tree
+        tree = compile_game(tree)
         return cls(tree, 1.0 / tree.infoset_num_actions[tree.seq_infoset])
 
     @classmethod
@@ -102,7 +102,7 @@ class TabularPolicy:
         arrays, meta = read_npz(path, POLICY_FORMAT)
         if game is None:
             game = meta.get("game", "")
-        tree = game if isinstance(game, GameTree) else compile_game(game)
+        tree = compile_game(game)
         if meta.get("fingerprint") != tree.fingerprint():
             raise RcfrError(
                 f"{path} holds a strategy for {meta.get('game')!r}, not for {str(tree.game)!r}"

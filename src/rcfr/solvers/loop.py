@@ -120,7 +120,7 @@ class RegretSolver:
         S = t.num_sequences
         self.bounds_ = np.array([0, t.num_infosets_per_player[0], t.num_infosets], dtype=np.int64)
         self.seq_bounds_ = np.array([0, t.num_sequences_per_player[0], S], dtype=np.int64)
-        self.strategy_ = 1.0 / t.infoset_num_actions[t.seq_infoset].astype(np.float64)
+        self.strategy_ = TabularPolicy.uniform(t).probs.copy()
         self.avg_weights_ = np.zeros(S)
         self._plan = K.padded(S)
         self._acc = np.zeros(S + 2)

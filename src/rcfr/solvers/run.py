@@ -10,7 +10,7 @@ from ..errors import RcfrError
 from ..evaluate import Evaluation, evaluate
 from ..policy import TabularPolicy
 from ..tree import GameTree, compile_game
-from .loop import ALGORITHMS, CFRSolver, RegretSolver
+from .loop import CFRSolver, RegretSolver
 
 
 @dataclass
@@ -37,11 +37,8 @@ class SolveResult:
 
 
 def make_solver(game: GameTree | str, algorithm: str, **options) -> RegretSolver:
-    """A solver for ``algorithm`` (one of :data:`ALGORITHMS`)."""
-    key = str(algorithm).lower()
-    if key not in ALGORITHMS:
-        raise RcfrError(f"unknown algorithm {algorithm!r}; use one of {', '.join(ALGORITHMS)}")
-    return CFRSolver(game, key, **options)
+    """A solver for ``algorithm`` (one of :data:`ALGORITHMS`; the solver checks the name)."""
+    return CFRSolver(game, algorithm, **options)
 
 
 def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,

@@ -41,4 +41,9 @@ class TabularRegrets:
         return {"regrets": self.regrets}
 
     def load_state(self, arrays: dict[str, np.ndarray]) -> None:
-        self.regrets = np.array(arrays["regrets"], dtype=np.float64)
+        """Take regrets from a checkpoint; their shape must match the table (the kernels do
+        not check bounds)."""
+        regrets = np.array(arrays["regrets"], dtype=np.float64)
+        if self.regrets is not None and regrets.shape != self.regrets.shape:
+            raise ValueError(f"regrets of shape {regrets.shape}, expected {self.regrets.shape}")
+        self.regrets = regrets
