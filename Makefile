@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,openspiel]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -24,7 +24,6 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[openspiel]'
 	$(BIN)/python benchmarks/bench_core.py
 
 clean:

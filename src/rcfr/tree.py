@@ -13,7 +13,8 @@ kernels use carry two extra slots and need no branch for it.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -25,6 +26,46 @@ KIND_CHANCE = 2
 KIND_TERMINAL = 3
 
 
+class StringTable(Sequence):
+    """Strings stored as one UTF-8 byte array (compact for large games), with a sorted index
+    for lookups within a range of positions."""
+
+    def __init__(self, strings: list[str], ranges: Sequence[tuple[int, int]] = ()) -> None:
+        self._data = np.array([x.encode() for x in strings], dtype=bytes)
+        if self._data.dtype.itemsize == 0:  # numpy needs a width of at least 1
+            self._data = self._data.astype("S1")
+        self._ranges = list(ranges)
+        self._order = np.concatenate(
+            [lo + np.argsort(self._data[lo:hi], kind="stable") for lo, hi in self._ranges]
+            or [np.zeros(0, dtype=np.int64)]
+        ).astype(np.int32)
+
+    def __len__(self) -> int:
+        return int(self._data.shape[0])
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return self._data[i].decode()
+
+    def __iter__(self) -> Iterator[str]:
+        return (x.decode() for x in self._data)
+
+    def find(self, text: str, which: int) -> int:
+        """Position of ``text`` within the ``which``-th range, or -1."""
+        lo, hi = self._ranges[which]
+        key = np.array(text.encode(), dtype=self._data.dtype)
+        if len(text.encode()) > self._data.dtype.itemsize:
+            return -1
+        order = self._order[lo:hi]
+        k = int(np.searchsorted(self._data[order], key))
+        return int(order[k]) if k < hi - lo and self._data[order[k]] == key else -1
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._data.nbytes + self._order.nbytes)
+
+
 @dataclass(eq=False)
 class GameTree:
     """A game compiled to arrays.  Build it with :func:`compile_game`."""
@@ -33,17 +74,15 @@ class GameTree:
     # nodes (breadth-first)
     node_kind: np.ndarray  # int8: 0 or 1 = player to act, 2 = chance, 3 = terminal
     node_parent: np.ndarray  # int32, -1 at the root
-    node_child_start: np.ndarray  # int32, first child (children are contiguous)
-    node_num_children: np.ndarray  # int32
+    node_child_start: np.ndarray  # int32 [n + 1]: children of n are child_start[n:n+2] (CSR)
     node_action: np.ndarray  # int32, game action on the edge into the node (-1 at the root)
     node_infoset: np.ndarray  # int32, information set of a decision node, else -1
     node_seq: np.ndarray  # int32 [2, n]: each player's last sequence above the node
     node_chance_prob: np.ndarray  # float64, chance probability of the edge into the node
-    node_chance_reach: np.ndarray  # float64, product of chance probabilities from the root
-    node_utility: np.ndarray  # float64, payoff to player 0 at terminals, else 0
     # terminals
     terminal_nodes: np.ndarray  # int32
     terminal_seq: np.ndarray  # int32 [2, Z]: each player's last sequence before the terminal
+    terminal_utility: np.ndarray  # float64: payoff to player 0
     terminal_coef: np.ndarray  # float64: chance reach * payoff to player 0
     # information sets
     infoset_player: np.ndarray  # int8
@@ -51,14 +90,13 @@ class GameTree:
     infoset_num_actions: np.ndarray  # int32
     infoset_parent_seq: np.ndarray  # int32: own sequence leading here (num_sequences + p if empty)
     infoset_node: np.ndarray  # int32: the first node reached in the information set
-    infoset_keys: list[str]
+    infoset_keys: StringTable  # information-state strings, player 0's then player 1's
     # sequences
     seq_infoset: np.ndarray  # int32
     seq_action: np.ndarray  # int32, the game's action id
-    seq_action_names: list[str]
+    seq_action_names: StringTable  # the action's name at its information set
     num_infosets_per_player: tuple[int, int]
     num_sequences_per_player: tuple[int, int]
-    _key_index: list[dict[str, int]] = field(default_factory=list, repr=False)
 
     # -- sizes ---------------------------------------------------------------------------
     @property
@@ -76,6 +114,28 @@ class GameTree:
     @property
     def num_sequences(self) -> int:
         return int(self.seq_infoset.shape[0])
+
+    @property
+    def node_num_children(self) -> np.ndarray:
+        """Number of children of each node (computed from ``node_child_start``)."""
+        return np.diff(self.node_child_start)
+
+    def node_chance_reach(self) -> np.ndarray:
+        """Product of the chance probabilities from the root to each node (computed)."""
+        reach = self.node_chance_prob.copy()
+        above = self.node_parent.copy()
+        while True:
+            live = above >= 0
+            if not live.any():
+                return reach
+            reach[live] *= self.node_chance_prob[above[live]]
+            above[live] = self.node_parent[above[live]]
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held by the compiled arrays and string tables, in bytes."""
+        return sum(getattr(v, "nbytes", 0) for v in vars(self).values()
+                   if isinstance(v, (np.ndarray, StringTable)))
 
     def empty_seq(self, player: int) -> int:
         """Index of ``player``'s empty sequence in padded sequence arrays."""
@@ -109,8 +169,8 @@ class GameTree:
         unless ``player`` is given)."""
         players = (0, 1) if player is None else (player,)
         for p in players:
-            idx = self._key_index[p].get(key)
-            if idx is not None:
+            idx = self.infoset_keys.find(key, p)
+            if idx >= 0:
                 return idx
         raise RcfrError(f"no information state {key!r} in {self.game}")
 
@@ -143,7 +203,7 @@ def compile_game(game: GameTree | Game | str) -> GameTree:
 
 def _compile(game: Game) -> GameTree:
     states = [game.new_initial_state()]
-    kind, parent, child_start, num_children, action_in = [], [-1], [], [], [-1]
+    kind, parent, child_start, action_in = [], [-1], [], [-1]
     infoset_of, chance_prob, chance_reach, utility = [], [1.0], [1.0], []
     seqs = ([-1], [-1])  # per player, local sequence ids
     info_index: list[dict[str, int]] = [{}, {}]
@@ -151,7 +211,8 @@ def _compile(game: Game) -> GameTree:
     info_parent: list[list[int]] = [[], []]
     info_node: list[list[int]] = [[], []]
     info_seq_start: list[list[int]] = [[], []]
-    action_names: list[list[str]] = [[], []]
+    action_names: list[list[int]] = [[], []]  # per sequence, an index into name_index
+    name_index: dict[str, int] = {}
     n_seq = [0, 0]
 
     i = 0
@@ -167,16 +228,13 @@ def _compile(game: Game) -> GameTree:
                 raise RcfrError(f"{game} is not zero-sum: returns {ret}")
             utility.append(float(ret[0]))
             infoset_of.append(-1)
-            num_children.append(0)
         elif player == CHANCE:
             kind.append(KIND_CHANCE)
-            utility.append(0.0)
             infoset_of.append(-1)
             outcomes = state.chance_outcomes()
             total = sum(p for _, p in outcomes)
             if abs(total - 1.0) > 1e-9:
                 raise RcfrError(f"chance probabilities in {game} sum to {total}, not 1")
-            num_children.append(len(outcomes))
             for a, p in outcomes:
                 states.append(state.child(a))
                 parent.append(i)
@@ -189,7 +247,6 @@ def _compile(game: Game) -> GameTree:
             if player not in (0, 1):
                 raise RcfrError(f"{game} has a player {player}; only two players are supported")
             kind.append(player)
-            utility.append(0.0)
             key = state.information_state_string(player)
             actions = tuple(state.legal_actions())
             own_parent = seqs[player][i]
@@ -202,14 +259,15 @@ def _compile(game: Game) -> GameTree:
                 info_node[player].append(i)
                 info_seq_start[player].append(n_seq[player])
                 n_seq[player] += len(actions)
-                action_names[player].extend(state.action_to_string(player, a) for a in actions)
+                for a in actions:
+                    name = state.action_to_string(player, a)
+                    action_names[player].append(name_index.setdefault(name, len(name_index)))
             else:
                 if info_actions[player][idx] != actions:
                     raise RcfrError(f"information set {key!r} has different legal actions")
                 if info_parent[player][idx] != own_parent:
                     raise RcfrError(f"{game} lacks perfect recall at information set {key!r}")
             infoset_of.append(idx)
-            num_children.append(len(actions))
             start = info_seq_start[player][idx]
             for k, a in enumerate(actions):
                 states.append(state.child(a))
@@ -220,6 +278,7 @@ def _compile(game: Game) -> GameTree:
                 seqs[player].append(start + k)
                 seqs[1 - player].append(seqs[1 - player][i])
         i += 1
+    child_start.append(len(states))
 
     n_info = (len(info_actions[0]), len(info_actions[1]))
     S0, S1 = n_seq
@@ -244,30 +303,31 @@ def _compile(game: Game) -> GameTree:
         [S + p if s < 0 else s + (S0 if p else 0) for p in (0, 1) for s in info_parent[p]],
         dtype=np.int32,
     )
-    infoset_keys = [k for p in (0, 1) for k in info_index[p]]  # dicts keep insertion order
+    infoset_keys = StringTable([k for p in (0, 1) for k in info_index[p]],  # insertion order
+                               [(0, n_info[0]), (n_info[0], sum(n_info))])
+    del info_index
+    names = list(name_index)
+    seq_action_names = StringTable([names[j] for p in (0, 1) for j in action_names[p]])
     seq_infoset = np.repeat(np.arange(sum(n_info), dtype=np.int32), infoset_num_actions)
     seq_action = np.array(
         [a for p in (0, 1) for acts in info_actions[p] for a in acts], dtype=np.int32
     )
     terminal_nodes = np.flatnonzero(node_kind == KIND_TERMINAL).astype(np.int32)
-    node_utility = np.asarray(utility, dtype=np.float64)
-    node_chance_reach = np.asarray(chance_reach, dtype=np.float64)
-    key_index = [dict(info_index[0]), {k: v + n_info[0] for k, v in info_index[1].items()}]
+    terminal_utility = np.asarray(utility, dtype=np.float64)
+    terminal_reach = np.asarray(chance_reach, dtype=np.float64)[terminal_nodes]
     return GameTree(
         game=game,
         node_kind=node_kind,
         node_parent=np.asarray(parent, dtype=np.int32),
         node_child_start=np.asarray(child_start, dtype=np.int32),
-        node_num_children=np.asarray(num_children, dtype=np.int32),
         node_action=np.asarray(action_in, dtype=np.int32),
         node_infoset=node_infoset,
         node_seq=node_seq,
         node_chance_prob=np.asarray(chance_prob, dtype=np.float64),
-        node_chance_reach=node_chance_reach,
-        node_utility=node_utility,
         terminal_nodes=terminal_nodes,
         terminal_seq=np.ascontiguousarray(node_seq[:, terminal_nodes]),
-        terminal_coef=node_chance_reach[terminal_nodes] * node_utility[terminal_nodes],
+        terminal_utility=terminal_utility,
+        terminal_coef=terminal_reach * terminal_utility,
         infoset_player=infoset_player,
         infoset_seq_start=infoset_seq_start,
         infoset_num_actions=infoset_num_actions,
@@ -276,8 +336,7 @@ def _compile(game: Game) -> GameTree:
         infoset_keys=infoset_keys,
         seq_infoset=seq_infoset,
         seq_action=seq_action,
-        seq_action_names=action_names[0] + action_names[1],
+        seq_action_names=seq_action_names,
         num_infosets_per_player=n_info,
         num_sequences_per_player=(S0, S1),
-        _key_index=key_index,
     )

@@ -9,11 +9,16 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import RcfrError
+from .goofspiel import Goofspiel
 from .kuhn import KuhnPoker
 from .leduc import LeducPoker
+from .liars_dice import LiarsDice
 from .matrix import MatrixGame, RockPaperScissors
+from .nl_one_card import NLOneCardPoker
 from .protocol import Game
+from .random_game import RandomGame
 
+OPENSPIEL_PREFIX = "openspiel:"
 _REGISTRY: dict[str, tuple[Callable[..., Game], str]] = {}
 
 
@@ -92,6 +97,11 @@ def load_game(spec: str | Game) -> Game:
     """The game named by an OpenSpiel-style string (a :class:`Game` passes through)."""
     if isinstance(spec, Game):
         return spec
+    spec = str(spec).strip()
+    if spec.startswith(OPENSPIEL_PREFIX):
+        from .openspiel_game import load_openspiel_game
+
+        return load_openspiel_game(spec[len(OPENSPIEL_PREFIX) :])
     name, params = parse_game_string(str(spec))
     if name not in _REGISTRY:
         known = ", ".join(sorted(_REGISTRY))
@@ -115,6 +125,13 @@ register("kuhn", KuhnPoker, "Kuhn poker")
 register("leduc", LeducPoker, "Leduc hold'em (canonical: ranks only)")
 register("rps", RockPaperScissors, "rock-paper-scissors")
 register("matrix", MatrixGame, "matrix game: matrix(payoffs=[[..],..])")
+register("nl_one_card", NLOneCardPoker,
+         "no-limit one-card poker (thesis): nl_one_card(cards=4,stack=10,ante=1)")
+register("goofspiel", Goofspiel,
+         "goofspiel, bids hidden: goofspiel(num_cards=5,points_order=descending,imp_info=true)")
+register("liars_dice", LiarsDice, "liar's dice / Bluff: liars_dice(dice=1,faces=6)")
+register("random_game", RandomGame, "seeded random perfect-recall game: random_game(seed=N,...)")
 
 # Games listed by `rcfr games`: one instance of each family, with its usual parameters.
-STANDARD_GAMES = ["kuhn", "leduc", "leduc(canonical=true)", "rps"]
+STANDARD_GAMES = ["kuhn", "leduc", "leduc(canonical=true)", "nl_one_card", "goofspiel",
+                  "liars_dice", "rps", "random_game(seed=0)"]
