@@ -23,6 +23,7 @@ from .games.registry import STANDARD_GAMES, load_game, registered_games
 from .lp import solve_lp
 from .policy import TabularPolicy
 from .solvers.loop import ALGORITHMS
+from .solvers.rcfr import RCFR_ALGORITHMS, REGRESSORS
 from .solvers.run import make_solver
 from .solvers.run import solve as run_solve
 from .tree import compile_game
@@ -77,8 +78,9 @@ def games(
 @app.command()
 def solve(
     game: Annotated[str, typer.Argument(help="Game string, e.g. 'leduc(canonical=true)'.")],
-    algorithm: Annotated[str, typer.Option("--algorithm", "-a",
-                                           help=f"One of: {', '.join(ALGORITHMS)}.")] = "cfr+",
+    algorithm: Annotated[str, typer.Option(
+        "--algorithm", "-a",
+        help=f"One of: {', '.join([*ALGORITHMS, *RCFR_ALGORITHMS])}.")] = "cfr+",
     iterations: Annotated[int, typer.Option("--iterations", "-n")] = 1000,
     eval_every: Annotated[int | None, typer.Option(
         "--eval-every", help="Evaluate the average strategy every K iterations (default: ten "
@@ -91,6 +93,27 @@ def solve(
     averaging: Annotated[str | None, typer.Option(help="uniform, linear or quadratic "
                                                        "(default: uniform for cfr, linear for "
                                                        "cfr+).")] = None,
+    link: Annotated[str | None, typer.Option(
+        help="Link function: poly:P (P > 1; poly:2 = regret matching) or exp:T (softmax with "
+             "temperature T > 0).")] = None,
+    regressor: Annotated[str | None, typer.Option(
+        help=f"rcfr: {', '.join(REGRESSORS)} (default best-first).")] = None,
+    leaves: Annotated[int | None, typer.Option(
+        help="rcfr: leaf budget of the regression trees, both players together (default: "
+             "the game's sequences).")] = None,
+    bootstrap: Annotated[bool, typer.Option(
+        "--bootstrap", help="rcfr: bootstrapped targets (thesis Algorithm 2) instead of a "
+                            "stored regret table.")] = False,
+    features: Annotated[str | None, typer.Option(
+        help="rcfr: thesis, onehot or hashing:K (default: thesis for poker, onehot otherwise; "
+             "hashing:5 for ridge).")] = None,
+    threshold: Annotated[float | None, typer.Option(
+        help="rcfr --regressor recursive: split while a node's mean squared error on average "
+             "regrets exceeds this.")] = None,
+    criterion: Annotated[str | None, typer.Option(
+        help="rcfr trees: squared_error (default) or absolute_error.")] = None,
+    alpha: Annotated[float | None, typer.Option(help="rcfr --regressor ridge: the ridge "
+                                                     "penalty (default 1e-3).")] = None,
     out_file: Annotated[Path | None, typer.Option("--out", "-o",
                                                   help="Write the average strategy here "
                                                        "(.npz).")] = None,
@@ -109,8 +132,14 @@ def solve(
     for path in (out_file, checkpoint):
         check_writable(path)
     tree = compile_game(game)
-    solver = make_solver(tree, algorithm, alternating=not simultaneous, averaging=averaging,
-                         seed=seed)
+    rcfr_options = {k: v for k, v in (
+        ("regressor", regressor), ("leaves", leaves), ("features", features),
+        ("bootstrap", bootstrap), ("threshold", threshold), ("criterion", criterion),
+        ("alpha", alpha)) if v is not None and v is not False}
+    if averaging is not None:
+        rcfr_options["averaging"] = averaging
+    solver = make_solver(tree, algorithm, alternating=not simultaneous, link=link, seed=seed,
+                         **rcfr_options)
     if resume is not None:
         solver.load_checkpoint(resume)
     progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(),
@@ -141,6 +170,9 @@ def solve(
               f"{result.seconds:.2f} s ({info['iterations_per_second']:,.0f} it/s)")
     out.print(f"  value to player 0   {ev.value:+.6f}")
     out.print(f"  exploitability      {_fmt_expl(ev)}")
+    if "complexity" in info:
+        out.print(f"  complexity          {info['complexity']:,} "
+                  f"({100 * info['complexity_share']:.1f}% of {tree.num_sequences:,} sequences)")
     if out_file is not None:
         out.print(f"  average strategy -> {out_file}")
 

@@ -10,7 +10,12 @@ from ..errors import RcfrError
 from ..evaluate import Evaluation, evaluate
 from ..policy import TabularPolicy
 from ..tree import GameTree, compile_game
-from .loop import CFRSolver, RegretSolver
+from .loop import ALGORITHMS, CFRSolver, RegretSolver
+from .rcfr import RCFR_ALGORITHMS, RCFRSolver
+
+# options that only regression CFR takes
+RCFR_OPTIONS = ("regressor", "leaves", "features", "bootstrap", "threshold", "criterion",
+                "alpha")
 
 
 @dataclass
@@ -32,12 +37,25 @@ class SolveResult:
                "seconds": self.seconds,
                "iterations_per_second": self.iterations / self.seconds if self.seconds else None}
         out.update(self.evaluation.to_dict())
+        complexity = getattr(self.solver, "complexity", None)
+        if complexity is not None:
+            out["complexity"] = complexity
+            out["complexity_share"] = self.solver.complexity_share
         out["curve"] = [list(p) for p in self.curve]
         return out
 
 
 def make_solver(game: GameTree | str, algorithm: str, **options) -> RegretSolver:
-    """A solver for ``algorithm`` (one of :data:`ALGORITHMS`; the solver checks the name)."""
+    """A solver for ``algorithm``: ``cfr``, ``cfr+`` (tabular) or ``rcfr``, ``rcfr+``
+    (regression CFR, which alone takes the regressor options)."""
+    key = str(algorithm).lower()
+    if key in RCFR_ALGORITHMS:
+        return RCFRSolver(game, key, **options)
+    given = [k for k in RCFR_OPTIONS
+             if options.get(k) is not None and options.get(k) is not False]
+    if given and key in ALGORITHMS:
+        raise RcfrError(f"--{given[0]} applies to rcfr and rcfr+, not {key}")
+    options = {k: v for k, v in options.items() if k not in RCFR_OPTIONS}
     return CFRSolver(game, algorithm, **options)
 
 

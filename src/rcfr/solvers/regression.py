@@ -1,0 +1,213 @@
+"""Regret estimators for Regression CFR (Morrill 2016, ch. 3; D'Orazio et al. 2019).
+
+:class:`RegressionRegrets` fits one regressor per player to regression targets over the
+player's sequences, on a fixed feature matrix:
+
+* stored targets (thesis Algorithm 1): a table of cumulative regrets ``R`` (RCFR) or Q-regrets
+  ``Q = max(Q + r, 0)`` (RCFR+, sec. 3.1) is kept and the regressor is refit to it;
+* bootstrapped targets (Algorithm 2): the target is the regressor's last estimate plus the new
+  regrets, ``R~ + r`` (clipped at zero for RCFR+), so no table of the game's size is needed.
+
+The thesis states both on the scale of average regrets, ``R / t``; the regressors here are fit
+on the cumulative scale (its footnote 2), which leaves best-first trees unchanged and makes a
+tabular regressor reproduce CFR / CFR+ bit for bit.  A regressor that sets
+``target_scale = "average"`` (a threshold on the error, as in recursive partitioning) is fit on
+``target / t`` and its estimates are multiplied back by ``t``.
+
+:class:`LinearRegrets` is D'Orazio et al.'s estimator: one ridge model per player and action
+on information-set features, fit to each iteration's exact regrets, with the weights summed
+over iterations.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+
+from ..errors import RcfrError
+from ..features import infoset_features, sequence_features
+
+
+class TabularRegressor:
+    """The identity regressor over sequences: it predicts its training targets (so RCFR with
+    it is CFR).  Its complexity is one parameter per sequence."""
+
+    def fit(self, X: np.ndarray, y: np.ndarray, sample_weight: Any = None) -> TabularRegressor:
+        self.values_ = np.array(y, dtype=np.float64)
+        return self
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        return self.values_
+
+    @property
+    def complexity(self) -> int:
+        return int(getattr(self, "values_", np.zeros(0)).shape[0])
+
+
+def regressor_complexity(regressor: Any) -> int:
+    if hasattr(regressor, "complexity"):
+        return int(regressor.complexity)
+    if hasattr(regressor, "get_n_leaves"):
+        return int(regressor.get_n_leaves())
+    if hasattr(regressor, "coef_"):
+        return int(np.size(regressor.coef_))
+    return 0
+
+
+class RegressionRegrets:
+    """Per-player regressors over sequence features (RCFR / RCFR+ estimator).
+
+    ``regressors`` is one regressor (copied for each player) or a pair, one per player;
+    ``features`` names a feature set of :mod:`rcfr.features` or is a pair of matrices.
+    """
+
+    fused = False
+
+    def __init__(self, regressors: Any, features: str | tuple = "onehot", *,
+                 bootstrap: bool = False, plus: bool = False, seed: int = 0) -> None:
+        self.regressors = regressors
+        self.features = features
+        self.bootstrap = bootstrap
+        self.plus = plus
+        self.seed = seed
+
+    def initialize(self, tree) -> None:
+        if isinstance(self.regressors, (list, tuple)):
+            if len(self.regressors) != 2:
+                raise RcfrError("give one regressor, or two (one per player)")
+            self.regressors_ = list(self.regressors)
+        else:
+            self.regressors_ = [copy.deepcopy(self.regressors) for _ in range(2)]
+        for r in self.regressors_:
+            if not (hasattr(r, "fit") and hasattr(r, "predict")):
+                raise RcfrError(f"{r!r} is not a regressor (it needs fit and predict)")
+        if isinstance(self.features, str):
+            self.X_ = [sequence_features(tree, p, self.features, self.seed) for p in (0, 1)]
+        else:
+            self.X_ = [np.asarray(x, dtype=np.float64) for x in self.features]
+        self.bounds_ = [(r.start, r.stop) for r in (tree.player_sequences(0),
+                                                   tree.player_sequences(1))]
+        for p in (0, 1):
+            lo, hi = self.bounds_[p]
+            if self.X_[p].ndim != 2 or self.X_[p].shape[0] != hi - lo:
+                raise RcfrError(f"player {p}'s features need {hi - lo} rows (one per sequence)")
+            prepare = getattr(self.regressors_[p], "prepare", None)
+            if prepare is not None:
+                prepare(self.X_[p])
+        S = tree.num_sequences
+        self.estimates = np.zeros(S)
+        self.table = None if self.bootstrap else np.zeros(S)
+        self.fit_seconds = 0.0
+
+    def update(self, inst: np.ndarray, s_lo: int, s_hi: int, iteration: int) -> None:
+        """Form the player's targets from the new regrets ``inst`` and refit its regressor."""
+        p = 0 if s_lo == self.bounds_[0][0] else 1
+        base = self.estimates if self.bootstrap else self.table
+        target = base[s_lo:s_hi] + inst[s_lo:s_hi]
+        if self.plus:
+            np.maximum(target, 0.0, out=target)
+        if self.table is not None:
+            self.table[s_lo:s_hi] = target
+        reg = self.regressors_[p]
+        average = getattr(reg, "target_scale", "cumulative") == "average"
+        reg.fit(self.X_[p], target / iteration if average else target)
+        pred = np.asarray(reg.predict(self.X_[p]), dtype=np.float64)
+        self.estimates[s_lo:s_hi] = pred * iteration if average else pred
+
+    def predict(self) -> np.ndarray:
+        return self.estimates
+
+    @property
+    def complexity(self) -> int:
+        """Leaves (or weights) of both players' regressors."""
+        return sum(regressor_complexity(r) for r in getattr(self, "regressors_", []))
+
+    def state(self) -> dict[str, np.ndarray]:
+        out = {"estimates": self.estimates}
+        if self.table is not None:
+            out["table"] = self.table
+        return out
+
+    def load_state(self, arrays: dict[str, np.ndarray]) -> None:
+        estimates = np.array(arrays["estimates"], dtype=np.float64)
+        if estimates.shape != self.estimates.shape:
+            raise ValueError("estimates of the wrong size")
+        self.estimates = estimates
+        if self.table is not None:
+            table = np.array(arrays["table"], dtype=np.float64)
+            if table.shape != self.table.shape:
+                raise ValueError("regret table of the wrong size")
+            self.table = table
+
+
+class LinearRegrets:
+    """One ridge model per player and action on information-set features, fit to each
+    iteration's exact counterfactual regrets with the weights summed over iterations
+    (D'Orazio et al. 2019, sec. 5).  Ridge is linear in its targets, so the summed weights are
+    the ridge fit of the cumulative regrets; each model's solve is factored once."""
+
+    fused = False
+
+    def __init__(self, features: str = "hashing:5", alpha: float = 1e-3, *,
+                 seed: int = 0) -> None:
+        self.features = features
+        self.alpha = alpha
+        self.seed = seed
+
+    def initialize(self, tree) -> None:
+        alpha = self.alpha
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not alpha >= 0:
+            raise RcfrError(f"the ridge penalty alpha must be >= 0, got {alpha!r}")
+        self.models_: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = []
+        self.bounds_ = []
+        for p in (0, 1):
+            F = infoset_features(tree, p, self.features, self.seed)
+            seqs = tree.player_sequences(p)
+            self.bounds_.append((seqs.start, seqs.stop))
+            first = tree.player_infosets(p).start
+            rows = tree.seq_infoset[seqs.start:seqs.stop] - first
+            actions = tree.seq_action[seqs.start:seqs.stop]
+            models = []
+            for a in np.unique(actions):
+                where = np.flatnonzero(actions == a)
+                X = F[rows[where]]
+                gram = X.T @ X + alpha * np.eye(X.shape[1])
+                solve = np.linalg.lstsq(gram, X.T, rcond=None)[0]  # (F, n_a)
+                models.append((seqs.start + where, X, solve))
+            self.models_.append(models)
+        self.weights_ = [[np.zeros(m[1].shape[1]) for m in models] for models in self.models_]
+        self.estimates = np.zeros(tree.num_sequences)
+
+    def update(self, inst: np.ndarray, s_lo: int, s_hi: int, iteration: int) -> None:
+        p = 0 if s_lo == self.bounds_[0][0] else 1
+        for k, (seqs, X, solve) in enumerate(self.models_[p]):
+            self.weights_[p][k] += solve @ inst[seqs]
+            self.estimates[seqs] = X @ self.weights_[p][k]
+
+    def predict(self) -> np.ndarray:
+        return self.estimates
+
+    @property
+    def complexity(self) -> int:
+        return sum(w.shape[0] for ws in getattr(self, "weights_", []) for w in ws)
+
+    def state(self) -> dict[str, np.ndarray]:
+        out = {"estimates": self.estimates}
+        for p, ws in enumerate(self.weights_):
+            for k, w in enumerate(ws):
+                out[f"w{p}_{k}"] = w
+        return out
+
+    def load_state(self, arrays: dict[str, np.ndarray]) -> None:
+        for p, ws in enumerate(self.weights_):
+            for k, w in enumerate(ws):
+                new = np.array(arrays[f"w{p}_{k}"], dtype=np.float64)
+                if new.shape != w.shape:
+                    raise ValueError("weights of the wrong size")
+                ws[k] = new
+        estimates = np.array(arrays["estimates"], dtype=np.float64)
+        if estimates.shape != self.estimates.shape:
+            raise ValueError("estimates of the wrong size")
+        self.estimates = estimates
