@@ -71,8 +71,10 @@ def games(
                                                           "sequences")))
     out.print(table)
     if not names:
-        out.print("Game families: " + "; ".join(f"{k}: {v}" for k, v in descriptions.items()),
-                  markup=False, highlight=False)
+        families = [f"{k}: {v}" for k, v in descriptions.items()]
+        families.append("openspiel:<game>: any two-player zero-sum OpenSpiel game, e.g. "
+                        "openspiel:leduc_poker (extra rcfr[openspiel])")
+        out.print("Game families: " + "; ".join(families), markup=False, highlight=False)
 
 
 @app.command()
