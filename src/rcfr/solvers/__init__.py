@@ -1,10 +1,11 @@
-"""Solvers: the one regret loop and its tabular instances (CFR, CFR+)."""
+"""Solvers: the one regret loop, its tabular instances (CFR, CFR+) and Monte Carlo CFR."""
 
 from .loop import ALGORITHMS, CFRSolver, RegretSolver
 from .run import SolveResult, make_solver, solve
+from .sampling import SCHEMES, MCCFRSolver
 from .tabular import TabularRegrets
 
 __all__ = [
-    "ALGORITHMS", "CFRSolver", "RegretSolver", "SolveResult", "TabularRegrets", "make_solver",
-    "solve",
+    "ALGORITHMS", "SCHEMES", "CFRSolver", "MCCFRSolver", "RegretSolver", "SolveResult",
+    "TabularRegrets", "make_solver", "solve",
 ]

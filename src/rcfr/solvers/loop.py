@@ -98,6 +98,7 @@ class RegretSolver:
         self.seed = seed
         self.name = name
         self.iteration = 0
+        self.nodes_visited = 0  # histories traversed by all tree passes so far
         self._ready = False
 
     # -- set-up --------------------------------------------------------------------------
@@ -125,9 +126,15 @@ class RegretSolver:
         self._plan = K.padded(S)
         self._acc = np.zeros(S + 2)
         self._inst = np.zeros(S)
+        self._setup_pass()
         self._ready = True
         if getattr(self.estimator_, "fused", False):
             self._run_fused(0)  # load or compile the kernel now, not inside a timed run
+
+    def _setup_pass(self) -> None:
+        """Hook for a subclass that supplies its own tree pass (e.g. Monte Carlo sampling):
+        validate its parameters and allocate its state; runs after the common set-up and before
+        the fused kernel is loaded."""
 
     # -- iterations ----------------------------------------------------------------------
     def run(self, iterations: int) -> RegretSolver:
@@ -144,6 +151,16 @@ class RegretSolver:
                 self._step()
         return self
 
+    def run_nodes(self, budget: int) -> RegretSolver:
+        """Advance whole iterations until ``budget`` more histories have been visited (the last
+        iteration may overshoot).  A full-width pass for one player visits every history once,
+        so an iteration visits ``2 * num_nodes``."""
+        if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget <= 0:
+            raise RcfrError(f"the node budget must be a positive whole number, got {budget!r}")
+        self._setup()
+        per_iteration = 2 * self.tree.num_nodes
+        return self.run(max(1, -(-int(budget) // per_iteration)))
+
     def _run_fused(self, iterations: int) -> None:
         t = self.tree
         run_tabular(iterations, self.iteration, self.estimator_.plus, self.alternating,
@@ -153,6 +170,7 @@ class RegretSolver:
                     self.estimator_.regrets, self.strategy_, self.avg_weights_, self._plan,
                     self._acc, self._inst)
         self.iteration += iterations
+        self.nodes_visited += 2 * iterations * t.num_nodes  # one full pass per player
 
     def _step(self) -> None:
         """One iteration through Python, for estimators that are not numba kernels."""
@@ -167,6 +185,7 @@ class RegretSolver:
                 player_regrets(p, self.strategy_, self.bounds_, self.seq_bounds_,
                                t.infoset_seq_start, t.infoset_num_actions, t.infoset_parent_seq,
                                t.terminal_seq, t.terminal_coef, self._plan, self._acc, self._inst)
+                self.nodes_visited += t.num_nodes
             for p in group:
                 s_lo, s_hi = int(self.seq_bounds_[p]), int(self.seq_bounds_[p + 1])
                 accumulate_average(self._plan, weight, s_lo, s_hi, self.avg_weights_)
@@ -179,7 +198,18 @@ class RegretSolver:
     def _info(self) -> dict[str, Any]:
         return {"algorithm": self.name, "iterations": self.iteration,
                 "link": self.link_.spec(), "alternating": self.alternating,
-                "averaging": self.averaging, "seed": self.seed}
+                "averaging": self.averaging, "seed": self.seed,
+                "nodes_visited": self.nodes_visited}
+
+    _config_keys: tuple[str, ...] = ("link", "alternating", "averaging")  # must match to resume
+
+    def _extra_state(self) -> dict[str, np.ndarray]:
+        """Hook: arrays a subclass adds to its checkpoints (e.g. a random generator's state)."""
+        return {}
+
+    def _load_extra_state(self, arrays: dict[str, np.ndarray]) -> None:
+        """Hook: take the subclass's arrays back from a checkpoint (``KeyError`` or
+        ``ValueError`` when they are missing or malformed)."""
 
     def average_policy(self) -> TabularPolicy:
         """The average strategy (the one that converges to an equilibrium)."""
@@ -197,6 +227,7 @@ class RegretSolver:
         self._setup()
         arrays = {"strategy": self.strategy_, "avg_weights": self.avg_weights_}
         arrays.update({f"estimator_{k}": v for k, v in self.estimator_.state().items()})
+        arrays.update(self._extra_state())
         meta = {"format": CHECKPOINT_FORMAT, "version": 1, "game": str(self.tree.game),
                 "fingerprint": self.tree.fingerprint(), **self._info()}
         write_npz(path, arrays, meta)
@@ -211,7 +242,7 @@ class RegretSolver:
         if meta.get("algorithm") != self.name:
             raise RcfrError(f"{path} is a {meta.get('algorithm')} checkpoint, not {self.name}")
         mine = self._info()
-        for key in ("link", "alternating", "averaging"):
+        for key in self._config_keys:
             if meta.get(key) != mine[key]:
                 raise RcfrError(f"{path} was run with {key} {meta.get(key)!r}, "
                                 f"not {mine[key]!r}")
@@ -224,10 +255,12 @@ class RegretSolver:
             if strategy.shape != (S,) or avg.shape != (S,):
                 raise KeyError("shape")
             self.estimator_.load_state(state)
+            self._load_extra_state(arrays)
         except (KeyError, ValueError):
             raise RcfrError(f"{path} is corrupted: its arrays do not fit the game") from None
         self.strategy_, self.avg_weights_ = strategy, avg
         self.iteration = int(meta.get("iterations", 0))
+        self.nodes_visited = int(meta.get("nodes_visited", 0))
         return self
 
 

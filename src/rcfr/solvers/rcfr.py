@@ -113,6 +113,8 @@ class RCFRSolver(RegretSolver):
                 seed=0 if self.seed is None else int(self.seed))
         super()._setup()
 
+    _config_keys = RegretSolver._config_keys + ("regressor", "leaves", "features", "bootstrap")
+
     def _info(self) -> dict[str, Any]:
         info = super()._info()
         info.update({"regressor": str(self.regressor), "leaves": self.leaves,

@@ -1,0 +1,606 @@
+"""Monte Carlo CFR: sampled tree passes for the one solver loop (ARCHITECTURE.md).
+
+Each pass walks the compiled tree's node arrays top-down for one *updating player* ``i``,
+estimates ``i``'s instantaneous counterfactual regrets from a sample, and hands them to the same
+regret estimator, link function and average strategy as the full-width solvers.  Four schemes
+(Gibson, Burch, Lanctot & Szafron 2012, "Efficient Monte Carlo CFR in games with many player
+actions", sec. 2 and Algorithm 1; Lanctot, Waugh, Zinkevich & Bowling 2009):
+
+* ``cs`` chance sampling: one chance outcome at every chance node, every action of both players;
+  exact counterfactual values on the sampled chance branch (opponent reach times value).
+* ``es`` external sampling: chance and the opponent sampled on-policy, every action of ``i``.
+* ``os`` outcome sampling: one trajectory; ``i`` samples epsilon-greedily (probability
+  ``epsilon / |A(I)| + (1 - epsilon) sigma(I, a)``, epsilon 0.5 by default, as in the paper's
+  experiments); values are importance weighted by ``1 / q_i``.
+* ``as`` average strategy sampling (the paper's Algorithm 1): every action of ``i`` is sampled
+  independently with probability ``rho(I, a) = max(epsilon, (beta + tau s(I, a)) /
+  (beta + sum_b s(I, b)))`` (eq. 2; probability 1 when ``rho >= 1`` or the denominator is 0),
+  where ``s`` is ``i``'s cumulative average-strategy weight; opponent and chance as in ES.
+  Defaults ``epsilon = 0.05, beta = 1e6, tau = 1000`` (the paper's sec. 5 choice).
+
+Sampled values.  ES, OS and AS return ``u_i(z) / q_i(z)`` at a terminal, ``q_i`` being the
+probability with which ``i``'s own sampling decisions reached it (1 for ES); an unsampled action
+has value 0 (Algorithm 1, lines 5 and 12-14).  At ``i``'s node the regret of ``a`` is
+``v(a) - sum_b sigma(b) v(b)``.  Chance and opponent are sampled on-policy, so their reach
+cancels in the importance weight and every estimate is unbiased for the exact counterfactual
+regret (Lanctot et al. 2009, Lemma 1).  CS weighs the regrets by the opponent's reach instead.
+
+Average strategy.  ES, OS and AS update the *opponent's* cumulative strategy at its sampled
+nodes by ``sigma(I, .) / q_i(h)`` (Algorithm 1, line 9): Lanctot et al.'s "simple" averaging
+for ES (``q_i = 1``) and its stochastically weighted form for OS and AS.  Its expectation is
+``pi_opp(I) sigma(I, .)`` times a factor fixed per information set, so the normalised average is
+unbiased.  CS updates ``i``'s own average by ``pi_i(h) sigma(I, .)`` at ``i``'s nodes, like
+vanilla CFR.  With ``averaging`` power ``g`` every increment is also weighted by ``t**g``.
+
+Updates.  Each iteration runs one pass for player 0, then one for player 1 (alternating
+updates).  The strategy is fixed during a pass; the pass writes sampled regrets of the
+information sets it touched into ``inst`` and the regret estimator absorbs them afterwards, so
+the fused tabular kernel (sparse update of the touched sets) and the Python path (dense
+``estimator.update(inst, s_lo, s_hi, t)``, any estimator) give bit-identical results.
+
+Implementation.  A pass is two sweeps over a node list, no recursion: a breadth-first sweep
+draws the samples and appends the visited children (parents come before children), then a
+backward sweep over the same list backs the values up.  Random numbers come from SplitMix64
+over a one-word ``uint64`` state that the solver owns and checkpoints, so a seed gives
+bit-identical runs.  Every pass returns the number of histories it visited.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ..errors import RcfrError
+from ..evaluate import exploitability
+from ..kernels import padded, realization_plan
+from ..links import Link, apply_link
+from ..tree import KIND_CHANCE, KIND_TERMINAL, GameTree, compile_game
+from .loop import RegretSolver, player_regrets
+from .tabular import TabularRegrets, tabular_update
+
+CS, ES, OS, AS = 0, 1, 2, 3
+SCHEMES = {"cs": CS, "es": ES, "os": OS, "as": AS}
+SCHEME_NAMES = {
+    "cs": "chance sampling",
+    "es": "external sampling",
+    "os": "outcome sampling",
+    "as": "average strategy sampling",
+}
+DEFAULT_EPSILON = {"os": 0.5, "as": 0.05}  # Gibson et al. 2012, sec. 5
+_UNLIMITED = 1 << 62
+
+# SplitMix64 (Steele, Lea & Flood 2014) constants
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
+_TO_UNIT = 1.0 / 9007199254740992.0  # 2**-53
+
+
+# -- random numbers ----------------------------------------------------------------------
+@njit(cache=True)
+def uniform(rng):
+    """A uniform double in ``[0, 1)`` from the SplitMix64 state ``rng[0]`` (advanced)."""
+    rng[0] += _GAMMA
+    z = rng[0]
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    z = z ^ (z >> _S31)
+    return float(z >> _S11) * _TO_UNIT
+
+
+@njit(cache=True)
+def draw(probs, lo, hi, u):
+    """Index ``k - lo`` of the first ``k`` in ``[lo, hi)`` where the running sum of ``probs``
+    exceeds ``u``; rounding past the end falls back to the last positive entry."""
+    acc = 0.0
+    last = lo
+    for k in range(lo, hi):
+        p = probs[k]
+        if p > 0.0:
+            acc += p
+            last = k
+            if u < acc:
+                return k - lo
+    return last - lo
+
+
+@njit(cache=True)
+def as_sampling_probability(s, lo, hi, k, epsilon, beta, tau):
+    """Probability that average strategy sampling samples sequence ``k`` of the information set
+    whose cumulative average-strategy weights are ``s[lo:hi]``: Gibson et al. 2012, eq. 2,
+    capped at 1 (1 also when ``beta + sum s`` is 0)."""
+    total = beta
+    for j in range(lo, hi):
+        total += s[j]
+    if total <= 0.0:
+        return 1.0
+    rho = max(epsilon, (beta + tau * s[k]) / total)
+    return 1.0 if rho >= 1.0 else rho
+
+
+# -- one pass ----------------------------------------------------------------------------
+@njit(cache=True)
+def _expand_cs(player, weight, tree, strategy, avg, rng, work):
+    """Chance sampling, breadth-first sweep: ``q`` holds the opponent's reach and ``ri`` the
+    updating player's; the player's average strategy gets ``weight * pi_i(h) * sigma``."""
+    kind, child_start, node_infoset, chance_prob, seq_start, num_actions, util = tree
+    order, pick, q, ri, val, stamp, touched = work
+    order[0] = 0
+    q[0] = 1.0
+    ri[0] = 1.0
+    n = 1
+    k = 0
+    while k < n:
+        h = order[k]
+        k += 1
+        kd = kind[h]
+        if kd == KIND_TERMINAL:
+            continue
+        c0 = child_start[h]
+        if kd == KIND_CHANCE:
+            c = c0 + draw(chance_prob, c0, child_start[h + 1], uniform(rng))
+            pick[h] = c
+            q[c] = q[h]
+            ri[c] = ri[h]
+            order[n] = c
+            n += 1
+            continue
+        s0 = seq_start[node_infoset[h]]
+        na = child_start[h + 1] - c0
+        if kd == player:
+            r = ri[h]
+            for j in range(na):
+                p = strategy[s0 + j]
+                avg[s0 + j] += weight * r * p
+                c = c0 + j
+                q[c] = q[h]
+                ri[c] = r * p
+                order[n] = c
+                n += 1
+        else:
+            pick[h] = -1
+            for j in range(na):
+                c = c0 + j
+                q[c] = q[h] * strategy[s0 + j]
+                ri[c] = ri[h]
+                order[n] = c
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def _expand_sampled(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rng, work):
+    """ES / OS / AS, breadth-first sweep: chance and opponent sampled on-policy, the updating
+    player's actions all (ES), one epsilon-greedy (OS) or each with probability ``rho`` (AS);
+    ``q`` holds the updating player's sampling probability, unsampled children get value 0 and
+    the opponent's average strategy gets ``weight * sigma / q`` (Algorithm 1, line 9)."""
+    kind, child_start, node_infoset, chance_prob, seq_start, num_actions, util = tree
+    order, pick, q, ri, val, stamp, touched = work
+    order[0] = 0
+    q[0] = 1.0
+    n = 1
+    k = 0
+    while k < n:
+        h = order[k]
+        k += 1
+        kd = kind[h]
+        if kd == KIND_TERMINAL:
+            continue
+        c0 = child_start[h]
+        if kd == KIND_CHANCE:
+            c = c0 + draw(chance_prob, c0, child_start[h + 1], uniform(rng))
+            pick[h] = c
+            q[c] = q[h]
+            order[n] = c
+            n += 1
+            continue
+        s0 = seq_start[node_infoset[h]]
+        na = child_start[h + 1] - c0
+        if kd != player:
+            inc = weight / q[h]
+            for j in range(na):
+                avg[s0 + j] += inc * strategy[s0 + j]
+            c = c0 + draw(strategy, s0, s0 + na, uniform(rng))
+            pick[h] = c
+            q[c] = q[h]
+            order[n] = c
+            n += 1
+        elif scheme == ES:
+            for j in range(na):
+                c = c0 + j
+                q[c] = q[h]
+                order[n] = c
+                n += 1
+        elif scheme == OS:
+            u = uniform(rng)
+            if u < epsilon:
+                a = min(int(u / epsilon * na), na - 1)
+            else:
+                a = draw(strategy, s0, s0 + na, (u - epsilon) / (1.0 - epsilon))
+            for j in range(na):
+                val[c0 + j] = 0.0
+            c = c0 + a
+            q[c] = q[h] * (epsilon / na + (1.0 - epsilon) * strategy[s0 + a])
+            order[n] = c
+            n += 1
+        else:
+            for j in range(na):
+                c = c0 + j
+                rho = as_sampling_probability(avg, s0, s0 + na, s0 + j, epsilon, beta, tau)
+                if rho >= 1.0 or uniform(rng) < rho:
+                    q[c] = q[h] * rho
+                    order[n] = c
+                    n += 1
+                else:
+                    val[c] = 0.0
+    return n
+
+
+@njit(cache=True)
+def _backup(player, cs, n, tree, strategy, inst, work, pass_id):
+    """Backward sweep over the visited list: sampled values bottom-up, and the updating
+    player's sampled regrets ``w * (v(a) - v)`` into ``inst`` (``w`` = opponent reach for CS,
+    1 otherwise).  Returns the number of information sets touched (listed in ``touched``)."""
+    kind, child_start, node_infoset, chance_prob, seq_start, num_actions, util = tree
+    order, pick, q, ri, val, stamp, touched = work
+    sign = 1.0 if player == 0 else -1.0
+    nt = 0
+    for k in range(n - 1, -1, -1):
+        h = order[k]
+        kd = kind[h]
+        if kd == KIND_TERMINAL:
+            val[h] = sign * util[h] if cs else sign * util[h] / q[h]
+        elif kd == KIND_CHANCE or (kd != player and pick[h] >= 0):
+            val[h] = val[pick[h]]
+        else:
+            info = node_infoset[h]
+            s0 = seq_start[info]
+            c0 = child_start[h]
+            na = child_start[h + 1] - c0
+            v = 0.0
+            for j in range(na):
+                v += strategy[s0 + j] * val[c0 + j]
+            val[h] = v
+            if kd == player:
+                if stamp[info] != pass_id:
+                    stamp[info] = pass_id
+                    touched[nt] = info
+                    nt += 1
+                    for j in range(na):
+                        inst[s0 + j] = 0.0
+                w = q[h] if cs else 1.0
+                for j in range(na):
+                    inst[s0 + j] += w * (val[c0 + j] - v)
+    return nt
+
+
+@njit(cache=True)
+def sampled_pass(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rng, inst,
+                 work, pass_id):
+    """One sampled pass for ``player`` (Gibson et al. 2012, sec. 2; Algorithm 1 for AS):
+    updates the average strategy (see the module docstring), writes the sampled counterfactual
+    regrets of the touched information sets into ``inst`` (others are left as they were) and
+    returns ``(histories visited, information sets touched)``.  ``pass_id`` must differ from
+    every earlier pass's on the same ``work`` arrays."""
+    if scheme == CS:
+        n = _expand_cs(player, weight, tree, strategy, avg, rng, work)
+    else:
+        n = _expand_sampled(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg,
+                            rng, work)
+    nt = _backup(player, scheme == CS, n, tree, strategy, inst, work, pass_id)
+    return n, nt
+
+
+@njit(cache=True)
+def absorb_touched(nt, touched, inst, plus, link_kind, link_param, seq_start, num_actions,
+                   regrets, strategy):
+    """Tabular estimator: add the sampled regrets of the touched information sets (clipped at 0
+    with ``plus``, regret-matching+) and re-apply the link there only."""
+    for k in range(nt):
+        info = touched[k]
+        s0 = seq_start[info]
+        tabular_update(inst, s0, s0 + num_actions[info], plus, regrets)
+        apply_link(link_kind, link_param, regrets, info, info + 1, seq_start, num_actions,
+                   strategy)
+
+
+@njit(cache=True)
+def run_sampled(scheme, max_iters, node_budget, t0, avg_power, plus, link_kind, link_param,
+                epsilon, beta, tau, tree, regrets, strategy, avg, rng, counter, inst, work):
+    """Iterations of Monte Carlo CFR with the tabular estimator, entirely in numba: a pass for
+    player 0, its update, then a pass for player 1.  Stops after ``max_iters`` iterations or
+    once ``node_budget`` histories have been visited (whole iterations).  Returns
+    ``(iterations, histories visited)``."""
+    seq_start = tree[4]
+    num_actions = tree[5]
+    touched = work[6]
+    it = 0
+    nodes = 0
+    while it < max_iters and nodes < node_budget:
+        weight = float(t0 + it + 1) ** avg_power
+        for p in range(2):
+            counter[0] += 1
+            n, nt = sampled_pass(scheme, p, weight, epsilon, beta, tau, tree, strategy, avg,
+                                 rng, inst, work, counter[0])
+            nodes += n
+            absorb_touched(nt, touched, inst, plus, link_kind, link_param, seq_start,
+                           num_actions, regrets, strategy)
+        it += 1
+    return it, nodes
+
+
+@njit(cache=True)
+def _sample_many(samples, scheme, player, epsilon, beta, tau, tree, strategy, avg, rng, inst,
+                 work, rows, visits):
+    """``samples`` passes at a fixed strategy: each pass's dense regrets into ``rows[k]`` (when
+    ``rows`` has rows) and visit counts per history into ``visits``.  Returns all histories
+    visited."""
+    seq_start = tree[4]
+    num_actions = tree[5]
+    order = work[0]
+    touched = work[6]
+    total = 0
+    for k in range(samples):
+        n, nt = sampled_pass(scheme, player, 0.0, epsilon, beta, tau, tree, strategy, avg, rng,
+                             inst, work, k + 1)
+        total += n
+        for j in range(n):
+            visits[order[j]] += 1
+        if rows.shape[0] > 0:
+            for m in range(nt):
+                info = touched[m]
+                s0 = seq_start[info]
+                for s in range(s0, s0 + num_actions[info]):
+                    rows[k, s] = inst[s]
+    return total
+
+
+# -- set-up helpers ----------------------------------------------------------------------
+def _real(x: Any, name: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(float(x)):
+        raise RcfrError(f"{name} must be a finite number, got {x!r}")
+    return float(x)
+
+
+def check_parameters(scheme: str, epsilon: float | None = None, beta: float = 1e6,
+                     tau: float = 1000.0) -> tuple[str, float, float, float]:
+    """Validate a scheme and its parameters; returns ``(scheme, epsilon, beta, tau)`` with the
+    scheme's default epsilon filled in (parameters a scheme does not use are checked too)."""
+    key = str(scheme).strip().lower()
+    if key not in SCHEMES:
+        raise RcfrError(f"unknown sampling scheme {scheme!r}; use one of {', '.join(SCHEMES)}")
+    eps = DEFAULT_EPSILON.get(key, 0.05) if epsilon is None else _real(epsilon, "epsilon")
+    if not 0.0 < eps <= 1.0:
+        raise RcfrError(f"epsilon must be in (0, 1], got {eps:g}")
+    beta = _real(beta, "beta")
+    if beta < 0.0:
+        raise RcfrError(f"beta must be >= 0, got {beta:g}")
+    tau = _real(tau, "tau")
+    if tau < 1.0:
+        raise RcfrError(f"tau must be >= 1, got {tau:g}")
+    return key, eps, beta, tau
+
+
+def _tree_arrays(tree: GameTree) -> tuple:
+    util = np.zeros(tree.num_nodes)
+    util[tree.terminal_nodes] = tree.terminal_utility
+    return (tree.node_kind, tree.node_child_start, tree.node_infoset, tree.node_chance_prob,
+            tree.infoset_seq_start, tree.infoset_num_actions, util)
+
+
+def _work_arrays(tree: GameTree) -> tuple:
+    n = tree.num_nodes
+    return (np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.ones(n), np.ones(n),
+            np.zeros(n), np.zeros(tree.num_infosets, dtype=np.int64),
+            np.zeros(tree.num_infosets, dtype=np.int64))
+
+
+def seed_state(seed: int | None) -> np.ndarray:
+    """A one-word SplitMix64 state drawn from ``numpy.random.default_rng(seed)``."""
+    state = np.random.default_rng(seed).bit_generator.random_raw(1)
+    return np.asarray(state, dtype=np.uint64).reshape(1)
+
+
+def _fixed_pass_inputs(game, strategy, player, avg_weights):
+    tree = compile_game(game)
+    probs = np.ascontiguousarray(getattr(strategy, "probs", strategy), dtype=np.float64)
+    if probs.shape != (tree.num_sequences,):
+        raise RcfrError(f"a strategy for {tree.game} needs {tree.num_sequences} entries")
+    if player not in (0, 1):
+        raise RcfrError(f"player must be 0 or 1, got {player!r}")
+    avg = np.zeros(tree.num_sequences) if avg_weights is None else np.array(
+        avg_weights, dtype=np.float64)
+    if avg.shape != (tree.num_sequences,):
+        raise RcfrError(f"average-strategy weights for {tree.game} need {tree.num_sequences} "
+                        "entries")
+    return tree, probs, avg
+
+
+def sample_regrets(game: GameTree | Any, strategy: Any, player: int, scheme: str = "es", *,
+                   samples: int = 1, seed: int | None = None, epsilon: float | None = None,
+                   beta: float = 1e6, tau: float = 1000.0,
+                   avg_weights: np.ndarray | None = None) -> np.ndarray:
+    """``(samples, num_sequences)`` sampled instantaneous counterfactual regrets of ``player``
+    at the fixed ``strategy`` (a :class:`~rcfr.TabularPolicy` or a probability vector), one row
+    per pass of ``scheme``; nothing is updated.  Each row's expectation is
+    :func:`exact_regrets` (Lanctot et al. 2009, Lemma 1).  ``avg_weights`` is the cumulative
+    average strategy that AS samples from (zeros by default)."""
+    scheme, eps, beta, tau = check_parameters(scheme, epsilon, beta, tau)
+    tree, probs, avg = _fixed_pass_inputs(game, strategy, player, avg_weights)
+    rows = np.zeros((int(samples), tree.num_sequences))
+    _sample_many(int(samples), SCHEMES[scheme], player, eps, beta, tau, _tree_arrays(tree),
+                 probs, avg, seed_state(seed), np.zeros(tree.num_sequences), _work_arrays(tree),
+                 rows, np.zeros(tree.num_nodes, dtype=np.int64))
+    return rows
+
+
+def visit_counts(game: GameTree | Any, strategy: Any, player: int, scheme: str = "es", *,
+                 samples: int = 1, seed: int | None = None, epsilon: float | None = None,
+                 beta: float = 1e6, tau: float = 1000.0,
+                 avg_weights: np.ndarray | None = None) -> np.ndarray:
+    """How often each history is visited over ``samples`` passes of ``scheme`` for ``player``
+    at the fixed ``strategy`` (the sampling decisions made visible; sums to the histories
+    visited)."""
+    scheme, eps, beta, tau = check_parameters(scheme, epsilon, beta, tau)
+    tree, probs, avg = _fixed_pass_inputs(game, strategy, player, avg_weights)
+    visits = np.zeros(tree.num_nodes, dtype=np.int64)
+    _sample_many(int(samples), SCHEMES[scheme], player, eps, beta, tau, _tree_arrays(tree),
+                 probs, avg, seed_state(seed), np.zeros(tree.num_sequences), _work_arrays(tree),
+                 np.zeros((0, tree.num_sequences)), visits)
+    return visits
+
+
+def exact_regrets(game: GameTree | Any, strategy: Any, player: int) -> np.ndarray:
+    """``player``'s exact instantaneous counterfactual regrets at ``strategy`` (the full-width
+    pass, Zinkevich et al. 2007, eq. 7); other players' entries are zero."""
+    tree, probs, _ = _fixed_pass_inputs(game, strategy, player, None)
+    plan = padded(tree.num_sequences)
+    realization_plan(probs, 0, tree.num_infosets, tree.infoset_seq_start,
+                     tree.infoset_num_actions, tree.infoset_parent_seq, plan)
+    bounds = np.array([0, tree.num_infosets_per_player[0], tree.num_infosets], dtype=np.int64)
+    seq_bounds = np.array([0, tree.num_sequences_per_player[0], tree.num_sequences],
+                          dtype=np.int64)
+    inst = np.zeros(tree.num_sequences)
+    player_regrets(player, probs, bounds, seq_bounds, tree.infoset_seq_start,
+                   tree.infoset_num_actions, tree.infoset_parent_seq, tree.terminal_seq,
+                   tree.terminal_coef, plan, np.zeros(tree.num_sequences + 2), inst)
+    return inst
+
+
+# -- the solver --------------------------------------------------------------------------
+class MCCFRSolver(RegretSolver):
+    """Monte Carlo CFR (Lanctot et al. 2009; Gibson et al. 2012): a sampled tree pass
+    (``scheme`` ``"cs"``, ``"es"``, ``"os"`` or ``"as"``) + a regret estimator + a link.
+
+    Parameters are configured here and validated in :meth:`run` / :meth:`run_nodes`:
+    ``epsilon`` in (0, 1] (OS exploration, default 0.5; AS floor, default 0.05), ``beta >= 0``
+    and ``tau >= 1`` (AS bonus and threshold, defaults 1e6 and 1000).  ``estimator`` defaults to
+    the tabular one (regret-matching+ clipping with ``plus=True``); ``averaging`` as in
+    :class:`RegretSolver` (default uniform); updates always alternate.  Any object with
+    ``initialize(tree)`` / ``update(inst, s_lo, s_hi, t)`` / ``predict()`` gets the sampled
+    regrets through the Python loop.  ``seed`` makes runs bit-identical; the generator's
+    state is saved in checkpoints.  :attr:`nodes_visited` counts every history each pass
+    touched.
+    """
+
+    _config_keys = ("link", "alternating", "averaging", "epsilon", "beta", "tau")
+
+    def __init__(self, game: GameTree | Any, scheme: str = "es", *,
+                 epsilon: float | None = None, beta: float = 1e6, tau: float = 1000.0,
+                 seed: int | None = None, estimator: Any = None,
+                 link: str | Link | None = None, averaging: str | float | None = None,
+                 plus: bool = False, alternating: bool = True) -> None:
+        super().__init__(game, estimator=TabularRegrets(plus) if estimator is None else estimator,
+                         link=link, alternating=alternating,
+                         averaging="uniform" if averaging is None else averaging, seed=seed,
+                         name=str(scheme).strip().lower())
+        self.scheme = scheme
+        self.epsilon = epsilon
+        self.beta = beta
+        self.tau = tau
+        self.plus = plus
+
+    def _setup_pass(self) -> None:
+        if not self.alternating:
+            raise RcfrError("Monte Carlo CFR alternates updates (one sampled pass per player); "
+                            "simultaneous updates are not supported")
+        key, self.epsilon_, self.beta_, self.tau_ = check_parameters(
+            self.scheme, self.epsilon, self.beta, self.tau)
+        self.scheme_code_ = SCHEMES[key]
+        self._tree_arrays = _tree_arrays(self.tree)
+        self._work = _work_arrays(self.tree)
+        self._rng = seed_state(self.seed)
+        self._counter = np.zeros(1, dtype=np.int64)
+
+    # -- iterations ----------------------------------------------------------------------
+    def _run_fused(self, iterations: int) -> None:
+        self._run_kernel(iterations, _UNLIMITED)
+
+    def _run_kernel(self, max_iters: int, node_budget: int) -> None:
+        its, nodes = run_sampled(
+            self.scheme_code_, max_iters, node_budget, self.iteration, self.avg_power_,
+            self.estimator_.plus, self.link_.kind, self.link_.param, self.epsilon_, self.beta_,
+            self.tau_, self._tree_arrays, self.estimator_.regrets, self.strategy_,
+            self.avg_weights_, self._rng, self._counter, self._inst, self._work)
+        self.iteration += int(its)
+        self.nodes_visited += int(nodes)
+
+    def _step(self) -> None:
+        """One iteration through Python: the estimator gets each pass's sampled regrets as a
+        dense vector (zero outside the touched information sets)."""
+        t = self.tree
+        self.iteration += 1
+        weight = float(self.iteration) ** self.avg_power_
+        for p in (0, 1):
+            self._inst[:] = 0.0
+            self._counter[0] += 1
+            n, _ = sampled_pass(self.scheme_code_, p, weight, self.epsilon_, self.beta_,
+                                self.tau_, self._tree_arrays, self.strategy_, self.avg_weights_,
+                                self._rng, self._inst, self._work, self._counter[0])
+            self.nodes_visited += int(n)
+            s_lo, s_hi = int(self.seq_bounds_[p]), int(self.seq_bounds_[p + 1])
+            self.estimator_.update(self._inst, s_lo, s_hi, self.iteration)
+            apply_link(self.link_.kind, self.link_.param, self.estimator_.predict(),
+                       self.bounds_[p], self.bounds_[p + 1], t.infoset_seq_start,
+                       t.infoset_num_actions, self.strategy_)
+
+    def run_nodes(self, budget: int) -> MCCFRSolver:
+        """Advance whole iterations until ``budget`` more histories have been visited (the
+        last iteration may overshoot): the cost measure of Gibson et al. 2012, sec. 5."""
+        if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget <= 0:
+            raise RcfrError(f"the node budget must be a positive whole number, got {budget!r}")
+        self._setup()
+        if getattr(self.estimator_, "fused", False):
+            self._run_kernel(_UNLIMITED, int(budget))
+        else:
+            target = self.nodes_visited + int(budget)
+            while self.nodes_visited < target:
+                self._step()
+        return self
+
+    # -- outputs and checkpoints ---------------------------------------------------------
+    def _info(self) -> dict[str, Any]:
+        info = super()._info()
+        key = self.name
+        info.update({"scheme": key,
+                     "epsilon": self.epsilon_ if key in ("os", "as") else None,
+                     "beta": self.beta_ if key == "as" else None,
+                     "tau": self.tau_ if key == "as" else None})
+        return info
+
+    def _extra_state(self) -> dict[str, np.ndarray]:
+        return {"rng_state": self._rng}
+
+    def _load_extra_state(self, arrays: dict[str, np.ndarray]) -> None:
+        state = np.array(arrays["rng_state"], dtype=np.uint64)
+        if state.shape != (1,):
+            raise ValueError("rng_state")
+        self._rng = state
+
+    def sample_regrets(self, player: int, samples: int = 1) -> np.ndarray:
+        """Sampled regrets of ``player`` at the current strategy (:func:`sample_regrets` with
+        this solver's scheme, parameters and average strategy; its own generator is untouched)."""
+        self._setup()
+        return sample_regrets(self.tree, self.strategy_, player, self.name, samples=samples,
+                              seed=int(self._rng[0] >> np.uint64(1)), epsilon=self.epsilon_,
+                              beta=self.beta_, tau=self.tau_, avg_weights=self.avg_weights_)
+
+
+def nodes_curve(game: GameTree | Any, scheme: str, budgets: list[int], *, seed: int = 0,
+                **options: Any) -> list[tuple[int, float]]:
+    """Exploitability of a fresh :class:`MCCFRSolver`'s average strategy after each cumulative
+    node budget in ``budgets`` (increasing): ``[(nodes visited, exploitability), ...]`` — the
+    x-axis of Gibson et al. 2012, Figures 2 and 3."""
+    tree = compile_game(game)
+    solver = MCCFRSolver(tree, scheme, seed=seed, **options)
+    curve = []
+    for budget in budgets:
+        if budget > solver.nodes_visited:
+            solver.run_nodes(int(budget) - solver.nodes_visited)
+        curve.append((solver.nodes_visited, exploitability(tree, solver.average_policy())))
+    return curve
