@@ -22,9 +22,8 @@ from .fileio import check_writable
 from .games.registry import STANDARD_GAMES, load_game, registered_games
 from .lp import solve_lp
 from .policy import TabularPolicy
-from .solvers.loop import ALGORITHMS
-from .solvers.rcfr import RCFR_ALGORITHMS, REGRESSORS
-from .solvers.run import make_solver
+from .solvers.rcfr import REGRESSORS
+from .solvers.run import ALL_ALGORITHMS, make_solver
 from .solvers.run import solve as run_solve
 from .tree import compile_game
 
@@ -82,8 +81,15 @@ def solve(
     game: Annotated[str, typer.Argument(help="Game string, e.g. 'leduc(canonical=true)'.")],
     algorithm: Annotated[str, typer.Option(
         "--algorithm", "-a",
-        help=f"One of: {', '.join([*ALGORITHMS, *RCFR_ALGORITHMS])}.")] = "cfr+",
+        help=f"One of: {', '.join(ALL_ALGORITHMS)} (cs/es/os/as: Monte Carlo CFR with chance, "
+             "external, outcome or average strategy sampling).")] = "cfr+",
     iterations: Annotated[int, typer.Option("--iterations", "-n")] = 1000,
+    nodes: Annotated[int | None, typer.Option(
+        help="Run until this many histories have been visited, instead of --iterations.")] = None,
+    epsilon: Annotated[float | None, typer.Option(
+        help="os/as: exploration (default 0.5 for os, 0.05 for as).")] = None,
+    beta: Annotated[float | None, typer.Option(help="as: beta (default 1e6).")] = None,
+    tau: Annotated[float | None, typer.Option(help="as: tau (default 1000).")] = None,
     eval_every: Annotated[int | None, typer.Option(
         "--eval-every", help="Evaluate the average strategy every K iterations (default: ten "
                              "times in a run; 0: only at the end).")] = None,
@@ -127,8 +133,12 @@ def solve(
     """Run a solver and write its average strategy."""
     if iterations <= 0:
         raise RcfrError(f"--iterations must be positive, got {iterations}")
+    if nodes is not None and nodes <= 0:
+        raise RcfrError(f"--nodes must be positive, got {nodes}")
+    eval_nodes = 0
     if eval_every is None:
-        eval_every = max(1, iterations // 10)
+        eval_every = 0 if nodes is not None else max(1, iterations // 10)
+        eval_nodes = max(1, nodes // 10) if nodes is not None else 0
     if eval_every < 0:
         raise RcfrError(f"--eval-every must be >= 0, got {eval_every}")
     for path in (out_file, checkpoint):
@@ -137,7 +147,8 @@ def solve(
     rcfr_options = {k: v for k, v in (
         ("regressor", regressor), ("leaves", leaves), ("features", features),
         ("bootstrap", bootstrap), ("threshold", threshold), ("criterion", criterion),
-        ("alpha", alpha)) if v is not None and v is not False}
+        ("alpha", alpha), ("epsilon", epsilon), ("beta", beta), ("tau", tau))
+        if v is not None and v is not False}
     if averaging is not None:
         rcfr_options["averaging"] = averaging
     solver = make_solver(tree, algorithm, alternating=not simultaneous, link=link, seed=seed,
@@ -149,14 +160,15 @@ def solve(
                         TimeElapsedColumn(),
                         console=err, transient=True, disable=not err.is_terminal)
     with progress:
-        task = progress.add_task(f"{algorithm} on {tree.game}", total=iterations, expl="-")
+        task = progress.add_task(f"{algorithm} on {tree.game}",
+                                 total=iterations if nodes is None else nodes, expl="-")
 
         def tick(done: int, expl: float | None) -> None:
             fields = {} if expl is None else {"expl": f"{expl:.3g}"}
             progress.update(task, completed=done, **fields)
 
-        result = run_solve(tree, iterations=iterations, eval_every=eval_every, solver=solver,
-                           callback=tick)
+        result = run_solve(tree, iterations=iterations, eval_every=eval_every, nodes=nodes,
+                           eval_nodes=eval_nodes, solver=solver, callback=tick)
     if out_file is not None:
         result.policy.save(out_file)
     if checkpoint is not None:
@@ -168,8 +180,9 @@ def solve(
         _emit(info)
         return
     ev = result.evaluation
-    out.print(f"{result.algorithm} on {result.game}: {result.iterations} iterations in "
-              f"{result.seconds:.2f} s ({info['iterations_per_second']:,.0f} it/s)")
+    out.print(f"{result.algorithm} on {result.game}: {result.iterations:,} iterations, "
+              f"{info['nodes_visited']:,} nodes visited in {result.seconds:.2f} s "
+              f"({info['iterations_per_second']:,.0f} it/s)")
     out.print(f"  value to player 0   {ev.value:+.6f}")
     out.print(f"  exploitability      {_fmt_expl(ev)}")
     if "complexity" in info:

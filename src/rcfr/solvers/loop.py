@@ -211,6 +211,18 @@ class RegretSolver:
         """Hook: take the subclass's arrays back from a checkpoint (``KeyError`` or
         ``ValueError`` when they are missing or malformed)."""
 
+    @property
+    def complexity(self) -> int:
+        """The estimator's size: a table's sequences, regression-tree leaves or linear
+        weights (both players together)."""
+        self._setup()
+        return int(self.estimator_.complexity)
+
+    @property
+    def complexity_share(self) -> float:
+        """Complexity as a share of the game's sequences (the thesis's x axis)."""
+        return self.complexity / self.tree.num_sequences
+
     def average_policy(self) -> TabularPolicy:
         """The average strategy (the one that converges to an equilibrium)."""
         self._setup()

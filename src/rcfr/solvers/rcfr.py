@@ -120,14 +120,3 @@ class RCFRSolver(RegretSolver):
         info.update({"regressor": str(self.regressor), "leaves": self.leaves,
                      "features": self.features, "bootstrap": self.bootstrap})
         return info
-
-    @property
-    def complexity(self) -> int:
-        """The estimator's size: regression-tree leaves or linear weights (both players)."""
-        self._setup()
-        return int(self.estimator_.complexity)
-
-    @property
-    def complexity_share(self) -> float:
-        """Complexity as a share of the game's sequences (the thesis's x axis)."""
-        return self.complexity / self.tree.num_sequences

@@ -11,11 +11,15 @@ from ..evaluate import Evaluation, evaluate
 from ..policy import TabularPolicy
 from ..tree import GameTree, compile_game
 from .loop import ALGORITHMS, CFRSolver, RegretSolver
-from .rcfr import RCFR_ALGORITHMS, RCFRSolver
+from .rcfr import RCFR_ALGORITHMS, RCFRSolver, make_estimator
+from .sampling import SCHEMES, MCCFRSolver
 
 # options that only regression CFR takes
 RCFR_OPTIONS = ("regressor", "leaves", "features", "bootstrap", "threshold", "criterion",
                 "alpha")
+# options that only Monte Carlo CFR takes
+MCCFR_OPTIONS = ("epsilon", "beta", "tau")
+ALL_ALGORITHMS = (*ALGORITHMS, *RCFR_ALGORITHMS, *SCHEMES)
 
 
 @dataclass
@@ -31,6 +35,7 @@ class SolveResult:
     evaluation: Evaluation
     curve: list[tuple[int, float]] = field(default_factory=list)
     solver: RegretSolver | None = None
+    curve_nodes: list[int] = field(default_factory=list)  # nodes visited at each curve point
 
     def to_dict(self) -> dict:
         out = {"game": self.game, "algorithm": self.algorithm, "iterations": self.iterations,
@@ -42,53 +47,107 @@ class SolveResult:
             out["complexity"] = complexity
             out["complexity_share"] = self.solver.complexity_share
         out["curve"] = [list(p) for p in self.curve]
+        out["nodes_visited"] = getattr(self.solver, "nodes_visited", None)
+        out["curve_nodes"] = list(self.curve_nodes)
         return out
 
 
 def make_solver(game: GameTree | str, algorithm: str, **options) -> RegretSolver:
-    """A solver for ``algorithm``: ``cfr``, ``cfr+`` (tabular) or ``rcfr``, ``rcfr+``
-    (regression CFR, which alone takes the regressor options)."""
+    """A solver for ``algorithm``: ``cfr``, ``cfr+`` (tabular), ``rcfr``, ``rcfr+`` (regression
+    CFR, which takes the regressor options) or ``cs``, ``es``, ``os``, ``as`` (Monte Carlo CFR,
+    which takes ``epsilon``, ``beta``, ``tau``; with a ``regressor`` its regrets are estimated
+    by regression from the sampled targets)."""
     key = str(algorithm).lower()
+    given = {k for k, v in options.items() if v is not None and v is not False}
+    if key in SCHEMES:
+        rcfr_given = given & set(RCFR_OPTIONS)
+        estimator = None
+        if rcfr_given:
+            tree = compile_game(game)
+            estimator = make_estimator(
+                tree, options.get("regressor") or "best-first", plus=False,
+                **{k: options[k] for k in rcfr_given if k != "regressor"})
+            game = tree
+        kept = {k: v for k, v in options.items() if k not in RCFR_OPTIONS}
+        return MCCFRSolver(game, key, estimator=estimator, **kept)
+    for k in MCCFR_OPTIONS:
+        if k in given:
+            raise RcfrError(f"--{k} applies to the sampling schemes ({', '.join(SCHEMES)}), "
+                            f"not {key}")
+    options = {k: v for k, v in options.items() if k not in MCCFR_OPTIONS}
     if key in RCFR_ALGORITHMS:
         return RCFRSolver(game, key, **options)
-    given = [k for k in RCFR_OPTIONS
-             if options.get(k) is not None and options.get(k) is not False]
-    if given and key in ALGORITHMS:
-        raise RcfrError(f"--{given[0]} applies to rcfr and rcfr+, not {key}")
+    rcfr_given = [k for k in RCFR_OPTIONS if k in given]
+    if rcfr_given and key in ALGORITHMS:
+        raise RcfrError(f"--{rcfr_given[0]} applies to rcfr, rcfr+ and the sampling schemes, "
+                        f"not {key}")
+    if key not in ALGORITHMS:
+        raise RcfrError(f"unknown algorithm {algorithm!r}; use one of {', '.join(ALL_ALGORITHMS)}")
     options = {k: v for k, v in options.items() if k not in RCFR_OPTIONS}
     return CFRSolver(game, algorithm, **options)
 
 
+def _positive(name: str, value, allow_zero: bool = False) -> int:
+    low = 0 if allow_zero else 1
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise RcfrError(f"{name} must be a whole number >= {low}, got {value!r}")
+    return value
+
+
 def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
-          eval_every: int = 0, *, solver: RegretSolver | None = None,
+          eval_every: int = 0, *, nodes: int | None = None, eval_nodes: int = 0,
+          solver: RegretSolver | None = None,
           callback: Callable[[int, float | None], None] | None = None,
           **options) -> SolveResult:
-    """Run ``iterations`` iterations of ``algorithm`` on ``game``; evaluate the average strategy
-    every ``eval_every`` iterations (0: only at the end).  ``callback(done, exploitability)``
-    is called after every chunk (``exploitability`` is ``None`` when none was measured)."""
-    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations <= 0:
-        raise RcfrError(f"iterations must be a positive whole number, got {iterations!r}")
-    if isinstance(eval_every, bool) or not isinstance(eval_every, int) or eval_every < 0:
-        raise RcfrError(f"eval-every must be a whole number >= 0, got {eval_every!r}")
+    """Run ``iterations`` iterations of ``algorithm`` on ``game`` -- or, with ``nodes``, whole
+    iterations until that many more histories have been visited.  The average strategy is
+    evaluated every ``eval_every`` iterations and every ``eval_nodes`` nodes visited (0: only
+    at the end).  ``callback(done, exploitability)`` is called after every chunk, with ``done``
+    counting iterations (nodes with ``nodes``); ``exploitability`` is ``None`` when none was
+    measured."""
+    if nodes is None:
+        _positive("iterations", iterations)
+    else:
+        _positive("the node budget", nodes)
+    _positive("eval-every", eval_every, allow_zero=True)
+    _positive("eval-nodes", eval_nodes, allow_zero=True)
     tree = compile_game(game)
     solver = solver if solver is not None else make_solver(tree, algorithm, **options)
     solver._setup()  # validation and kernel loading happen outside the timed runs
-    start_iter = solver.iteration
-    target = start_iter + iterations
-    chunk = eval_every if eval_every else max(1, min(1000, iterations // 100))
+    it0, nodes0 = solver.iteration, solver.nodes_visited
+    chunk = eval_every if eval_every else max(1, min(1000, (iterations or 1000) // 100))
+    next_eval_nodes = eval_nodes
     curve: list[tuple[int, float]] = []
+    curve_nodes: list[int] = []
     seconds = 0.0
-    while solver.iteration < target:
-        n = min(chunk - (solver.iteration % chunk), target - solver.iteration)
+    while True:
+        done_it, done_nodes = solver.iteration - it0, solver.nodes_visited - nodes0
+        if (done_it >= iterations) if nodes is None else (done_nodes >= nodes):
+            break
+        n = chunk - (solver.iteration % chunk)
+        if nodes is None:
+            n = min(n, iterations - done_it)
+        else:  # stay close to the budget and to the next evaluation point
+            per = done_nodes / done_it if done_it else float("inf")
+            goal = min(nodes, next_eval_nodes) if eval_nodes else nodes
+            n = max(1, min(n, int(-(-(goal - done_nodes) // per)) if done_it else 1))
         t0 = time.perf_counter()
         solver.run(n)
         seconds += time.perf_counter() - t0
+        done_nodes = solver.nodes_visited - nodes0
+        at_end = (solver.iteration - it0 >= iterations) if nodes is None else done_nodes >= nodes
+        due = eval_every and solver.iteration % eval_every == 0
+        if eval_nodes and done_nodes >= next_eval_nodes:
+            due = True
+            while next_eval_nodes <= done_nodes:
+                next_eval_nodes += eval_nodes
         expl = None
-        if eval_every and (solver.iteration % eval_every == 0 or solver.iteration == target):
+        if due or (at_end and (eval_every or eval_nodes)):
             expl = evaluate(tree, solver.average_policy()).exploitability
             curve.append((solver.iteration, expl))
+            curve_nodes.append(solver.nodes_visited)
         if callback is not None:
-            callback(solver.iteration - start_iter, expl)
+            callback(solver.iteration - it0 if nodes is None else done_nodes, expl)
     policy = solver.average_policy()
     return SolveResult(str(tree.game), solver.name, solver.iteration, seconds, policy,
-                       evaluate(tree, policy), curve, solver)
+                       evaluate(tree, policy), curve, solver, curve_nodes)
