@@ -5,15 +5,14 @@ from .evaluate import Evaluation, best_response, evaluate, expected_value, explo
 from .games import Game, State, load_game, registered_games
 from .lp import LPSolution, solve_lp
 from .policy import TabularPolicy
-from .solvers import CFRSolver, MCCFRSolver, RegretSolver, SolveResult, solve
+from .solvers import CFRSolver, MCCFRSolver, RCFRSolver, RegretSolver, SolveResult, solve
 from .tree import GameTree, compile_game
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "CFRSolver", "Evaluation", "Game", "GameTree", "LPSolution", "MCCFRSolver", "RcfrError",
-    "RegretSolver",
-    "SolveResult", "State", "TabularPolicy", "best_response", "compile_game", "evaluate",
-    "expected_value", "exploitability", "load_game", "nash_conv", "registered_games", "solve",
-    "solve_lp",
+    "CFRSolver", "Evaluation", "Game", "GameTree", "LPSolution", "MCCFRSolver", "RCFRSolver",
+    "RcfrError", "RegretSolver", "SolveResult", "State", "TabularPolicy", "best_response",
+    "compile_game", "evaluate", "expected_value", "exploitability", "load_game", "nash_conv",
+    "registered_games", "solve", "solve_lp",
 ]
