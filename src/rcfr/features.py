@@ -68,7 +68,7 @@ def infoset_features(tree: GameTree, player: int, spec: str = "onehot",
     if kind == "onehot":
         return np.eye(len(infosets))
     if kind == "hashing":
-        from .regressors.ridge import tug_of_war_features
+        from .regressors import tug_of_war_features
 
         keys = [tree.infoset_keys[i] for i in infosets]
         return tug_of_war_features(keys, k, buckets=10, seed=seed + 7919 * player)
