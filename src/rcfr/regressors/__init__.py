@@ -1,0 +1,28 @@
+"""Regressors for regression CFR (Morrill 2016; D'Orazio et al. 2019).
+
+Every regressor follows scikit-learn's habits: parameters are set in ``__init__`` and checked
+in ``fit`` (bad ones raise a one-line :class:`~rcfr.errors.RcfrError`), ``fit(X, y,
+sample_weight=None)`` returns the regressor, ``predict(X)`` returns a float vector, and
+``complexity`` is its size: leaves for trees, weights for linear models.
+
+* :class:`BestFirstTree` -- best-first regression tree with a leaf budget (thesis ch. 2);
+* :class:`RecursivePartitioningTree` -- regression tree split while a node's mean error exceeds a
+  threshold (thesis ch. 2);
+* :class:`RidgeRegression` and :func:`tug_of_war_features` -- f-RCFR's linear estimator and its
+  hashing features (D'Orazio et al. 2019, sec. 4.1);
+* :class:`SklearnRegressor` -- any scikit-learn regressor.
+"""
+
+from .best_first import BestFirstTree
+from .recursive import RecursivePartitioningTree
+from .ridge import RidgeRegression
+from .sklearn_adapter import SklearnRegressor
+from .tug_of_war import tug_of_war_features
+
+__all__ = [
+    "BestFirstTree",
+    "RecursivePartitioningTree",
+    "RidgeRegression",
+    "SklearnRegressor",
+    "tug_of_war_features",
+]

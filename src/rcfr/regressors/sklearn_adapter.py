@@ -1,0 +1,75 @@
+"""A thin adapter that lets any scikit-learn regressor serve as a regret estimator."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import numpy as np
+
+from ..errors import RcfrError
+
+
+def _load(path: str) -> Any:
+    """Import ``"package.module.Class"`` and instantiate it with no arguments."""
+    module, _, name = path.rpartition(".")
+    if not module or not name:
+        raise RcfrError(f"estimator path {path!r} must look like 'package.module.Class'")
+    try:
+        cls = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        raise RcfrError(f"cannot import estimator {path!r}") from None
+    try:
+        return cls()
+    except Exception as exc:  # any failure of a foreign constructor
+        raise RcfrError(f"cannot instantiate {path!r}: {exc}") from None
+
+
+class SklearnRegressor:
+    """Wraps a scikit-learn regressor -- an instance, or a ``"module.Class"`` path that is
+    imported and instantiated with no arguments at the first fit.  ``fit`` fits the wrapped
+    estimator in place (``estimator_``); ``complexity`` is its number of leaves if it has
+    ``get_n_leaves`` (trees), else the number of entries of ``coef_`` (linear models), else 0.
+    """
+
+    def __init__(self, estimator: Any) -> None:
+        self.estimator = estimator
+        self._loaded: tuple[str, Any] | None = None
+
+    def _resolve(self) -> Any:
+        est = self.estimator
+        if isinstance(est, str):
+            if self._loaded is None or self._loaded[0] != est:
+                self._loaded = (est, _load(est))
+            est = self._loaded[1]
+        if not (callable(getattr(est, "fit", None)) and callable(getattr(est, "predict", None))):
+            raise RcfrError(f"{type(est).__name__} is not a regressor: it needs fit and predict")
+        return est
+
+    def fit(self, X: np.ndarray, y: np.ndarray,
+            sample_weight: np.ndarray | None = None) -> SklearnRegressor:
+        """Fit the wrapped estimator; returns ``self``."""
+        est = self._resolve()
+        if sample_weight is None:
+            est.fit(X, y)
+        else:
+            est.fit(X, y, sample_weight=sample_weight)
+        self.estimator_ = est
+        return self
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """The wrapped estimator's predictions as a float vector."""
+        if not hasattr(self, "estimator_"):
+            raise RcfrError("this SklearnRegressor is not fitted yet; call fit first")
+        return np.asarray(self.estimator_.predict(X), dtype=np.float64).reshape(-1)
+
+    @property
+    def complexity(self) -> int:
+        """Leaves of a tree, entries of ``coef_`` of a linear model, else 0."""
+        est = getattr(self, "estimator_", None)
+        if est is None:
+            return 0
+        if callable(getattr(est, "get_n_leaves", None)):
+            return int(est.get_n_leaves())
+        coef = getattr(est, "coef_", None)
+        return 0 if coef is None else int(np.size(coef))
