@@ -378,3 +378,17 @@ def test_sklearn_adapter_rejects_bad_estimators(path, message):
     with pytest.raises(RcfrError, match=message) as info:
         SklearnRegressor(path).fit(X, y)
     assert "\n" not in str(info.value)
+
+
+def test_fitted_equals_predict_on_training_rows():
+    """``fitted_`` (the kernel's own training predictions, which the solver loop uses) equals
+    ``predict`` on the rows just fit."""
+    from rcfr.regressors import BestFirstTree, RecursivePartitioningTree
+
+    rng = np.random.default_rng(11)
+    X = np.hstack([rng.normal(size=(300, 5)), rng.integers(0, 3, size=(300, 6))])
+    for _ in range(5):
+        y = rng.normal(size=300)
+        for tree in (BestFirstTree(max_leaves=40), RecursivePartitioningTree(0.2)):
+            tree.fit(X, y)
+            np.testing.assert_array_equal(tree.fitted_, tree.predict(X))

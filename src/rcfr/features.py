@@ -76,6 +76,26 @@ def infoset_features(tree: GameTree, player: int, spec: str = "onehot",
                     "information-set features")
 
 
+def tree_equivalent_columns(X: np.ndarray) -> np.ndarray:
+    """Indices of the columns of ``X`` a regression tree needs: constant columns and columns
+    that order the rows exactly as an earlier one does (or exactly reversed, like an indicator
+    and its complement) offer the same splits, so dropping them leaves every tree's candidate
+    partitions, and so its fit, unchanged (up to ties between equal splits)."""
+    seen: set[bytes] = set()
+    keep = []
+    for j in range(X.shape[1]):
+        codes = np.unique(X[:, j], return_inverse=True)[1].astype(np.int32)
+        top = int(codes.max(initial=0))
+        if top == 0:
+            continue
+        forward, backward = codes.tobytes(), (top - codes).tobytes()
+        if forward in seen or backward in seen:
+            continue
+        seen.add(forward)
+        keep.append(j)
+    return np.asarray(keep, dtype=np.int64)
+
+
 # -- the thesis's poker features ------------------------------------------------------------
 def _history(tree: GameTree, node: int) -> list[int]:
     """Actions from the root to ``node``."""

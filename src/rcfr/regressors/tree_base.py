@@ -30,7 +30,8 @@ class RegressionTree:
 
     Fitted attributes: ``feature_``, ``threshold_``, ``children_left_``, ``children_right_``
     (``-1`` at leaves; the right child is always the left child + 1), ``value_`` (node
-    predictions), ``n_leaves_``, ``n_features_in_``.  A sample goes left at a node when
+    predictions), ``fitted_`` (the predictions for the rows just fit), ``n_leaves_``,
+    ``n_features_in_``.  A sample goes left at a node when
     ``x[feature] <= threshold``.
     """
 
@@ -64,7 +65,7 @@ class RegressionTree:
         targets = check_targets(y, n)
         w = check_weights(sample_weight, n)
         leaves = n if max_leaves is None else min(max_leaves, n)
-        feature, threshold, left, right, value = G.grow_tree(
+        feature, threshold, left, right, value, fitted = G.grow_tree(
             layout.Xt, *layout.plan(code), targets, layout.ones if w is None else w, w is None,
             code, leaves, min_leaf, max(min_impurity, EPSILON), SMALL_NODE)
         self.feature_ = feature
@@ -72,6 +73,7 @@ class RegressionTree:
         self.children_left_ = left
         self.children_right_ = right
         self.value_ = value
+        self.fitted_ = fitted  # predictions for the rows of the X just fit
         self.n_leaves_ = (value.shape[0] + 1) // 2
         self.n_features_in_ = layout.shape[1]
         return self

@@ -145,7 +145,8 @@ def grow_tree(Xt, sorted_feats, order, binned_feats, bin_off, bin_val, bin_defau
     need neither sorted segments nor histograms.  ``Rt`` (feature-major) and ``Rs``
     (sample-major) hold the rank of each value among its feature's distinct values
     ``fval[foff[f]:foff[f+1]]``; sweeps compare ranks.  Returns ``(feature, threshold, left,
-    right, value)`` over the nodes; leaves have ``left == right == -1``.
+    right, value, fitted)``: the nodes (leaves have ``left == right == -1``) and the
+    prediction for every training sample.
     """
     n = Xt.shape[1]
     absolute = criterion == ABSOLUTE_ERROR
@@ -357,12 +358,15 @@ def grow_tree(Xt, sorted_feats, order, binned_feats, bin_off, bin_val, bin_defau
         first = n_nodes
         n_nodes += 2
         n_leaves += 1
+    fitted = np.empty(n)  # the training predictions: a leaf's samples are its segment
     for q in range(n_nodes):
         if left[q] < 0:
             feature[q] = -1
             threshold[q] = 0.0
+            for i in range(start[q], stop[q]):
+                fitted[samples[i]] = value[q]
     return (feature[:n_nodes], threshold[:n_nodes], left[:n_nodes], right[:n_nodes],
-            value[:n_nodes])
+            value[:n_nodes], fitted)
 
 
 @njit(cache=True)

@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import RcfrError
-from ..features import infoset_features, sequence_features
+from ..features import infoset_features, sequence_features, tree_equivalent_columns
+from ..regressors.tree_base import RegressionTree
 
 
 class TabularRegressor:
@@ -94,6 +95,9 @@ class RegressionRegrets:
             lo, hi = self.bounds_[p]
             if self.X_[p].ndim != 2 or self.X_[p].shape[0] != hi - lo:
                 raise RcfrError(f"player {p}'s features need {hi - lo} rows (one per sequence)")
+            if isinstance(self.regressors_[p], RegressionTree):  # same splits, fewer columns
+                self.X_[p] = np.ascontiguousarray(
+                    self.X_[p][:, tree_equivalent_columns(self.X_[p])])
             prepare = getattr(self.regressors_[p], "prepare", None)
             if prepare is not None:
                 prepare(self.X_[p])
@@ -115,7 +119,8 @@ class RegressionRegrets:
         average = getattr(reg, "target_scale", "cumulative") == "average"
         start = time.perf_counter()
         reg.fit(self.X_[p], target / iteration if average else target)
-        pred = np.asarray(reg.predict(self.X_[p]), dtype=np.float64)
+        fitted = getattr(reg, "fitted_", None)  # a tree's training predictions, if it keeps them
+        pred = np.asarray(reg.predict(self.X_[p]) if fitted is None else fitted, dtype=np.float64)
         self.fit_seconds += time.perf_counter() - start
         self.estimates[s_lo:s_hi] = pred * iteration if average else pred
 
