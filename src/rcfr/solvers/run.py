@@ -36,11 +36,16 @@ class SolveResult:
     curve: list[tuple[int, float]] = field(default_factory=list)
     solver: RegretSolver | None = None
     curve_nodes: list[int] = field(default_factory=list)  # nodes visited at each curve point
+    iterations_run: int | None = None  # iterations in this call (fewer than ``iterations``
+    # when resumed from a checkpoint); the speed is measured on these
 
     def to_dict(self) -> dict:
         out = {"game": self.game, "algorithm": self.algorithm, "iterations": self.iterations,
                "seconds": self.seconds,
-               "iterations_per_second": self.iterations / self.seconds if self.seconds else None}
+               "iterations_per_second": None}
+        run = self.iterations if self.iterations_run is None else self.iterations_run
+        if self.seconds:
+            out["iterations_per_second"] = run / self.seconds
         out.update(self.evaluation.to_dict())
         complexity = getattr(self.solver, "complexity", None)
         if complexity is not None:
@@ -150,4 +155,5 @@ def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
             callback(solver.iteration - it0 if nodes is None else done_nodes, expl)
     policy = solver.average_policy()
     return SolveResult(str(tree.game), solver.name, solver.iteration, seconds, policy,
-                       evaluate(tree, policy), curve, solver, curve_nodes)
+                       evaluate(tree, policy), curve, solver, curve_nodes,
+                       solver.iteration - it0)
