@@ -18,6 +18,9 @@ demo: $(STAMP)
 	$(BIN)/rcfr solve leduc --algorithm cfr+ --iterations 10000 --eval-every 1000 \
 		--out results/leduc_cfr+.npz
 	$(BIN)/rcfr lp leduc
+	$(BIN)/rcfr solve 'leduc(canonical=true)' --algorithm rcfr+ --leaves 302 --iterations 10000 \
+		--out results/leduc_rcfr+_45pct.npz
+	$(BIN)/rcfr solve liars_dice --algorithm as --nodes 20000000 --seed 0
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
