@@ -41,7 +41,6 @@ import platform
 import statistics
 import sys
 import time
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +49,7 @@ try:
 except ImportError:  # running from a checkout without an installed package
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import rcfr
+from timing import timed, version_of
 
 # (rcfr game string, OpenSpiel game string)
 GAMES = [
@@ -86,25 +86,8 @@ def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
 
-def timed(fn, repeats: int) -> list[float]:
-    """Wall-clock seconds of ``repeats`` calls of ``fn`` (the caller warms up)."""
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return times
-
-
 def rate(iters: int, times: list[float]) -> float:
     return iters / statistics.median(times)
-
-
-def version_of(dist: str) -> str | None:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return None
 
 
 # -- rcfr ---------------------------------------------------------------------------------------

@@ -47,7 +47,6 @@ import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +55,7 @@ try:
 except ImportError:  # running from a checkout without an installed package
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import rcfr
+from timing import timed, version_of
 
 from rcfr.solvers.sampling import MCCFRSolver, nodes_curve
 
@@ -74,23 +74,6 @@ VERBOSE = False
 def log(msg: str) -> None:
     if VERBOSE:
         print(msg, file=sys.stderr, flush=True)
-
-
-def timed(fn, repeats: int) -> list[float]:
-    """Wall-clock seconds of ``repeats`` calls of ``fn`` (the caller warms up)."""
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return times
-
-
-def version_of(dist: str) -> str | None:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return None
 
 
 # -- rcfr throughput ------------------------------------------------------------------------

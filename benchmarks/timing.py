@@ -1,0 +1,30 @@
+"""What the benchmark scripts share: wall-clock timing of repeated calls and package versions."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from importlib import metadata
+
+
+def timed(fn, repeats: int) -> list[float]:
+    """Wall-clock seconds of ``repeats`` calls of ``fn`` (the caller warms up)."""
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def median_time(fn, repeats: int) -> float:
+    """Median wall-clock seconds of ``repeats`` calls of ``fn``."""
+    return statistics.median(timed(fn, repeats))
+
+
+def version_of(dist: str) -> str | None:
+    """The installed version of a distribution, or ``None``."""
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
