@@ -7,8 +7,9 @@ import json
 import os
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -33,17 +34,14 @@ def _umask() -> int:
     return mask
 
 
-def write_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Path:
-    """Write ``arrays`` and the JSON ``meta`` to ``path`` via a temporary file and a rename, so a
-    crash never leaves a half-written file."""
+def write_atomic(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> Path:
+    """Call ``write(handle)`` on a temporary file beside ``path``, then rename it to ``path``,
+    so a failure never leaves a half-written file (the umask's permissions are kept)."""
     path = check_writable(path)
-    folder = path.parent
-    payload = {k: np.asarray(v) for k, v in arrays.items()}
-    payload["meta"] = np.array(json.dumps(meta, sort_keys=True))
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            np.savez_compressed(handle, **payload)
+            write(handle)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it owner-only
         os.replace(tmp, path)
     except BaseException:
@@ -51,6 +49,19 @@ def write_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray], meta: dict
             os.unlink(tmp)
         raise
     return path
+
+
+def write_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Path:
+    """Write ``arrays`` and the JSON ``meta`` to ``path`` atomically (:func:`write_atomic`)."""
+    payload = {k: np.asarray(v) for k, v in arrays.items()}
+    payload["meta"] = np.array(json.dumps(meta, sort_keys=True))
+    return write_atomic(path, lambda handle: np.savez_compressed(handle, **payload))
+
+
+def write_json(path: str | os.PathLike, obj: Any) -> Path:
+    """Write ``obj`` as JSON to ``path`` atomically."""
+    text = json.dumps(obj, indent=1, allow_nan=False).encode()
+    return write_atomic(path, lambda handle: handle.write(text))
 
 
 def read_npz(path: str | os.PathLike, kind: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
