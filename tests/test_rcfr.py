@@ -159,3 +159,16 @@ def test_bad_options(options, message):
 def test_unknown_rcfr_algorithm():
     with pytest.raises(rcfr.RcfrError, match="rcfr or rcfr"):
         RCFRSolver("kuhn", "rcfr++")
+
+
+def test_recursive_partitioning_threshold_on_average_regrets():
+    """The recursive tree's threshold is on average regrets (the loop fits it on R / t): a
+    larger threshold gives a smaller tree, and threshold 0 on one-hot features is tabular."""
+    tree = rcfr.compile_game("leduc(canonical=true)")
+    sizes = [RCFRSolver(tree, "rcfr+", regressor="recursive", threshold=th).run(50).complexity
+             for th in (0.0, 1e-4, 1e-2)]
+    assert sizes[0] >= sizes[1] >= sizes[2] and sizes[0] > sizes[2]
+    exact = RCFRSolver(tree, "rcfr", regressor="recursive", threshold=0.0, features="onehot")
+    ref = rcfr.CFRSolver(tree, "cfr").run(30)
+    np.testing.assert_allclose(exact.run(30).estimator_.estimates, ref.estimator_.regrets,
+                               rtol=1e-9, atol=1e-9)

@@ -19,7 +19,12 @@ class RecursivePartitioningTree(RegressionTree):
     budget is spent.  Without a budget, a larger threshold gives a subtree of the tree a
     smaller one gives (so never more leaves), and ``threshold=0`` splits until every leaf is
     pure or its samples cannot be told apart.
+
+    In the RCFR loop the threshold applies to average regrets (thesis Algorithms 1-2), so the
+    loop fits this tree on ``target / t`` (``target_scale = "average"``).
     """
+
+    target_scale = "average"
 
     def __init__(self, threshold: float, max_leaves: int | None = None,
                  criterion: str = "squared_error", min_samples_leaf: int = 1) -> None:
