@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 import rcfr
@@ -94,3 +95,16 @@ def test_figure_command(capsys, tmp_path):
 def test_figure_errors(capsys, args, message):
     code, out, err = run(capsys, "figure", *args)
     assert code == 2 and len(err.splitlines()) == 1 and message in err
+
+
+def test_current_strategy_output(capsys, tmp_path):
+    avg, cur = tmp_path / "avg.npz", tmp_path / "cur.npz"
+    info = run_json(capsys, "solve", "kuhn", "-a", "rcfr", "--regressor", "tabular", "-n", "50",
+                    "-o", avg, "--out-current", cur)
+    assert info["out_current"] == str(cur)
+    solver = RCFRSolver("kuhn", "rcfr", regressor="tabular").run(50)
+    tree = solver.tree
+    np.testing.assert_array_equal(rcfr.TabularPolicy.load(cur, tree).probs,
+                                  solver.current_policy().probs)
+    np.testing.assert_allclose(rcfr.TabularPolicy.load(avg, tree).probs,
+                               solver.average_policy().probs)

@@ -126,6 +126,9 @@ def solve(
     out_file: Annotated[Path | None, typer.Option("--out", "-o",
                                                   help="Write the average strategy here "
                                                        "(.npz).")] = None,
+    current_file: Annotated[Path | None, typer.Option(
+        "--out-current", help="Write the current strategy (the link applied to the last "
+                              "estimates) here (.npz).")] = None,
     checkpoint: Annotated[Path | None, typer.Option(help="Write the solver state here at the "
                                                          "end.")] = None,
     resume: Annotated[Path | None, typer.Option(help="Continue from this checkpoint.")] = None,
@@ -142,7 +145,7 @@ def solve(
         eval_nodes = max(1, nodes // 10) if nodes is not None else 0
     if eval_every < 0:
         raise RcfrError(f"--eval-every must be >= 0, got {eval_every}")
-    for path in (out_file, checkpoint):
+    for path in (out_file, current_file, checkpoint):
         check_writable(path)
     tree = compile_game(game)
     rcfr_options = {k: v for k, v in (
@@ -172,10 +175,13 @@ def solve(
                            eval_nodes=eval_nodes, solver=solver, callback=tick)
     if out_file is not None:
         result.policy.save(out_file)
+    if current_file is not None:
+        solver.current_policy().save(current_file)
     if checkpoint is not None:
         solver.save_checkpoint(checkpoint)
     info = result.to_dict()
-    info.update({"out": str(out_file) if out_file else None, "seed": seed,
+    info.update({"out": str(out_file) if out_file else None,
+                 "out_current": str(current_file) if current_file else None, "seed": seed,
                  "checkpoint": str(checkpoint) if checkpoint else None})
     if as_json:
         _emit(info)
