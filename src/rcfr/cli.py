@@ -247,6 +247,48 @@ def lp(
               f"(equilibrium exploitability {ev.exploitability:.2g})")
 
 
+@app.command()
+def play(
+    game: Annotated[str, typer.Argument(help="Game string.")],
+    strategy: Annotated[Path, typer.Argument(help="The strategy to play against (.npz).")],
+    seat: Annotated[int, typer.Option(help="Your seat: 0 (first to act) or 1.")] = 0,
+    hands: Annotated[int, typer.Option(help="Hands to play.")] = 1,
+    seed: Annotated[int, typer.Option(help="Seed for chance and the strategy's "
+                                           "actions.")] = 0,
+) -> None:
+    """Play against a saved strategy: pick actions by number or name; end of input stops."""
+    import numpy as np
+
+    from .play import play_hand
+
+    if seat not in (0, 1):
+        raise RcfrError(f"--seat must be 0 or 1, got {seat}")
+    if hands <= 0:
+        raise RcfrError(f"--hands must be positive, got {hands}")
+    tree = compile_game(game)
+    policy = TabularPolicy.load(strategy, tree)
+    rng = np.random.default_rng(seed)
+
+    def read() -> str | None:
+        line = sys.stdin.readline()
+        return line if line else None
+
+    def write(text: str) -> None:
+        out.print(text)
+
+    total, played = 0.0, 0
+    for h in range(hands):
+        out.print(f"-- hand {h + 1} of {hands}, you are player {seat} in {tree.game}")
+        payoff = play_hand(policy, seat, rng, read, write)
+        if payoff is None:
+            out.print("end of input")
+            break
+        total += payoff
+        played += 1
+    out.print(f"you played {played} hand(s): {total:+g} in all"
+              + (f", {total / played:+.3f} per hand" if played else ""))
+
+
 def _csv(text: str | None, cast) -> list | None:
     if text is None:
         return None
