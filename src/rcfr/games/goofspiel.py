@@ -56,12 +56,7 @@ class GoofspielState(State):
         used = {b[player] for b in self.bids}
         return [c for c in range(self.game.num_cards) if c not in used]
 
-    def legal_actions(self) -> list[int]:
-        player = self.current_player()
-        if player == CHANCE:
-            return [c for c, _ in self.chance_outcomes()]
-        if player == TERMINAL:
-            return []
+    def player_actions(self, player: int) -> list[int]:
         return self._hand(player)
 
     def apply_action(self, action: int) -> None:

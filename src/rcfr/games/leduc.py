@@ -64,12 +64,7 @@ class LeducState(State):
         left = [c for c in range(6) if c not in self.cards]
         return [(c, 1.0 / len(left)) for c in left]
 
-    def legal_actions(self) -> list[int]:
-        player = self.current_player()
-        if player == CHANCE:
-            return [a for a, _ in self.chance_outcomes()]
-        if player == TERMINAL:
-            return []
+    def player_actions(self, player: int) -> list[int]:
         actions = [FOLD] if self.spent[0] != self.spent[1] else []
         actions.append(CALL)
         if self.hist[-1].count("r") < 2:

@@ -35,12 +35,7 @@ class LiarsDiceState(State):
         faces = self.game.faces
         return [(f, 1.0 / faces) for f in range(faces)]
 
-    def legal_actions(self) -> list[int]:
-        player = self.current_player()
-        if player == CHANCE:
-            return list(range(self.game.faces))
-        if player == TERMINAL:
-            return []
+    def player_actions(self, player: int) -> list[int]:
         bluff = self.game.bluff_action
         first = self.bids[-1] + 1 if self.bids else 0
         actions = list(range(first, bluff))

@@ -47,12 +47,7 @@ class NLOneCardState(State):
         left = [c for c in range(self.game.cards) if c not in self.cards]
         return [(c, 1.0 / len(left)) for c in left]
 
-    def legal_actions(self) -> list[int]:
-        player = self.current_player()
-        if player == CHANCE:
-            return [c for c, _ in self.chance_outcomes()]
-        if player == TERMINAL:
-            return []
+    def player_actions(self, player: int) -> list[int]:
         mine, other = self.spent[player], self.spent[1 - player]
         actions = [FOLD, CALL] if other > mine else [CALL]
         stack = self.game.stack

@@ -22,9 +22,22 @@ class State(ABC):
     def current_player(self) -> int:
         """0 or 1 for a player to act, :data:`CHANCE` or :data:`TERMINAL`."""
 
-    @abstractmethod
     def legal_actions(self) -> list[int]:
-        """Actions of the player to act (the chance outcomes at a chance node), ascending."""
+        """Actions of the player to act (the chance outcomes at a chance node), ascending.
+
+        By default: the chance outcomes at a chance node, nothing at a terminal, else
+        :meth:`player_actions`; a game overrides either this or that."""
+        player = self.current_player()
+        if player == CHANCE:
+            return [a for a, _ in self.chance_outcomes()]
+        if player == TERMINAL:
+            return []
+        return self.player_actions(player)
+
+    def player_actions(self, player: int) -> list[int]:
+        """The legal actions of ``player``, who is to act (see :meth:`legal_actions`)."""
+        raise NotImplementedError(f"{type(self).__name__} defines neither legal_actions nor "
+                                  "player_actions")
 
     @abstractmethod
     def chance_outcomes(self) -> list[tuple[int, float]]:
