@@ -90,3 +90,10 @@ def test_bad_feature_specs(spec, message):
 def test_thesis_features_only_for_poker():
     with pytest.raises(rcfr.RcfrError, match="leduc and nl_one_card"):
         sequence_features(rcfr.compile_game("kuhn"), 0, "thesis")
+
+
+def test_onehot_refuses_large_games():
+    tree = rcfr.compile_game("liars_dice")
+    with pytest.raises(rcfr.RcfrError, match="hashing:K"):
+        sequence_features(tree, 0, "onehot")
+    assert sequence_features(tree, 0, "hashing:2").shape == (24570, 20 + 13)

@@ -24,6 +24,14 @@ from .tree import GameTree
 FEATURE_SETS = ("onehot", "thesis", "hashing:K")
 _PER_ACTION = 11  # columns per betting action in the thesis features
 _LEDUC_STACK = 13  # the most a player can put in at Leduc (1 + 2 + 2 + 4 + 4)
+ONEHOT_LIMIT = 8192  # one-hot matrices are dense: 8192 rows are 0.5 GB
+
+
+def _onehot(n: int, what: str) -> np.ndarray:
+    if n > ONEHOT_LIMIT:
+        raise RcfrError(f"one-hot features for {n:,} {what} would be a dense {n:,} x {n:,} "
+                        f"matrix; use hashing:K (or a tabular regressor) for a game this size")
+    return np.eye(n)
 
 
 def parse_features(spec: str) -> tuple[str, int]:
@@ -49,7 +57,7 @@ def sequence_features(tree: GameTree, player: int, spec: str = "onehot",
     kind, k = parse_features(spec)
     seqs = tree.player_sequences(player)
     if kind == "onehot":
-        return np.eye(len(seqs))
+        return _onehot(len(seqs), "sequences")
     if kind == "hashing":
         info = infoset_features(tree, player, spec, seed)
         lo = tree.player_infosets(player).start
@@ -66,7 +74,7 @@ def infoset_features(tree: GameTree, player: int, spec: str = "onehot",
     kind, k = parse_features(spec)
     infosets = tree.player_infosets(player)
     if kind == "onehot":
-        return np.eye(len(infosets))
+        return _onehot(len(infosets), "information sets")
     if kind == "hashing":
         from .regressors import tug_of_war_features
 
