@@ -120,17 +120,6 @@ class GameTree:
         """Number of children of each node (computed from ``node_child_start``)."""
         return np.diff(self.node_child_start)
 
-    def node_chance_reach(self) -> np.ndarray:
-        """Product of the chance probabilities from the root to each node (computed)."""
-        reach = self.node_chance_prob.copy()
-        above = self.node_parent.copy()
-        while True:
-            live = above >= 0
-            if not live.any():
-                return reach
-            reach[live] *= self.node_chance_prob[above[live]]
-            above[live] = self.node_parent[above[live]]
-
     @property
     def nbytes(self) -> int:
         """Memory held by the compiled arrays and string tables, in bytes."""

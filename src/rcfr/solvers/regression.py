@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import RcfrError
 from ..features import infoset_features, sequence_features, tree_equivalent_columns
+from ..regressors import RidgeRegression, SklearnRegressor
 from ..regressors.tree_base import RegressionTree
 
 
@@ -46,16 +47,6 @@ class TabularRegressor:
     @property
     def complexity(self) -> int:
         return int(getattr(self, "values_", np.zeros(0)).shape[0])
-
-
-def regressor_complexity(regressor: Any) -> int:
-    if hasattr(regressor, "complexity"):
-        return int(regressor.complexity)
-    if hasattr(regressor, "get_n_leaves"):
-        return int(regressor.get_n_leaves())
-    if hasattr(regressor, "coef_"):
-        return int(np.size(regressor.coef_))
-    return 0
 
 
 class RegressionRegrets:
@@ -82,9 +73,11 @@ class RegressionRegrets:
             self.regressors_ = list(self.regressors)
         else:
             self.regressors_ = [copy.deepcopy(self.regressors) for _ in range(2)]
-        for r in self.regressors_:
+        for p, r in enumerate(self.regressors_):
             if not (hasattr(r, "fit") and hasattr(r, "predict")):
                 raise RcfrError(f"{r!r} is not a regressor (it needs fit and predict)")
+            if not hasattr(r, "complexity"):  # a foreign (e.g. scikit-learn) regressor
+                self.regressors_[p] = SklearnRegressor(r)
         if isinstance(self.features, str):
             self.X_ = [sequence_features(tree, p, self.features, self.seed) for p in (0, 1)]
         else:
@@ -130,7 +123,7 @@ class RegressionRegrets:
     @property
     def complexity(self) -> int:
         """Leaves (or weights) of both players' regressors."""
-        return sum(regressor_complexity(r) for r in getattr(self, "regressors_", []))
+        return sum(int(r.complexity) for r in getattr(self, "regressors_", []))
 
     def state(self) -> dict[str, np.ndarray]:
         out = {"estimates": self.estimates}
@@ -154,7 +147,8 @@ class LinearRegrets:
     """One ridge model per player and action on information-set features, fit to each
     iteration's exact counterfactual regrets with the weights summed over iterations
     (D'Orazio et al. 2019, sec. 5).  Ridge is linear in its targets, so the summed weights are
-    the ridge fit of the cumulative regrets; each model's solve is factored once."""
+    the ridge fit of the cumulative regrets; each model (a :class:`RidgeRegression` without
+    intercept) factors its solve once, on the first fit."""
 
     fused = False
 
@@ -165,10 +159,7 @@ class LinearRegrets:
         self.seed = seed
 
     def initialize(self, tree) -> None:
-        alpha = self.alpha
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not alpha >= 0:
-            raise RcfrError(f"the ridge penalty alpha must be >= 0, got {alpha!r}")
-        self.models_: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = []
+        self.models_: list[list[tuple[np.ndarray, np.ndarray, RidgeRegression]]] = []
         self.bounds_ = []
         for p in (0, 1):
             F = infoset_features(tree, p, self.features, self.seed)
@@ -180,18 +171,16 @@ class LinearRegrets:
             models = []
             for a in np.unique(actions):
                 where = np.flatnonzero(actions == a)
-                X = F[rows[where]]
-                gram = X.T @ X + alpha * np.eye(X.shape[1])
-                solve = np.linalg.lstsq(gram, X.T, rcond=None)[0]  # (F, n_a)
-                models.append((seqs.start + where, X, solve))
+                models.append((seqs.start + where, np.ascontiguousarray(F[rows[where]]),
+                               RidgeRegression(self.alpha)))
             self.models_.append(models)
         self.weights_ = [[np.zeros(m[1].shape[1]) for m in models] for models in self.models_]
         self.estimates = np.zeros(tree.num_sequences)
 
     def update(self, inst: np.ndarray, s_lo: int, s_hi: int, iteration: int) -> None:
         p = 0 if s_lo == self.bounds_[0][0] else 1
-        for k, (seqs, X, solve) in enumerate(self.models_[p]):
-            self.weights_[p][k] += solve @ inst[seqs]
+        for k, (seqs, X, ridge) in enumerate(self.models_[p]):
+            self.weights_[p][k] += ridge.fit(X, inst[seqs]).coef_
             self.estimates[seqs] = X @ self.weights_[p][k]
 
     def predict(self) -> np.ndarray:
