@@ -1,12 +1,50 @@
-"""Input checks shared by the regressors; every failure is a one-line :class:`RcfrError`."""
+"""Input checks shared by the regressors; every failure is a one-line :class:`RcfrError`
+(a ``ValueError``, as scikit-learn's checks expect)."""
 
 from __future__ import annotations
 
 import numbers
+import warnings
+from typing import Any
 
 import numpy as np
+import sklearn.exceptions
+from sklearn.utils.validation import check_array, validate_data
 
 from ..errors import RcfrError
+
+
+class NotFittedError(RcfrError, sklearn.exceptions.NotFittedError):
+    """``predict`` (or ``state``) before ``fit``: both an :class:`RcfrError` (one line for the
+    CLI) and scikit-learn's ``NotFittedError``."""
+
+
+def check_fitted(estimator: Any, attribute: str) -> None:
+    """Raise :class:`NotFittedError` unless ``estimator`` has ``attribute`` (set by fit)."""
+    if not hasattr(estimator, attribute):
+        raise NotFittedError(f"this {type(estimator).__name__} is not fitted yet; call fit first")
+
+
+def _one_line(exc: ValueError) -> RcfrError:
+    return RcfrError(" ".join(str(exc).split()))
+
+
+def check_X(estimator: Any, X: object, *, reset: bool) -> np.ndarray:
+    """``X`` as a finite, C-ordered float64 matrix, by scikit-learn's ``validate_data``: with
+    ``reset`` it records ``n_features_in_`` (and feature names), else it checks them.  Sparse
+    input raises scikit-learn's ``TypeError``; every other failure a one-line ``RcfrError``."""
+    try:
+        return validate_data(estimator, X, reset=reset, dtype=np.float64, order="C")
+    except ValueError as exc:
+        raise _one_line(exc) from None
+
+
+def check_plain_X(X: object) -> np.ndarray:
+    """``X`` checked as :func:`check_X` does, without recording anything on an estimator."""
+    try:
+        return check_array(X, dtype=np.float64, order="C")
+    except ValueError as exc:
+        raise _one_line(exc) from None
 
 
 def check_int(name: str, value: object, low: int) -> int:
@@ -34,29 +72,18 @@ def check_choice(name: str, value: object, choices: tuple[str, ...]) -> str:
     return str(value)
 
 
-def check_matrix(X: object, n_features: int | None = None) -> np.ndarray:
-    """``X`` as a finite, C-ordered float64 matrix with at least one row (and ``n_features``
-    columns when given)."""
-    try:
-        A = np.ascontiguousarray(X, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise RcfrError("X must be a numeric matrix") from None
-    if A.ndim != 2 or A.shape[0] == 0 or A.shape[1] == 0:
-        raise RcfrError(f"X must be a non-empty 2-D matrix, got shape {A.shape}")
-    if n_features is not None and A.shape[1] != n_features:
-        raise RcfrError(f"X has {A.shape[1]} features, the regressor was fit on {n_features}")
-    if not np.isfinite(A).all():
-        raise RcfrError("X contains NaN or infinite values")
-    return A
-
-
 def check_targets(y: object, n: int) -> np.ndarray:
-    """``y`` as a finite, contiguous float64 vector of length ``n``."""
+    """``y`` as a finite, contiguous float64 vector of length ``n`` (a column vector is
+    flattened with scikit-learn's ``DataConversionWarning``)."""
+    if y is None:
+        raise RcfrError("this regressor requires y to be passed, but the target y is None")
     try:
-        v = np.ascontiguousarray(y, dtype=np.float64)
+        v = np.ascontiguousarray(np.asarray(y, dtype=np.float64))
     except (TypeError, ValueError):
         raise RcfrError("y must be a numeric vector") from None
     if v.ndim == 2 and v.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
+                      "flattened", sklearn.exceptions.DataConversionWarning, stacklevel=3)
         v = np.ascontiguousarray(v[:, 0])
     if v.shape != (n,):
         raise RcfrError(f"y must have shape ({n},) to match X, got {v.shape}")
@@ -71,7 +98,7 @@ def check_weights(sample_weight: object, n: int) -> np.ndarray | None:
     if sample_weight is None:
         return None
     try:
-        v = np.ascontiguousarray(sample_weight, dtype=np.float64)
+        v = np.ascontiguousarray(np.asarray(sample_weight, dtype=np.float64))
     except (TypeError, ValueError):
         raise RcfrError("sample_weight must be a numeric vector") from None
     if v.ndim == 0:
@@ -81,5 +108,5 @@ def check_weights(sample_weight: object, n: int) -> np.ndarray | None:
     if not np.isfinite(v).all() or (v < 0).any():
         raise RcfrError("sample_weight must be finite and >= 0")
     if not v.sum() > 0:
-        raise RcfrError("sample_weight must have a positive sum")
+        raise RcfrError("sample_weight must not be all zero (its sum must be positive)")
     return v

@@ -19,8 +19,9 @@ class BestFirstTree(RegressionTree):
 
     def __init__(self, max_leaves: int, criterion: str = "squared_error",
                  min_samples_leaf: int = 1) -> None:
-        super().__init__(criterion=criterion, min_samples_leaf=min_samples_leaf)
         self.max_leaves = max_leaves
+        self.criterion = criterion
+        self.min_samples_leaf = min_samples_leaf
 
     def _growth(self) -> tuple[int | None, float]:
         return check_int("max_leaves", self.max_leaves, 1), 0.0

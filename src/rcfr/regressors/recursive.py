@@ -28,9 +28,10 @@ class RecursivePartitioningTree(RegressionTree):
 
     def __init__(self, threshold: float, max_leaves: int | None = None,
                  criterion: str = "squared_error", min_samples_leaf: int = 1) -> None:
-        super().__init__(criterion=criterion, min_samples_leaf=min_samples_leaf)
         self.threshold = threshold
         self.max_leaves = max_leaves
+        self.criterion = criterion
+        self.min_samples_leaf = min_samples_leaf
 
     def _growth(self) -> tuple[int | None, float]:
         threshold = check_float("threshold", self.threshold, 0.0)

@@ -6,8 +6,10 @@ import importlib
 from typing import Any
 
 import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
 
 from ..errors import RcfrError
+from ._checks import check_fitted
 
 
 def _load(path: str) -> Any:
@@ -25,7 +27,7 @@ def _load(path: str) -> Any:
         raise RcfrError(f"cannot instantiate {path!r}: {exc}") from None
 
 
-class SklearnRegressor:
+class SklearnRegressor(RegressorMixin, BaseEstimator):
     """Wraps a scikit-learn regressor -- an instance, or a ``"module.Class"`` path that is
     imported and instantiated with no arguments at the first fit.  ``fit`` fits the wrapped
     estimator in place (``estimator_``); ``complexity`` is its number of leaves if it has
@@ -34,12 +36,11 @@ class SklearnRegressor:
 
     def __init__(self, estimator: Any) -> None:
         self.estimator = estimator
-        self._loaded: tuple[str, Any] | None = None
 
     def _resolve(self) -> Any:
         est = self.estimator
         if isinstance(est, str):
-            if self._loaded is None or self._loaded[0] != est:
+            if getattr(self, "_loaded", None) is None or self._loaded[0] != est:
                 self._loaded = (est, _load(est))
             est = self._loaded[1]
         if not (callable(getattr(est, "fit", None)) and callable(getattr(est, "predict", None))):
@@ -59,8 +60,7 @@ class SklearnRegressor:
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """The wrapped estimator's predictions as a float vector."""
-        if not hasattr(self, "estimator_"):
-            raise RcfrError("this SklearnRegressor is not fitted yet; call fit first")
+        check_fitted(self, "estimator_")
         return np.asarray(self.estimator_.predict(X), dtype=np.float64).reshape(-1)
 
     @property
