@@ -123,6 +123,8 @@ def solve(
         help="rcfr trees: squared_error (default) or absolute_error.")] = None,
     alpha: Annotated[float | None, typer.Option(help="rcfr --regressor ridge: the ridge "
                                                      "penalty (default 1e-3).")] = None,
+    hidden: Annotated[str | None, typer.Option(
+        help="rcfr --regressor torch-mlp: hidden-layer widths, e.g. 64,64 (the default).")] = None,
     out_file: Annotated[Path | None, typer.Option("--out", "-o",
                                                   help="Write the average strategy here "
                                                        "(.npz).")] = None,
@@ -151,7 +153,7 @@ def solve(
     rcfr_options = {k: v for k, v in (
         ("regressor", regressor), ("leaves", leaves), ("features", features),
         ("bootstrap", bootstrap), ("threshold", threshold), ("criterion", criterion),
-        ("alpha", alpha), ("epsilon", epsilon), ("beta", beta), ("tau", tau))
+        ("alpha", alpha), ("hidden", hidden), ("epsilon", epsilon), ("beta", beta), ("tau", tau))
         if v is not None and v is not False}
     if averaging is not None:
         rcfr_options["averaging"] = averaging

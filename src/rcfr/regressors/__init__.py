@@ -10,9 +10,16 @@ sample_weight=None)`` returns the regressor, ``predict(X)`` returns a float vect
   threshold (thesis ch. 2);
 * :class:`RidgeRegression` and :func:`tug_of_war_features` -- f-RCFR's linear estimator and its
   hashing features (D'Orazio et al. 2019, sec. 4.1);
-* :class:`SklearnRegressor` -- any scikit-learn regressor.
+* :class:`SklearnRegressor` -- any scikit-learn regressor;
+* :class:`~rcfr.regressors.torch_mlp.TorchMLPRegressor` -- a PyTorch MLP (extra ``rcfr[torch]``;
+  imported from its module so that ``import rcfr`` never needs PyTorch).
+
+They are scikit-learn estimators (``clone``, ``check_estimator``); unfitted ``predict`` raises
+:class:`NotFittedError` (an ``RcfrError`` and scikit-learn's ``NotFittedError``), and
+``state()`` / ``load_state()`` turn a fitted model into plain arrays and back, for checkpoints.
 """
 
+from ._checks import NotFittedError
 from .best_first import BestFirstTree
 from .recursive import RecursivePartitioningTree
 from .ridge import RidgeRegression
@@ -21,6 +28,7 @@ from .tug_of_war import tug_of_war_features
 
 __all__ = [
     "BestFirstTree",
+    "NotFittedError",
     "RecursivePartitioningTree",
     "RidgeRegression",
     "SklearnRegressor",

@@ -14,7 +14,7 @@ from ..tree import GameTree, compile_game
 from .loop import RegretSolver
 from .regression import LinearRegrets, RegressionRegrets, TabularRegressor
 
-REGRESSORS = ("tabular", "best-first", "recursive", "ridge", "sklearn:<module.Class>")
+REGRESSORS = ("tabular", "best-first", "recursive", "ridge", "torch-mlp", "sklearn:<module.Class>")
 RCFR_ALGORITHMS = {"rcfr": False, "rcfr+": True}
 
 
@@ -39,7 +39,7 @@ def _check_leaves(leaves: Any) -> int:
 def make_estimator(tree: GameTree, regressor: Any = "best-first", *, leaves: int | None = None,
                    features: str | None = None, bootstrap: bool = False, plus: bool = False,
                    threshold: float = 0.0, criterion: str = "squared_error",
-                   alpha: float = 1e-3, seed: int = 0):
+                   alpha: float = 1e-3, hidden: Any = None, seed: int = 0):
     """The regret estimator for a regressor name (or a regressor object)."""
     features = features if features is not None else (
         "hashing:5" if regressor == "ridge" else default_features(tree.game))
@@ -65,6 +65,10 @@ def make_estimator(tree: GameTree, regressor: Any = "best-first", *, leaves: int
         else:
             regs = [RecursivePartitioningTree(threshold, max_leaves=k, criterion=criterion)
                     for k in per]
+    elif name == "torch-mlp":
+        from ..regressors.torch_mlp import rcfr_mlp
+
+        regs = rcfr_mlp(hidden, seed)
     elif name.startswith("sklearn:"):
         from ..regressors import SklearnRegressor
 
@@ -86,7 +90,7 @@ class RCFRSolver(RegretSolver):
                  regressor: Any = "best-first", leaves: int | None = None,
                  features: str | None = None, bootstrap: bool = False,
                  threshold: float = 0.0, criterion: str = "squared_error", alpha: float = 1e-3,
-                 link: str | Link | None = None, alternating: bool = True,
+                 hidden: Any = None, link: str | Link | None = None, alternating: bool = True,
                  averaging: str | float = "uniform", seed: int | None = None) -> None:
         key = str(algorithm).lower()
         if key not in RCFR_ALGORITHMS:
@@ -99,6 +103,7 @@ class RCFRSolver(RegretSolver):
         self.threshold = threshold
         self.criterion = criterion
         self.alpha = alpha
+        self.hidden = hidden
         super().__init__(game, estimator=None, link=link, alternating=alternating,
                          averaging=averaging, seed=seed, name=key)
 
@@ -110,7 +115,7 @@ class RCFRSolver(RegretSolver):
                 tree, self.regressor, leaves=self.leaves, features=self.features,
                 bootstrap=self.bootstrap, plus=RCFR_ALGORITHMS[self.algorithm],
                 threshold=self.threshold, criterion=self.criterion, alpha=self.alpha,
-                seed=0 if self.seed is None else int(self.seed))
+                hidden=self.hidden, seed=0 if self.seed is None else int(self.seed))
         super()._setup()
 
     _config_keys = RegretSolver._config_keys + ("regressor", "leaves", "features", "bootstrap")

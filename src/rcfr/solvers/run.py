@@ -16,7 +16,7 @@ from .sampling import SCHEMES, MCCFRSolver
 
 # options that only regression CFR takes
 RCFR_OPTIONS = ("regressor", "leaves", "features", "bootstrap", "threshold", "criterion",
-                "alpha")
+                "alpha", "hidden")
 # options that only Monte Carlo CFR takes
 MCCFR_OPTIONS = ("epsilon", "beta", "tau")
 ALL_ALGORITHMS = (*ALGORITHMS, *RCFR_ALGORITHMS, *SCHEMES)
