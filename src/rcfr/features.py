@@ -1,17 +1,30 @@
-"""Feature matrices over a player's sequences (or information sets) for regret regressors.
+"""Feature matrices over a player's sequences (or information sets) for regret regressors,
+from a registry of feature providers.
 
-* ``onehot``: one column per sequence, so a regressor can be tabular (any game).
-* ``thesis``: Morrill 2016, sec. 4.1: expected hand strength, board rank (0 before the flop),
-  and for every betting action in the sequence, most recent first and zero-padded: acting
-  player indicators, pot after the action, the actor's remaining stack, fold / call /
-  non-all-in wager / all-in indicators, and the wager in chips, as a pot fraction and as a
-  stack fraction (Leduc hold'em in both forms and no-limit one-card poker).
+Built in (any game unless said otherwise):
+
+* ``onehot``: one column per sequence, so a regressor can be tabular.
 * ``hashing:K``: D'Orazio et al. 2019, sec. 5: tug-of-war hashing of the information state
   into ``K`` partitions of 10 buckets (information-set features, one linear model per action);
   per sequence it is followed by a one-hot of the action.
+* ``thesis`` (leduc, nl_one_card: registered for those games, and their default): Morrill
+  2016, sec. 4.1: expected hand strength, board rank (0 before the flop), and for every
+  betting action in the sequence, most recent first and zero-padded: acting player
+  indicators, pot after the action, the actor's remaining stack, fold / call / non-all-in
+  wager / all-in indicators, and the wager in chips, as a pot fraction and as a stack fraction.
+
+A game (or a user) adds its own with :func:`register_features` (a name usable as
+``--features NAME``) and :func:`register_default_features`; ``features=`` also takes a
+callable ``f(tree, player) -> matrix`` directly.  :class:`FeatureRows` builds rows lazily, only
+for the sequences asked for (those a sampled pass touched), so a model can train on
+minibatches of a game too large for a dense matrix.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -21,12 +34,173 @@ from .games.nl_one_card import NLOneCardPoker
 from .games.protocol import CHANCE
 from .tree import GameTree
 
-FEATURE_SETS = ("onehot", "thesis", "hashing:K")
 _PER_ACTION = 11  # columns per betting action in the thesis features
 _LEDUC_STACK = 13  # the most a player can put in at Leduc (1 + 2 + 2 + 4 + 4)
 ONEHOT_LIMIT = 8192  # one-hot matrices are dense: 8192 rows are 0.5 GB
+HASH_BUCKETS = 10  # buckets per tug-of-war partition (D'Orazio et al. 2019)
+
+# (tree, player, param, seed) -> one row per sequence / information set of the player
+MatrixFn = Callable[[GameTree, int, int, int], np.ndarray]
+# (what prepare returned, local sequence indices) -> those sequences' rows
+RowsFn = Callable[[Any, np.ndarray], np.ndarray]
 
 
+@dataclass(frozen=True)
+class FeatureProvider:
+    """A named feature set: ``sequences`` builds a player's whole sequence matrix; ``prepare``
+    and ``rows`` (optional) build the rows of some sequences only (``prepare(tree, player,
+    param, seed)`` once, then ``rows(prepared, indices)``); ``infosets`` (optional) builds
+    information-set features; ``games`` (optional) are the game classes it is defined for,
+    described as ``games_text`` in errors; ``param`` says whether it is spelt ``name:K``."""
+
+    name: str
+    sequences: MatrixFn
+    prepare: MatrixFn | None = None
+    rows: RowsFn | None = None
+    infosets: MatrixFn | None = None
+    games: tuple[type, ...] | None = None
+    games_text: str = ""
+    param: bool = False
+
+    def check_game(self, tree: GameTree) -> None:
+        if self.games is not None and not isinstance(tree.game, self.games):
+            raise RcfrError(f"the {self.name} features are defined for {self.games_text}, not "
+                            f"{tree.game}; use onehot or hashing:K")
+
+
+_PROVIDERS: dict[str, FeatureProvider] = {}
+_DEFAULTS: dict[type, str] = {}
+
+
+def register_features(name: str, sequences: MatrixFn, *, prepare: MatrixFn | None = None,
+                      rows: RowsFn | None = None, infosets: MatrixFn | None = None,
+                      games: tuple[type, ...] | None = None, games_text: str = "",
+                      param: bool = False) -> FeatureProvider:
+    """Register (or replace) the feature set ``name``; returns its provider.  ``sequences(tree,
+    player, param, seed)`` must return one row per sequence of ``player`` in the tree's order
+    (``param`` is ``K`` of ``name:K``, else 0)."""
+    key = str(name).strip().lower()
+    if not key or ":" in key or not callable(sequences):
+        raise RcfrError(f"a feature set needs a plain name and a function, got {name!r}")
+    if (prepare is None) != (rows is None):
+        raise RcfrError("give both prepare and rows, or neither")
+    provider = FeatureProvider(key, sequences, prepare, rows, infosets, games,
+                               games_text or ", ".join(g.__name__ for g in games or ()), param)
+    _PROVIDERS[key] = provider
+    return provider
+
+
+def register_default_features(game_class: type, name: str) -> None:
+    """Make ``name`` the default feature set of ``game_class`` (and its subclasses)."""
+    _DEFAULTS[game_class] = str(name).strip().lower()
+
+
+def feature_sets() -> tuple[str, ...]:
+    """The registered feature sets, as they are spelt (``hashing:K``)."""
+    return tuple(f"{k}:K" if p.param else k for k, p in _PROVIDERS.items())
+
+
+def default_features(game: Any) -> str:
+    """The feature set registered as ``game``'s default (the thesis's for poker), else
+    ``onehot``."""
+    game = game.game if isinstance(game, GameTree) else game
+    for cls in type(game).__mro__:
+        if cls in _DEFAULTS:
+            return _DEFAULTS[cls]
+    return "onehot"
+
+
+def parse_features(spec: str) -> tuple[str, int]:
+    """``"onehot"``, ``"thesis"``, ``"hashing:K"`` or another registered name -> (name, K)."""
+    text = str(spec).strip().lower()
+    name, colon, arg = text.partition(":")
+    provider = _PROVIDERS.get(name)
+    if provider is None:
+        raise RcfrError(f"unknown features {spec!r}; use one of {', '.join(feature_sets())}")
+    if not provider.param:
+        if colon:
+            raise RcfrError(f"the {name} features take no parameter, got {spec!r}")
+        return name, 0
+    try:
+        k = int(arg)
+    except ValueError:
+        raise RcfrError(f"{name} features need a number of partitions, e.g. {name}:5; "
+                        f"got {spec!r}") from None
+    if k < 1:
+        raise RcfrError(f"{name} needs at least 1 partition, got {k}")
+    return name, k
+
+
+def _provider(tree: GameTree, spec: str) -> tuple[FeatureProvider, int]:
+    name, k = parse_features(spec)
+    provider = _PROVIDERS[name]
+    provider.check_game(tree)
+    return provider, k
+
+
+def _checked(M: Any, rows: int, what: str) -> np.ndarray:
+    try:
+        A = np.asarray(M, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise RcfrError(f"{what} must return a numeric matrix") from None
+    if A.ndim != 2 or A.shape[0] != rows or A.shape[1] == 0:
+        raise RcfrError(f"{what} must return a matrix of {rows} rows (one per sequence) and at "
+                        f"least one column, got shape {A.shape}")
+    if not np.isfinite(A).all():
+        raise RcfrError(f"{what} returned NaN or infinite values")
+    return np.ascontiguousarray(A)
+
+
+def sequence_features(tree: GameTree, player: int, spec: Any = "onehot",
+                      seed: int = 0) -> np.ndarray:
+    """Features of ``player``'s sequences, one row per sequence in the tree's order.
+    ``spec`` is a registered name or a callable ``f(tree, player) -> matrix``."""
+    n = len(tree.player_sequences(player))
+    if callable(spec):
+        return _checked(spec(tree, player), n, f"feature function {spec!r}")
+    provider, k = _provider(tree, spec)
+    return _checked(provider.sequences(tree, player, k, seed), n,
+                    f"the {provider.name} feature set")
+
+
+def infoset_features(tree: GameTree, player: int, spec: str = "onehot",
+                     seed: int = 0) -> np.ndarray:
+    """Features of ``player``'s information sets (for one linear model per action)."""
+    provider, k = _provider(tree, spec)
+    if provider.infosets is None:
+        raise RcfrError(f"the {provider.name} features describe sequences; use onehot or "
+                        "hashing:K for information-set features")
+    return provider.infosets(tree, player, k, seed)
+
+
+class FeatureRows:
+    """The feature rows of ``player``'s sequences, built when asked for: ``rows(seqs)`` (local
+    sequence indices, ``0 ..`` the player's sequence count) returns those rows only, for the
+    providers that can build rows one by one (``onehot``, ``hashing:K``; the others build
+    their whole matrix once, on the first call)."""
+
+    def __init__(self, tree: GameTree, player: int, spec: Any = "onehot",
+                 seed: int = 0) -> None:
+        self.tree, self.player, self.spec, self.seed = tree, player, spec, seed
+        self.num_sequences = len(tree.player_sequences(player))
+        self._provider = None if callable(spec) else _provider(tree, spec)[0]
+        self._prepared: Any = None
+        if self._provider is not None and self._provider.rows is not None:
+            self._prepared = self._provider.prepare(tree, player, parse_features(spec)[1], seed)
+        self._matrix: np.ndarray | None = None
+
+    def rows(self, seqs: Any) -> np.ndarray:
+        idx = np.asarray(seqs, dtype=np.int64).reshape(-1)
+        if idx.size and (idx.min() < 0 or idx.max() >= self.num_sequences):
+            raise RcfrError(f"sequence indices must lie in [0, {self.num_sequences})")
+        if self._prepared is not None:
+            return self._provider.rows(self._prepared, idx)
+        if self._matrix is None:
+            self._matrix = sequence_features(self.tree, self.player, self.spec, self.seed)
+        return self._matrix[idx]
+
+
+# -- onehot ---------------------------------------------------------------------------------
 def _onehot(n: int, what: str) -> np.ndarray:
     if n > ONEHOT_LIMIT:
         raise RcfrError(f"one-hot features for {n:,} {what} would be a dense {n:,} x {n:,} "
@@ -34,54 +208,55 @@ def _onehot(n: int, what: str) -> np.ndarray:
     return np.eye(n)
 
 
-def parse_features(spec: str) -> tuple[str, int]:
-    """``"onehot"``, ``"thesis"`` or ``"hashing:K"`` -> (kind, K)."""
-    text = str(spec).strip().lower()
-    if text in ("onehot", "thesis"):
-        return text, 0
-    if text.startswith("hashing"):
-        try:
-            k = int(text.split(":", 1)[1])
-        except (IndexError, ValueError):
-            raise RcfrError(f"hashing features need a number of partitions, e.g. hashing:5; "
-                            f"got {spec!r}") from None
-        if k < 1:
-            raise RcfrError(f"hashing needs at least 1 partition, got {k}")
-        return "hashing", k
-    raise RcfrError(f"unknown features {spec!r}; use one of {', '.join(FEATURE_SETS)}")
+def _onehot_rows(n: int, idx: np.ndarray) -> np.ndarray:
+    out = np.zeros((idx.size, n))
+    out[np.arange(idx.size), idx] = 1.0
+    return out
 
 
-def sequence_features(tree: GameTree, player: int, spec: str = "onehot",
-                      seed: int = 0) -> np.ndarray:
-    """Features of ``player``'s sequences, one row per sequence in the tree's order."""
-    kind, k = parse_features(spec)
+# -- hashing:K ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Hashed:
+    """A player's tug-of-war codes per information set, and its sequences' information sets
+    and actions."""
+
+    bucket: np.ndarray
+    sign: np.ndarray
+    info: np.ndarray  # local information set of each sequence
+    action: np.ndarray  # index of each sequence's action among the player's action ids
+    num_actions: int
+
+
+def _hashing_prepare(tree: GameTree, player: int, k: int, seed: int) -> _Hashed:
+    from .regressors.tug_of_war import tug_of_war_codes
+
+    keys = [tree.infoset_keys[i] for i in tree.player_infosets(player)]
+    bucket, sign = tug_of_war_codes(keys, k, buckets=HASH_BUCKETS, seed=seed + 7919 * player)
     seqs = tree.player_sequences(player)
-    if kind == "onehot":
-        return _onehot(len(seqs), "sequences")
-    if kind == "hashing":
-        info = infoset_features(tree, player, spec, seed)
-        lo = tree.player_infosets(player).start
-        rows = info[tree.seq_infoset[seqs.start:seqs.stop] - lo]
-        actions = tree.seq_action[seqs.start:seqs.stop]
-        ids = np.unique(actions)
-        return np.hstack([rows, (actions[:, None] == ids[None, :]).astype(float)])
-    return _thesis_features(tree, player)
+    info = tree.seq_infoset[seqs.start:seqs.stop] - tree.player_infosets(player).start
+    ids, action = np.unique(tree.seq_action[seqs.start:seqs.stop], return_inverse=True)
+    return _Hashed(bucket, sign, info, action, ids.size)
 
 
-def infoset_features(tree: GameTree, player: int, spec: str = "onehot",
-                     seed: int = 0) -> np.ndarray:
-    """Features of ``player``'s information sets (for one linear model per action)."""
-    kind, k = parse_features(spec)
-    infosets = tree.player_infosets(player)
-    if kind == "onehot":
-        return _onehot(len(infosets), "information sets")
-    if kind == "hashing":
-        from .regressors import tug_of_war_features
+def _hashing_rows(h: _Hashed, idx: np.ndarray) -> np.ndarray:
+    from .regressors.tug_of_war import tug_of_war_rows
 
-        keys = [tree.infoset_keys[i] for i in infosets]
-        return tug_of_war_features(keys, k, buckets=10, seed=seed + 7919 * player)
-    raise RcfrError("the thesis features describe sequences; use onehot or hashing:K for "
-                    "information-set features")
+    info = h.info[idx]
+    onehot = np.zeros((idx.size, h.num_actions))
+    onehot[np.arange(idx.size), h.action[idx]] = 1.0
+    return np.hstack([tug_of_war_rows(h.bucket[info], h.sign[info], HASH_BUCKETS), onehot])
+
+
+def _hashing_sequences(tree: GameTree, player: int, k: int, seed: int) -> np.ndarray:
+    return _hashing_rows(_hashing_prepare(tree, player, k, seed),
+                         np.arange(len(tree.player_sequences(player))))
+
+
+def _hashing_infosets(tree: GameTree, player: int, k: int, seed: int) -> np.ndarray:
+    from .regressors.tug_of_war import tug_of_war_rows
+
+    h = _hashing_prepare(tree, player, k, seed)
+    return tug_of_war_rows(h.bucket, h.sign, HASH_BUCKETS)
 
 
 def tree_equivalent_columns(X: np.ndarray) -> np.ndarray:
@@ -190,3 +365,16 @@ def _thesis_features(tree: GameTree, player: int) -> np.ndarray:
     for r, row in enumerate(rows):
         out[r, : len(row)] = row
     return out
+
+
+register_features("onehot", lambda tree, player, k, seed: _onehot(
+    len(tree.player_sequences(player)), "sequences"),
+    prepare=lambda tree, player, k, seed: len(tree.player_sequences(player)), rows=_onehot_rows,
+    infosets=lambda tree, player, k, seed: _onehot(len(tree.player_infosets(player)),
+                                                   "information sets"))
+register_features("thesis", lambda tree, player, k, seed: _thesis_features(tree, player),
+                  games=(LeducPoker, NLOneCardPoker), games_text="leduc and nl_one_card")
+register_features("hashing", _hashing_sequences, prepare=_hashing_prepare, rows=_hashing_rows,
+                  infosets=_hashing_infosets, param=True)
+register_default_features(LeducPoker, "thesis")
+register_default_features(NLOneCardPoker, "thesis")

@@ -18,6 +18,41 @@ def _digest(seed: int, partition: int, key: str) -> bytes:
     return hashlib.blake2b(f"{seed}\x1f{partition}\x1f{key}".encode(), digest_size=16).digest()
 
 
+def tug_of_war_codes(keys: Sequence[str], num_partitions: int, buckets: int = 10,
+                     seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``(bucket, sign)``, both ``len(keys) x num_partitions``: key ``i``'s bucket in
+    partition ``j`` and its sign ``+-1`` there -- the tug-of-war features in compact form (a
+    row of :func:`tug_of_war_features` is built from one row of each)."""
+    k = check_int("num_partitions", num_partitions, 1)
+    b = check_int("buckets", buckets, 1)
+    s = check_int("seed", seed, -(2**63))
+    names = list(keys)
+    for name in names:
+        if not isinstance(name, str):
+            raise RcfrError(f"tug-of-war keys must be strings, got {name!r}")
+    if len(set(names)) != len(names):
+        raise RcfrError("tug-of-war keys must be distinct")
+    n = len(names)
+    bucket = np.empty((n, k), dtype=np.int64)
+    sign = np.empty((n, k))
+    for j in range(k):
+        digests = [_digest(s, j, name) for name in names]
+        order = sorted(range(n), key=lambda i: (digests[i][:8], names[i]))
+        bucket[order, j] = np.arange(n) * b // max(n, 1)
+        sign[:, j] = [1.0 if d[8] & 1 else -1.0 for d in digests]
+    return bucket, sign
+
+
+def tug_of_war_rows(bucket: np.ndarray, sign: np.ndarray, buckets: int) -> np.ndarray:
+    """The dense feature rows of the keys whose codes (from :func:`tug_of_war_codes`) are
+    ``bucket`` and ``sign``: column ``j * buckets + b`` holds the sign if the key falls in
+    bucket ``b`` of partition ``j``."""
+    n, k = bucket.shape
+    F = np.zeros((n, k * buckets))
+    F[np.arange(n)[:, None], np.arange(k)[None, :] * buckets + bucket] = sign
+    return F
+
+
 def tug_of_war_features(keys: Sequence[str], num_partitions: int, buckets: int = 10,
                         seed: int = 0) -> np.ndarray:
     """The ``len(keys) x (num_partitions * buckets)`` tug-of-war feature matrix.
@@ -29,23 +64,5 @@ def tug_of_war_features(keys: Sequence[str], num_partitions: int, buckets: int =
     features depend only on the set of keys, ``seed`` and the key (not on the order of
     ``keys``), and are the same in every run.
     """
-    k = check_int("num_partitions", num_partitions, 1)
-    b = check_int("buckets", buckets, 1)
-    s = check_int("seed", seed, -(2**63))
-    names = list(keys)
-    for name in names:
-        if not isinstance(name, str):
-            raise RcfrError(f"tug-of-war keys must be strings, got {name!r}")
-    if len(set(names)) != len(names):
-        raise RcfrError("tug-of-war keys must be distinct")
-    n = len(names)
-    F = np.zeros((n, k * b))
-    rows = np.arange(n)
-    for j in range(k):
-        digests = [_digest(s, j, name) for name in names]
-        order = sorted(range(n), key=lambda i: (digests[i][:8], names[i]))
-        bucket = np.empty(n, dtype=np.int64)
-        bucket[order] = np.arange(n) * b // max(n, 1)
-        sign = np.array([1.0 if d[8] & 1 else -1.0 for d in digests])
-        F[rows, j * b + bucket] = sign
-    return F
+    bucket, sign = tug_of_war_codes(keys, num_partitions, buckets, seed)
+    return tug_of_war_rows(bucket, sign, check_int("buckets", buckets, 1))

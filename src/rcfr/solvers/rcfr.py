@@ -6,9 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import RcfrError
-from ..features import parse_features
-from ..games.leduc import LeducPoker
-from ..games.nl_one_card import NLOneCardPoker
+from ..features import default_features, parse_features
 from ..links import Link
 from ..tree import GameTree, compile_game
 from .loop import RegretSolver
@@ -16,11 +14,6 @@ from .regression import LinearRegrets, RegressionRegrets, TabularRegressor
 
 REGRESSORS = ("tabular", "best-first", "recursive", "ridge", "torch-mlp", "sklearn:<module.Class>")
 RCFR_ALGORITHMS = {"rcfr": False, "rcfr+": True}
-
-
-def default_features(game) -> str:
-    """The thesis's poker features where they are defined, else one-hot."""
-    return "thesis" if isinstance(game, (LeducPoker, NLOneCardPoker)) else "onehot"
 
 
 def split_leaves(tree: GameTree, leaves: int) -> list[int]:
@@ -43,7 +36,8 @@ def make_estimator(tree: GameTree, regressor: Any = "best-first", *, leaves: int
     """The regret estimator for a regressor name (or a regressor object)."""
     features = features if features is not None else (
         "hashing:5" if regressor == "ridge" else default_features(tree.game))
-    parse_features(features)
+    if not callable(features) and not isinstance(features, (list, tuple)):
+        parse_features(features)
     if not isinstance(regressor, str):
         return RegressionRegrets(regressor, features, bootstrap=bootstrap, plus=plus, seed=seed)
     name = regressor.strip().lower()

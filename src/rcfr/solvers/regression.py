@@ -53,7 +53,8 @@ class RegressionRegrets:
     """Per-player regressors over sequence features (RCFR / RCFR+ estimator).
 
     ``regressors`` is one regressor (copied for each player) or a pair, one per player;
-    ``features`` names a feature set of :mod:`rcfr.features` or is a pair of matrices.
+    ``features`` names a feature set of :mod:`rcfr.features`, is a callable ``f(tree, player)
+    -> matrix``, or is a pair of matrices.
     """
 
     fused = False
@@ -78,7 +79,7 @@ class RegressionRegrets:
                 raise RcfrError(f"{r!r} is not a regressor (it needs fit and predict)")
             if not hasattr(r, "complexity"):  # a foreign (e.g. scikit-learn) regressor
                 self.regressors_[p] = SklearnRegressor(r)
-        if isinstance(self.features, str):
+        if isinstance(self.features, str) or callable(self.features):
             self.X_ = [sequence_features(tree, p, self.features, self.seed) for p in (0, 1)]
         else:
             self.X_ = [np.asarray(x, dtype=np.float64) for x in self.features]
