@@ -1,6 +1,8 @@
 """The regressors honour scikit-learn's estimator contract: ``check_estimator``, ``clone``,
 ``NotFittedError``, sample weights, and fitted state kept through a checkpoint (no pickle)."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -108,3 +110,15 @@ def test_integer_weights_are_repetitions():
                                    rtol=0, atol=1e-12)
         if hasattr(weighted, "fitted_"):  # training predictions cover the zero-weight rows
             np.testing.assert_array_equal(weighted.fitted_, weighted.predict(X))
+
+
+def test_sklearn_mlp_counts_its_weights():
+    from sklearn.neural_network import MLPRegressor
+
+    from rcfr.regressors import SklearnRegressor
+
+    X, y = data(5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ConvergenceWarning escapes the adapter
+        model = SklearnRegressor(MLPRegressor(hidden_layer_sizes=(6, 4), max_iter=3)).fit(X, y)
+    assert model.complexity == (7 * 6 + 6) + (6 * 4 + 4) + (4 + 1)

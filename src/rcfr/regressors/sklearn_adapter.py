@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
 
 from ..errors import RcfrError
 from ._checks import check_fitted
@@ -31,7 +33,10 @@ class SklearnRegressor(RegressorMixin, BaseEstimator):
     """Wraps a scikit-learn regressor -- an instance, or a ``"module.Class"`` path that is
     imported and instantiated with no arguments at the first fit.  ``fit`` fits the wrapped
     estimator in place (``estimator_``); ``complexity`` is its number of leaves if it has
-    ``get_n_leaves`` (trees), else the number of entries of ``coef_`` (linear models), else 0.
+    ``get_n_leaves`` (trees), the entries of its weight matrices and biases (``coefs_``,
+    ``intercepts_``: scikit-learn's MLPs), else the entries of ``coef_`` (linear models), else
+    0.  Convergence warnings of the wrapped estimator are silenced: RCFR refits it every
+    iteration, warm-started where it can be, and needs no convergence within one fit.
     """
 
     def __init__(self, estimator: Any) -> None:
@@ -51,10 +56,12 @@ class SklearnRegressor(RegressorMixin, BaseEstimator):
             sample_weight: np.ndarray | None = None) -> SklearnRegressor:
         """Fit the wrapped estimator; returns ``self``."""
         est = self._resolve()
-        if sample_weight is None:
-            est.fit(X, y)
-        else:
-            est.fit(X, y, sample_weight=sample_weight)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            if sample_weight is None:
+                est.fit(X, y)
+            else:
+                est.fit(X, y, sample_weight=sample_weight)
         self.estimator_ = est
         return self
 
@@ -71,5 +78,8 @@ class SklearnRegressor(RegressorMixin, BaseEstimator):
             return 0
         if callable(getattr(est, "get_n_leaves", None)):
             return int(est.get_n_leaves())
+        if hasattr(est, "coefs_"):
+            return int(sum(np.size(c) for c in est.coefs_)
+                       + sum(np.size(b) for b in getattr(est, "intercepts_", [])))
         coef = getattr(est, "coef_", None)
         return 0 if coef is None else int(np.size(coef))

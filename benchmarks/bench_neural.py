@@ -1,0 +1,197 @@
+#!/usr/bin/env python
+"""Neural RCFR benchmark (issue 15): rcfr's RCFR+ with its PyTorch MLP regressor against
+OpenSpiel's PyTorch RCFR on Leduc, and best-first trees against networks of equal parameter
+counts on canonical Leduc.
+
+    .venv/bin/python benchmarks/bench_neural.py                       # both parts
+    .venv/bin/python benchmarks/bench_neural.py --part openspiel --iterations 100,1000,10000
+    .venv/bin/python benchmarks/bench_neural.py --part params --param-iterations 1000
+    .venv/bin/python benchmarks/bench_neural.py --json                # one JSON object
+
+Part ``openspiel``: both run RCFR+ (regrets clipped at zero, uniform averaging) on Leduc
+(OpenSpiel's ``leduc_poker``) with the same network -- two hidden layers of 64 ReLU units
+(OpenSpiel: ``DeepRcfrModel(num_hidden_units=64, num_hidden_layers=1)``) -- trained by Adam
+(learning rate 0.01) for 10 full-batch steps per player and iteration, warm-started from the
+last iteration.  rcfr fits average regrets on the thesis's features; OpenSpiel fits cumulative
+regrets on its own sequence features (information-state tensor + action).  Each side's time
+per iteration excludes set-up and evaluation; exploitability is each library's own
+(OpenSpiel's ``exploitability.exploitability``; rcfr's evaluator), both the mean of the two
+best-response values.
+
+Part ``params``: on ``leduc(canonical=true)`` (672 sequences, thesis features, 79 columns)
+RCFR+ with best-first trees of ``L`` leaves against MLPs with one hidden layer of ``h`` units,
+``2 (81 h + 1)`` weights for both players, at ``L = 2 (81 h + 1)``; plus the default network
+(64, 64) against the full tree (a leaf per sequence).
+
+Torch runs on one thread (``--threads``); timings are medians where repeated, wall-clock,
+and machine-dependent: compare ratios from the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+try:
+    import rcfr
+except ImportError:  # running from a checkout without an installed package
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+    import rcfr
+from rcfr.regressors import BestFirstTree
+from rcfr.regressors.torch_mlp import RCFR_DEFAULTS, TorchMLPRegressor
+from rcfr.solvers.rcfr import RCFRSolver
+
+STEPS, LR, WIDTH = RCFR_DEFAULTS["steps"], RCFR_DEFAULTS["learning_rate"], 64
+
+
+def run_rcfr(tree, regressor, checkpoints: list[int], leaves: int | None = None) -> dict:
+    """RCFR+ to each checkpoint: seconds per iteration (set-up and evaluation excluded) and
+    exploitability of the average strategy."""
+    solver = RCFRSolver(tree, "rcfr+", regressor=regressor, leaves=leaves, seed=0)
+    solver.run(1)  # set-up: features, kernels, first fit
+    done, spent, curve = 1, 0.0, []
+    for n in checkpoints:
+        t0 = time.perf_counter()
+        solver.run(n - done)
+        spent += time.perf_counter() - t0
+        done = n
+        curve.append({"iterations": n, "exploitability": rcfr.exploitability(
+            tree, solver.average_policy()), "seconds": spent})
+    return {"seconds_per_iteration": spent / (done - 1), "complexity": solver.complexity,
+            "curve": curve}
+
+
+def run_openspiel(checkpoints: list[int]) -> dict | None:
+    """OpenSpiel's PyTorch RCFR+ with the same network and training, or ``None`` when it does
+    not import."""
+    try:
+        import pyspiel
+        import torch
+        from open_spiel.python import policy as os_policy
+        from open_spiel.python.algorithms import exploitability as os_expl
+        from open_spiel.python.pytorch import rcfr as os_rcfr
+    except ImportError:
+        return None
+    game = pyspiel.load_game("leduc_poker")
+    torch.manual_seed(0)
+    models = [os_rcfr.DeepRcfrModel(game, num_hidden_units=WIDTH, num_hidden_layers=1)
+              for _ in range(2)]
+    optimizers = {id(m): torch.optim.Adam(m.parameters(), lr=LR) for m in models}
+
+    def train(model, data):  # STEPS full-batch Adam steps, warm-started
+        x, y = data.tensors
+        opt = optimizers[id(model)]
+        for _ in range(STEPS):
+            loss = torch.mean((model(x) - y) ** 2)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+    solver = os_rcfr.RcfrSolver(game, models, truncate_negative=True)
+
+    def expl() -> float:
+        table = os_policy.TabularPolicy(game)
+        for key, pairs in solver.average_policy().items():
+            row = table.policy_for_key(key)
+            row[:] = 0.0
+            for a, p in pairs:
+                row[a] = p
+        return float(os_expl.exploitability(game, table))
+
+    solver.evaluate_and_update_policy(train)
+    done, spent, curve = 1, 0.0, []
+    for n in checkpoints:
+        t0 = time.perf_counter()
+        for _ in range(n - done):
+            solver.evaluate_and_update_policy(train)
+        spent += time.perf_counter() - t0
+        done = n
+        curve.append({"iterations": n, "exploitability": expl(), "seconds": spent})
+    weights = sum(p.numel() for m in models for p in m.parameters())
+    return {"seconds_per_iteration": spent / (done - 1), "complexity": weights, "curve": curve}
+
+
+def mlp(hidden: tuple[int, ...]) -> TorchMLPRegressor:
+    return TorchMLPRegressor(hidden=hidden, learning_rate=LR, steps=STEPS, warm_start=True)
+
+
+def part_openspiel(args) -> dict:
+    tree = rcfr.compile_game("leduc")
+    ours = run_rcfr(tree, mlp((WIDTH, WIDTH)), args.iterations)
+    theirs = run_openspiel(args.openspiel_iterations)
+    out = {"game": "leduc", "rcfr": ours, "openspiel": theirs}
+    print(f"RCFR+ on Leduc, MLP ({WIDTH}, {WIDTH}), Adam lr {LR}, {STEPS} full-batch steps per "
+          f"fit, warm-started ({ours['complexity']:,} weights here)")
+    print(f"{'iterations':>10}  {'rcfr expl':>10}  {'rcfr s':>8}  {'openspiel expl':>14}  "
+          f"{'openspiel s':>11}")
+    os_curve = {c["iterations"]: c for c in (theirs or {}).get("curve", [])}
+    for c in ours["curve"]:
+        o = os_curve.get(c["iterations"])
+        tail = f"{o['exploitability']:14.4f}  {o['seconds']:11.1f}" if o else f"{'-':>14}  " \
+            f"{'-':>11}"
+        print(f"{c['iterations']:>10,}  {c['exploitability']:10.4f}  {c['seconds']:8.1f}  {tail}")
+    line = f"time per iteration: rcfr {1e3 * ours['seconds_per_iteration']:.1f} ms"
+    if theirs is not None:
+        ratio = theirs["seconds_per_iteration"] / ours["seconds_per_iteration"]
+        line += (f", OpenSpiel {1e3 * theirs['seconds_per_iteration']:.1f} ms "
+                 f"({theirs['complexity']:,} weights): {ratio:.1f}x")
+        out["speedup"] = ratio
+    else:
+        line += " (OpenSpiel's PyTorch RCFR does not import here)"
+    print(line)
+    return out
+
+
+def part_params(args) -> dict:
+    tree = rcfr.compile_game("leduc(canonical=true)")
+    n = args.param_iterations
+    rows = []
+    pairs = [((h,), 2 * (81 * h + 1)) for h in args.widths] + [((WIDTH, WIDTH),
+                                                                 tree.num_sequences)]
+    for hidden, leaves in pairs:
+        net = run_rcfr(tree, mlp(hidden), [n])
+        trees = run_rcfr(tree, BestFirstTree(1), [n], leaves=leaves)
+        for name, r in (("mlp " + ",".join(map(str, hidden)), net),
+                        (f"best-first {leaves}", trees)):
+            e, s = r["curve"][-1]["exploitability"], r["curve"][-1]["seconds"]
+            rows.append({"model": name, "parameters": r["complexity"], "exploitability": e,
+                         "seconds": s})
+    print(f"\nRCFR+ on leduc(canonical=true), {n:,} iterations: trees vs networks")
+    print(f"{'model':>18}  {'parameters':>10}  {'exploitability':>14}  {'seconds':>8}")
+    for r in rows:
+        print(f"{r['model']:>18}  {r['parameters']:>10,}  {r['exploitability']:14.4f}  "
+              f"{r['seconds']:8.1f}")
+    return {"game": "leduc(canonical=true)", "iterations": n, "rows": rows}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ints = lambda s: sorted(int(x) for x in s.split(","))  # noqa: E731
+    ap.add_argument("--part", choices=("all", "openspiel", "params"), default="all")
+    ap.add_argument("--iterations", type=ints, default=[100, 1000, 10000])
+    ap.add_argument("--openspiel-iterations", type=ints, default=[100])
+    ap.add_argument("--param-iterations", type=int, default=1000)
+    ap.add_argument("--widths", type=ints, default=[1, 2, 4])
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--json", action="store_true", help="print one JSON object instead")
+    args = ap.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(args.threads)
+    result = {"torch": torch.__version__, "threads": args.threads}
+    if args.part in ("all", "openspiel"):
+        result["openspiel"] = part_openspiel(args)
+    if args.part in ("all", "params"):
+        result["params"] = part_params(args)
+    if args.json:
+        print(json.dumps(result, default=lambda x: float(x) if np.isscalar(x) else str(x)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
