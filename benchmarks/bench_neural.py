@@ -23,7 +23,9 @@ RCFR+ with best-first trees of ``L`` leaves against MLPs with one hidden layer o
 ``2 (81 h + 1)`` weights for both players, at ``L = 2 (81 h + 1)``; plus the default network
 (64, 64) against the full tree (a leaf per sequence).
 
-Torch runs on one thread (``--threads``); timings are medians where repeated, wall-clock,
+OpenSpiel's PyTorch RCFR also needs ``dm-tree`` (``pip install dm-tree``: its ``deep_cfr``
+module imports it); without it, or without OpenSpiel, that side is skipped.  Torch runs on one
+thread (``--threads``); timings are medians where repeated, wall-clock,
 and machine-dependent: compare ratios from the same run.
 """
 
@@ -47,6 +49,11 @@ from rcfr.regressors.torch_mlp import RCFR_DEFAULTS, TorchMLPRegressor
 from rcfr.solvers.rcfr import RCFRSolver
 
 STEPS, LR, WIDTH = RCFR_DEFAULTS["steps"], RCFR_DEFAULTS["learning_rate"], 64
+OUT = sys.stdout  # the tables (stderr with --json)
+
+
+def say(*args) -> None:
+    print(*args, file=OUT, flush=True)
 
 
 def run_rcfr(tree, regressor, checkpoints: list[int], leaves: int | None = None) -> dict:
@@ -125,16 +132,16 @@ def part_openspiel(args) -> dict:
     ours = run_rcfr(tree, mlp((WIDTH, WIDTH)), args.iterations)
     theirs = run_openspiel(args.openspiel_iterations)
     out = {"game": "leduc", "rcfr": ours, "openspiel": theirs}
-    print(f"RCFR+ on Leduc, MLP ({WIDTH}, {WIDTH}), Adam lr {LR}, {STEPS} full-batch steps per "
+    say(f"RCFR+ on Leduc, MLP ({WIDTH}, {WIDTH}), Adam lr {LR}, {STEPS} full-batch steps per "
           f"fit, warm-started ({ours['complexity']:,} weights here)")
-    print(f"{'iterations':>10}  {'rcfr expl':>10}  {'rcfr s':>8}  {'openspiel expl':>14}  "
+    say(f"{'iterations':>10}  {'rcfr expl':>10}  {'rcfr s':>8}  {'openspiel expl':>14}  "
           f"{'openspiel s':>11}")
     os_curve = {c["iterations"]: c for c in (theirs or {}).get("curve", [])}
     for c in ours["curve"]:
         o = os_curve.get(c["iterations"])
         tail = f"{o['exploitability']:14.4f}  {o['seconds']:11.1f}" if o else f"{'-':>14}  " \
             f"{'-':>11}"
-        print(f"{c['iterations']:>10,}  {c['exploitability']:10.4f}  {c['seconds']:8.1f}  {tail}")
+        say(f"{c['iterations']:>10,}  {c['exploitability']:10.4f}  {c['seconds']:8.1f}  {tail}")
     line = f"time per iteration: rcfr {1e3 * ours['seconds_per_iteration']:.1f} ms"
     if theirs is not None:
         ratio = theirs["seconds_per_iteration"] / ours["seconds_per_iteration"]
@@ -143,7 +150,7 @@ def part_openspiel(args) -> dict:
         out["speedup"] = ratio
     else:
         line += " (OpenSpiel's PyTorch RCFR does not import here)"
-    print(line)
+    say(line)
     return out
 
 
@@ -161,10 +168,10 @@ def part_params(args) -> dict:
             e, s = r["curve"][-1]["exploitability"], r["curve"][-1]["seconds"]
             rows.append({"model": name, "parameters": r["complexity"], "exploitability": e,
                          "seconds": s})
-    print(f"\nRCFR+ on leduc(canonical=true), {n:,} iterations: trees vs networks")
-    print(f"{'model':>18}  {'parameters':>10}  {'exploitability':>14}  {'seconds':>8}")
+    say(f"\nRCFR+ on leduc(canonical=true), {n:,} iterations: trees vs networks")
+    say(f"{'model':>18}  {'parameters':>10}  {'exploitability':>14}  {'seconds':>8}")
     for r in rows:
-        print(f"{r['model']:>18}  {r['parameters']:>10,}  {r['exploitability']:14.4f}  "
+        say(f"{r['model']:>18}  {r['parameters']:>10,}  {r['exploitability']:14.4f}  "
               f"{r['seconds']:8.1f}")
     return {"game": "leduc(canonical=true)", "iterations": n, "rows": rows}
 
@@ -180,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--json", action="store_true", help="print one JSON object instead")
     args = ap.parse_args(argv)
+    global OUT
+    OUT = sys.stderr if args.json else sys.stdout
     import torch
 
     torch.set_num_threads(args.threads)

@@ -10,9 +10,11 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+import rcfr
 from rcfr.errors import RcfrError
 from rcfr.fileio import read_npz, write_npz
 from rcfr.regressors.torch_mlp import TorchMLPRegressor, parse_hidden
+from rcfr.solvers.rcfr import RCFRSolver
 
 torch = pytest.importorskip("torch")
 
@@ -130,9 +132,6 @@ def test_parse_hidden():
 
 
 def test_rcfr_plus_with_the_neural_regressor_solves_kuhn(kuhn):
-    import rcfr
-    from rcfr.solvers.rcfr import RCFRSolver
-
     def run():
         solver = RCFRSolver(kuhn, "rcfr+", regressor="torch-mlp", hidden="16", seed=3)
         return solver.run(100)
@@ -144,3 +143,17 @@ def test_rcfr_plus_with_the_neural_regressor_solves_kuhn(kuhn):
     assert rcfr.exploitability(kuhn, first.average_policy()) < 0.015
     np.testing.assert_array_equal(avg, second.average_policy().probs)  # same seed, same run
     assert first.complexity == 2 * (16 + 16 + 17) + 2 * 16 * (kuhn.num_sequences // 2 - 1)
+
+
+def test_an_rcfr_checkpoint_resumes_the_network_exactly(kuhn, tmp_path):
+    def solver():
+        return RCFRSolver(kuhn, "rcfr+", regressor="torch-mlp", hidden="8", seed=1)
+
+    straight = solver().run(12)
+    first = solver().run(7)
+    first.save_checkpoint(tmp_path / "ck.npz")
+    resumed = solver().load_checkpoint(tmp_path / "ck.npz").run(5)
+    np.testing.assert_array_equal(resumed.average_policy().probs,
+                                  straight.average_policy().probs)
+    np.testing.assert_array_equal(resumed.current_policy().probs,
+                                  straight.current_policy().probs)

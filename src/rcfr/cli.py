@@ -125,6 +125,16 @@ def solve(
                                                      "penalty (default 1e-3).")] = None,
     hidden: Annotated[str | None, typer.Option(
         help="rcfr --regressor torch-mlp: hidden-layer widths, e.g. 64,64 (the default).")] = None,
+    average_regressor: Annotated[str | None, typer.Option(
+        help="rcfr: also fit the average strategy with this regressor (same names as "
+             "--regressor); the exploitability reported is its strategy's, the tabular "
+             "average's beside it.")] = None,
+    average_leaves: Annotated[int | None, typer.Option(
+        help="rcfr --average-regressor trees: leaf budget, both players together.")] = None,
+    average_target: Annotated[str | None, typer.Option(
+        help="rcfr --average-regressor: strategy (default; reach-weighted), weights "
+             "(cumulative strategy weights) or bootstrap (those, bootstrapped: no table).")
+    ] = None,
     out_file: Annotated[Path | None, typer.Option("--out", "-o",
                                                   help="Write the average strategy here "
                                                        "(.npz).")] = None,
@@ -153,7 +163,9 @@ def solve(
     rcfr_options = {k: v for k, v in (
         ("regressor", regressor), ("leaves", leaves), ("features", features),
         ("bootstrap", bootstrap), ("threshold", threshold), ("criterion", criterion),
-        ("alpha", alpha), ("hidden", hidden), ("epsilon", epsilon), ("beta", beta), ("tau", tau))
+        ("alpha", alpha), ("hidden", hidden), ("average_regressor", average_regressor),
+        ("average_leaves", average_leaves), ("average_target", average_target),
+        ("epsilon", epsilon), ("beta", beta), ("tau", tau))
         if v is not None and v is not False}
     if averaging is not None:
         rcfr_options["averaging"] = averaging
@@ -194,6 +206,9 @@ def solve(
               f"({info['iterations_per_second']:,.0f} it/s)")
     out.print(f"  value to player 0   {ev.value:+.6f}")
     out.print(f"  exploitability      {_fmt_expl(ev)}")
+    if "tabular_exploitability" in info:
+        out.print(f"  tabular average     {info['tabular_exploitability']:.6g} (the model's "
+                  "strategy above)")
     if "complexity" in info:
         out.print(f"  complexity          {info['complexity']:,} "
                   f"({100 * info['complexity_share']:.1f}% of {tree.num_sequences:,} sequences)")

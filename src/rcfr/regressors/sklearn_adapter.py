@@ -29,6 +29,14 @@ def _load(path: str) -> Any:
         raise RcfrError(f"cannot instantiate {path!r}: {exc}") from None
 
 
+def _warm_startable(est: Any) -> bool:
+    """Whether ``est.warm_start`` means "continue from the last solution" (it adds members to
+    scikit-learn's ensembles instead)."""
+    get = getattr(est, "get_params", None)
+    return (callable(get) and "warm_start" in get(deep=False)
+            and not type(est).__module__.startswith("sklearn.ensemble"))
+
+
 class SklearnRegressor(RegressorMixin, BaseEstimator):
     """Wraps a scikit-learn regressor -- an instance, or a ``"module.Class"`` path that is
     imported and instantiated with no arguments at the first fit.  ``fit`` fits the wrapped
@@ -37,10 +45,16 @@ class SklearnRegressor(RegressorMixin, BaseEstimator):
     ``intercepts_``: scikit-learn's MLPs), else the entries of ``coef_`` (linear models), else
     0.  Convergence warnings of the wrapped estimator are silenced: RCFR refits it every
     iteration, warm-started where it can be, and needs no convergence within one fit.
+
+    With ``warm_start=True`` (RCFR sets it) a refit continues from the last solution: the
+    wrapped estimator's own ``warm_start`` is switched on where it means that (linear models,
+    MLPs; not ensembles, where it adds members), else ``partial_fit`` is used after the first
+    fit where the estimator has it, else it is refit from scratch.
     """
 
-    def __init__(self, estimator: Any) -> None:
+    def __init__(self, estimator: Any, warm_start: bool = False) -> None:
         self.estimator = estimator
+        self.warm_start = warm_start
 
     def _resolve(self) -> Any:
         est = self.estimator
@@ -56,12 +70,18 @@ class SklearnRegressor(RegressorMixin, BaseEstimator):
             sample_weight: np.ndarray | None = None) -> SklearnRegressor:
         """Fit the wrapped estimator; returns ``self``."""
         est = self._resolve()
+        method = est.fit
+        if self.warm_start:
+            if _warm_startable(est):
+                est.set_params(warm_start=True)
+            elif hasattr(self, "estimator_") and callable(getattr(est, "partial_fit", None)):
+                method = est.partial_fit
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             if sample_weight is None:
-                est.fit(X, y)
+                method(X, y)
             else:
-                est.fit(X, y, sample_weight=sample_weight)
+                method(X, y, sample_weight=sample_weight)
         self.estimator_ = est
         return self
 

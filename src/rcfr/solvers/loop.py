@@ -189,6 +189,8 @@ class RegretSolver:
             for p in group:
                 s_lo, s_hi = int(self.seq_bounds_[p]), int(self.seq_bounds_[p + 1])
                 accumulate_average(self._plan, weight, s_lo, s_hi, self.avg_weights_)
+                if getattr(self, "average_hook_", None) is not None:  # an average by regression
+                    self.average_hook_(self._plan, weight, s_lo, s_hi)
                 self.estimator_.update(self._inst, s_lo, s_hi, self.iteration)
                 apply_link(self.link_.kind, self.link_.param, self.estimator_.predict(),
                            self.bounds_[p], self.bounds_[p + 1], t.infoset_seq_start,

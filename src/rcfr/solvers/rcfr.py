@@ -5,15 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..errors import RcfrError
-from ..features import default_features, parse_features
+from ..features import default_features, parse_features, sequence_features
 from ..links import Link
+from ..policy import TabularPolicy
 from ..tree import GameTree, compile_game
+from .average import AverageStrategyModel
 from .loop import RegretSolver
 from .regression import LinearRegrets, RegressionRegrets, TabularRegressor
 
 REGRESSORS = ("tabular", "best-first", "recursive", "ridge", "torch-mlp", "sklearn:<module.Class>")
 RCFR_ALGORITHMS = {"rcfr": False, "rcfr+": True}
+AVERAGE_TARGETS = ("strategy", "weights", "bootstrap")
 
 
 def split_leaves(tree: GameTree, leaves: int) -> list[int]:
@@ -29,23 +34,13 @@ def _check_leaves(leaves: Any) -> int:
     return leaves
 
 
-def make_estimator(tree: GameTree, regressor: Any = "best-first", *, leaves: int | None = None,
-                   features: str | None = None, bootstrap: bool = False, plus: bool = False,
-                   threshold: float = 0.0, criterion: str = "squared_error",
-                   alpha: float = 1e-3, hidden: Any = None, seed: int = 0):
-    """The regret estimator for a regressor name (or a regressor object)."""
-    features = features if features is not None else (
-        "hashing:5" if regressor == "ridge" else default_features(tree.game))
-    if not callable(features) and not isinstance(features, (list, tuple)):
-        parse_features(features)
-    if not isinstance(regressor, str):
-        return RegressionRegrets(regressor, features, bootstrap=bootstrap, plus=plus, seed=seed)
+def make_regressors(tree: GameTree, regressor: str, *, leaves: int | None = None,
+                    threshold: float = 0.0, criterion: str = "squared_error", hidden: Any = None,
+                    seed: int = 0) -> Any:
+    """The regressor (or per-player pair) a regressor name stands for (``tabular``,
+    ``best-first``, ``recursive``, ``torch-mlp``, ``sklearn:module.Class``); ``leaves`` is a
+    budget for both players together."""
     name = regressor.strip().lower()
-    if name == "ridge":
-        if plus or bootstrap:
-            raise RcfrError("the ridge estimator sums its weights over iterations (D'Orazio et "
-                            "al.); use it with --algorithm rcfr and without --bootstrap")
-        return LinearRegrets(features, alpha, seed=seed)
     if name == "tabular":
         regs: Any = TabularRegressor()
     elif name in ("best-first", "recursive"):
@@ -66,9 +61,31 @@ def make_estimator(tree: GameTree, regressor: Any = "best-first", *, leaves: int
     elif name.startswith("sklearn:"):
         from ..regressors import SklearnRegressor
 
-        regs = SklearnRegressor(regressor.split(":", 1)[1])
+        regs = SklearnRegressor(regressor.strip().split(":", 1)[1])
     else:
         raise RcfrError(f"unknown regressor {regressor!r}; use one of {', '.join(REGRESSORS)}")
+    return regs
+
+
+def make_estimator(tree: GameTree, regressor: Any = "best-first", *, leaves: int | None = None,
+                   features: str | None = None, bootstrap: bool = False, plus: bool = False,
+                   threshold: float = 0.0, criterion: str = "squared_error",
+                   alpha: float = 1e-3, hidden: Any = None, seed: int = 0):
+    """The regret estimator for a regressor name (or a regressor object)."""
+    features = features if features is not None else (
+        "hashing:5" if regressor == "ridge" else default_features(tree.game))
+    if not callable(features) and not isinstance(features, (list, tuple)):
+        parse_features(features)
+    if not isinstance(regressor, str):
+        return RegressionRegrets(regressor, features, bootstrap=bootstrap, plus=plus, seed=seed)
+    name = regressor.strip().lower()
+    if name == "ridge":
+        if plus or bootstrap:
+            raise RcfrError("the ridge estimator sums its weights over iterations (D'Orazio et "
+                            "al.); use it with --algorithm rcfr and without --bootstrap")
+        return LinearRegrets(features, alpha, seed=seed)
+    regs = make_regressors(tree, regressor, leaves=leaves, threshold=threshold,
+                           criterion=criterion, hidden=hidden, seed=seed)
     return RegressionRegrets(regs, features, bootstrap=bootstrap, plus=plus, seed=seed)
 
 
@@ -77,6 +94,13 @@ class RCFRSolver(RegretSolver):
     regressor per player on sequence features; stored targets (thesis Algorithm 1) or
     bootstrapped ones (Algorithm 2); uniform averaging by default, as in the thesis.
 
+    ``average_regressor`` (a regressor name or object; ``average_leaves`` for trees) adds a
+    second model per player for the average strategy (:mod:`rcfr.solvers.average`):
+    ``average_target`` ``"strategy"`` (the behavioural average, reach-weighted), ``"weights"``
+    (the cumulative strategy weights) or ``"bootstrap"`` (those, bootstrapped from the model
+    itself: no table is needed).  Then :meth:`average_policy` is the model's strategy,
+    :meth:`tabular_average_policy` the exact average, and ``complexity`` counts both models.
+
     With ``regressor="tabular"`` RCFR is CFR and RCFR+ is CFR+ (same averaging), bit for bit.
     """
 
@@ -84,7 +108,9 @@ class RCFRSolver(RegretSolver):
                  regressor: Any = "best-first", leaves: int | None = None,
                  features: str | None = None, bootstrap: bool = False,
                  threshold: float = 0.0, criterion: str = "squared_error", alpha: float = 1e-3,
-                 hidden: Any = None, link: str | Link | None = None, alternating: bool = True,
+                 hidden: Any = None, average_regressor: Any = None,
+                 average_leaves: int | None = None, average_target: str = "strategy",
+                 link: str | Link | None = None, alternating: bool = True,
                  averaging: str | float = "uniform", seed: int | None = None) -> None:
         key = str(algorithm).lower()
         if key not in RCFR_ALGORITHMS:
@@ -98,6 +124,9 @@ class RCFRSolver(RegretSolver):
         self.criterion = criterion
         self.alpha = alpha
         self.hidden = hidden
+        self.average_regressor = average_regressor
+        self.average_leaves = average_leaves
+        self.average_target = average_target
         super().__init__(game, estimator=None, link=link, alternating=alternating,
                          averaging=averaging, seed=seed, name=key)
 
@@ -110,12 +139,77 @@ class RCFRSolver(RegretSolver):
                 bootstrap=self.bootstrap, plus=RCFR_ALGORITHMS[self.algorithm],
                 threshold=self.threshold, criterion=self.criterion, alpha=self.alpha,
                 hidden=self.hidden, seed=0 if self.seed is None else int(self.seed))
-        super()._setup()
+        if not self._ready:
+            super()._setup()
+            self._setup_average()
 
-    _config_keys = RegretSolver._config_keys + ("regressor", "leaves", "features", "bootstrap")
+    def _setup_average(self) -> None:
+        """The average-strategy model, on the regret regressor's features."""
+        self.average_model_ = None
+        if self.average_regressor is None:
+            return
+        tree = self.tree
+        regs = self.average_regressor
+        if isinstance(regs, str):
+            regs = make_regressors(tree, regs, leaves=self.average_leaves,
+                                   threshold=self.threshold, criterion=self.criterion,
+                                   hidden=self.hidden, seed=0 if self.seed is None else self.seed)
+        X = getattr(self.estimator_, "X_", None)
+        if X is None:
+            spec = self.features if self.features is not None else default_features(tree.game)
+            X = [sequence_features(tree, p, spec) for p in (0, 1)]
+        target = str(self.average_target).strip().lower()
+        if target not in AVERAGE_TARGETS:
+            raise RcfrError(f"unknown average target {self.average_target!r}; use "
+                            f"{', '.join(AVERAGE_TARGETS)}")
+        model = AverageStrategyModel(regs, target="weights" if target == "bootstrap" else target,
+                                     bootstrap=target == "bootstrap")
+        model.initialize(tree, X)
+        self.average_model_ = model
+        if model.bootstrap:
+            self.average_hook_ = model.update
+
+    def average_policy(self) -> TabularPolicy:
+        """The average strategy: the one the average-strategy model represents when there is
+        one (``average_regressor``), else the tabular average."""
+        self._setup()
+        if self.average_model_ is None:
+            return super().average_policy()
+        self.average_model_.refit(self.avg_weights_, self.iteration)
+        return self.average_model_.policy(self._info())
+
+    def tabular_average_policy(self) -> TabularPolicy:
+        """The exact (tabular) average strategy, for comparison with the model's."""
+        return super().average_policy()
+
+    @property
+    def complexity(self) -> int:
+        """Leaves or weights of the regret regressors, plus the average-strategy model's."""
+        total = super().complexity
+        if self.average_model_ is not None:
+            self.average_model_.refit(self.avg_weights_, self.iteration)
+            total += self.average_model_.complexity
+        return total
+
+    def _extra_state(self) -> dict[str, np.ndarray]:
+        if self.average_model_ is None:
+            return {}
+        return {f"average_{k}": v for k, v in self.average_model_.state().items()}
+
+    def _load_extra_state(self, arrays: dict[str, np.ndarray]) -> None:
+        if self.average_model_ is not None:
+            self.average_model_.load_state({k[len("average_"):]: v for k, v in arrays.items()
+                                            if k.startswith("average_")})
+
+    _config_keys = RegretSolver._config_keys + ("regressor", "leaves", "features", "bootstrap",
+                                                "average_regressor", "average_leaves",
+                                                "average_target")
 
     def _info(self) -> dict[str, Any]:
         info = super()._info()
         info.update({"regressor": str(self.regressor), "leaves": self.leaves,
-                     "features": self.features, "bootstrap": self.bootstrap})
+                     "features": self.features, "bootstrap": self.bootstrap,
+                     "average_regressor": None if self.average_regressor is None
+                     else str(self.average_regressor), "average_leaves": self.average_leaves,
+                     "average_target": self.average_target})
         return info

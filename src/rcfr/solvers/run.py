@@ -16,7 +16,7 @@ from .sampling import SCHEMES, MCCFRSolver
 
 # options that only regression CFR takes
 RCFR_OPTIONS = ("regressor", "leaves", "features", "bootstrap", "threshold", "criterion",
-                "alpha", "hidden")
+                "alpha", "hidden", "average_regressor", "average_leaves", "average_target")
 # options that only Monte Carlo CFR takes
 MCCFR_OPTIONS = ("epsilon", "beta", "tau")
 ALL_ALGORITHMS = (*ALGORITHMS, *RCFR_ALGORITHMS, *SCHEMES)
@@ -47,6 +47,9 @@ class SolveResult:
         if self.seconds:
             out["iterations_per_second"] = run / self.seconds
         out.update(self.evaluation.to_dict())
+        if getattr(self.solver, "average_model_", None) is not None:  # the table, beside it
+            out["tabular_exploitability"] = evaluate(
+                self.solver.tree, self.solver.tabular_average_policy()).exploitability
         complexity = getattr(self.solver, "complexity", None)
         if complexity is not None:
             out["complexity"] = complexity
