@@ -138,9 +138,9 @@ def test_rcfr_plus_with_the_neural_regressor_solves_kuhn(kuhn):
 
     first, second = run(), run()
     avg = first.average_policy().probs
-    # measured 0.01122 after 100 iterations (0.00577 after 200, 0.0118 after 2,000); issue 15
+    # measured 0.00782 after 100 iterations (0.00391 after 200, 0.00177 after 500); issue 15
     # asks for < 0.02 within 2,000
-    assert rcfr.exploitability(kuhn, first.average_policy()) < 0.015
+    assert rcfr.exploitability(kuhn, first.average_policy()) < 0.012
     np.testing.assert_array_equal(avg, second.average_policy().probs)  # same seed, same run
     assert first.complexity == 2 * (16 + 16 + 17) + 2 * 16 * (kuhn.num_sequences // 2 - 1)
 

@@ -75,20 +75,20 @@ class TorchMLPRegressor(RegressorMixin, BaseEstimator):
     network's arithmetic; predictions are float64 either way).  Features are standardised with
     the (weighted) mean and spread of the first fit's ``X``, kept for later warm fits.
 
-    In RCFR the network is fit to average regrets ``R / t`` (``target_scale = "average"``):
-    they stay bounded while cumulative regrets grow with ``t``, which suits a warm-started
-    network, and regret matching does not depend on the scale.  ``complexity`` is the number
-    of weights and biases.  Same seed, same thread count and ``torch.use_deterministic_
-    algorithms(True)`` give identical fits on CPU.
+    ``target_scale`` tells RCFR which targets to fit: ``"cumulative"`` regrets (the default:
+    on Leduc, 100 iterations of RCFR+ with the thesis features reach exploitability 0.30 this
+    way, 0.88 on average regrets) or ``"average"`` ones, ``R / t`` (bounded; regret matching
+    does not depend on the scale).  ``complexity`` is the number of weights and biases.  Same
+    seed, same thread count and ``torch.use_deterministic_algorithms(True)`` give identical
+    fits on CPU.
     """
-
-    target_scale = "average"
 
     def __init__(self, hidden: Any = (64, 64), activation: str = "relu",
                  optimizer: str = "adam", learning_rate: float = 1e-3, epochs: int = 200,
                  steps: int | None = None, batch_size: int | None = None,
                  weight_decay: float = 0.0, warm_start: bool = False,
-                 random_state: Any = 0, device: str = "cpu", dtype: str = "float32") -> None:
+                 random_state: Any = 0, device: str = "cpu", dtype: str = "float32",
+                 target_scale: str = "cumulative") -> None:
         self.hidden = hidden
         self.activation = activation
         self.optimizer = optimizer
@@ -101,6 +101,7 @@ class TorchMLPRegressor(RegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.device = device
         self.dtype = dtype
+        self.target_scale = target_scale
 
     # -- building ---------------------------------------------------------------------------
     def _config(self) -> dict[str, Any]:
@@ -116,6 +117,7 @@ class TorchMLPRegressor(RegressorMixin, BaseEstimator):
             "decay": check_float("weight_decay", self.weight_decay, 0.0),
             "device": check_choice("device", self.device, DEVICES),
             "dtype": check_choice("dtype", self.dtype, DTYPES),
+            "scale": check_choice("target_scale", self.target_scale, ("cumulative", "average")),
         }
 
     def _device(self, torch: Any, name: str) -> Any:
