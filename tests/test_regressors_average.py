@@ -9,6 +9,7 @@ from sklearn.neural_network import MLPRegressor
 import rcfr
 from rcfr.regressors import BestFirstTree, SklearnRegressor
 from rcfr.solvers.rcfr import RCFRSolver
+from rcfr.solvers.regression import RegressionRegrets
 
 
 @pytest.mark.parametrize("target", ["strategy", "weights", "bootstrap"])
@@ -65,3 +66,34 @@ def test_a_bootstrapped_average_model_resumes_from_a_checkpoint(kuhn, tmp_path):
     with pytest.raises(rcfr.RcfrError, match="was run with average_leaves 8, not 9"):
         RCFRSolver(kuhn, "rcfr+", leaves=10, average_regressor="best-first", average_leaves=9,
                    average_target="bootstrap").load_checkpoint(tmp_path / "ck.npz")
+
+
+class Online:
+    """A regressor with partial_fit and no warm_start: a running mean of the targets."""
+
+    def get_params(self, deep=True):
+        return {}
+
+    def fit(self, X, y, sample_weight=None):
+        self.calls = ["fit"]
+        self.mean_, self.n_ = np.asarray(y, dtype=float).copy(), 1
+        return self
+
+    def partial_fit(self, X, y, sample_weight=None):
+        self.calls.append("partial_fit")
+        self.n_ += 1
+        self.mean_ += (np.asarray(y) - self.mean_) / self.n_
+        return self
+
+    def predict(self, X):
+        return self.mean_
+
+
+def test_regressors_without_warm_start_continue_by_partial_fit(kuhn):
+    solver = RCFRSolver(kuhn, "rcfr", regressor=Online()).run(4)
+    for reg in solver.estimator_.regressors_:
+        assert reg.estimator_.calls == ["fit", "partial_fit", "partial_fit", "partial_fit"]
+    fresh = RCFRSolver(kuhn, "rcfr")
+    fresh.estimator = RegressionRegrets(Online(), "onehot", warm_start=False)
+    fresh.run(3)  # warm starts off: every iteration refits from scratch
+    assert fresh.estimator_.regressors_[0].estimator_.calls == ["fit"]
