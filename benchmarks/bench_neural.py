@@ -19,9 +19,9 @@ per iteration excludes set-up and evaluation; exploitability is each library's o
 best-response values.
 
 Part ``params``: on ``leduc(canonical=true)`` (672 sequences, thesis features, 79 columns)
-RCFR+ with best-first trees of ``L`` leaves against MLPs with one hidden layer of ``h`` units,
-``2 (81 h + 1)`` weights for both players, at ``L = 2 (81 h + 1)``; plus the default network
-(64, 64) against the full tree (a leaf per sequence).
+RCFR+ with MLPs of one hidden layer of ``h`` units (``--widths``) and the default (64, 64)
+network against best-first trees with as many leaves as the network has weights (at most a
+leaf per sequence, 672).
 
 OpenSpiel's PyTorch RCFR also needs ``dm-tree`` (``pip install dm-tree``: its ``deep_cfr``
 module imports it); without it, or without OpenSpiel, that side is skipped.  Torch runs on one
@@ -44,7 +44,6 @@ try:
 except ImportError:  # running from a checkout without an installed package
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import rcfr
-from rcfr.regressors import BestFirstTree
 from rcfr.regressors.torch_mlp import RCFR_DEFAULTS, TorchMLPRegressor
 from rcfr.solvers.rcfr import RCFRSolver
 
@@ -158,11 +157,10 @@ def part_params(args) -> dict:
     tree = rcfr.compile_game("leduc(canonical=true)")
     n = args.param_iterations
     rows = []
-    pairs = [((h,), 2 * (81 * h + 1)) for h in args.widths] + [((WIDTH, WIDTH),
-                                                                 tree.num_sequences)]
-    for hidden, leaves in pairs:
+    for hidden in [(h,) for h in args.widths] + [(WIDTH, WIDTH)]:
         net = run_rcfr(tree, mlp(hidden), [n])
-        trees = run_rcfr(tree, BestFirstTree(1), [n], leaves=leaves)
+        leaves = min(net["complexity"], tree.num_sequences)  # a leaf per weight, at most one
+        trees = run_rcfr(tree, "best-first", [n], leaves=leaves)  # per sequence
         for name, r in (("mlp " + ",".join(map(str, hidden)), net),
                         (f"best-first {leaves}", trees)):
             e, s = r["curve"][-1]["exploitability"], r["curve"][-1]["seconds"]
@@ -172,7 +170,7 @@ def part_params(args) -> dict:
     say(f"{'model':>18}  {'parameters':>10}  {'exploitability':>14}  {'seconds':>8}")
     for r in rows:
         say(f"{r['model']:>18}  {r['parameters']:>10,}  {r['exploitability']:14.4f}  "
-              f"{r['seconds']:8.1f}")
+            f"{r['seconds']:8.1f}")
     return {"game": "leduc(canonical=true)", "iterations": n, "rows": rows}
 
 
