@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ RCFR_OPTIONS = ("regressor", "leaves", "features", "bootstrap", "threshold", "cr
 # options that only Monte Carlo CFR takes
 MCCFR_OPTIONS = ("epsilon", "beta", "tau")
 ALL_ALGORITHMS = (*ALGORITHMS, *RCFR_ALGORITHMS, *SCHEMES)
+CHUNK_SECONDS = 0.25  # solve() runs chunks of about this long between its hooks
 
 
 @dataclass
@@ -38,6 +40,7 @@ class SolveResult:
     curve_nodes: list[int] = field(default_factory=list)  # nodes visited at each curve point
     iterations_run: int | None = None  # iterations in this call (fewer than ``iterations``
     # when resumed from a checkpoint); the speed is measured on these
+    interrupted: bool = False  # ``should_stop`` ended the run before its budget
 
     def to_dict(self) -> dict:
         out = {"game": self.game, "algorithm": self.algorithm, "iterations": self.iterations,
@@ -54,6 +57,7 @@ class SolveResult:
         out["curve"] = [list(p) for p in self.curve]
         out["nodes_visited"] = getattr(self.solver, "nodes_visited", None)
         out["curve_nodes"] = list(self.curve_nodes)
+        out["interrupted"] = self.interrupted
         return out
 
 
@@ -103,19 +107,31 @@ def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
           eval_every: int = 0, *, nodes: int | None = None, eval_nodes: int = 0,
           solver: RegretSolver | None = None,
           callback: Callable[[int, float | None], None] | None = None,
+          checkpoint: str | os.PathLike | None = None, checkpoint_every: float = 60.0,
+          should_stop: Callable[[], bool] | None = None,
           **options) -> SolveResult:
     """Run ``iterations`` iterations of ``algorithm`` on ``game`` -- or, with ``nodes``, whole
     iterations until that many more histories have been visited.  The average strategy is
     evaluated every ``eval_every`` iterations and every ``eval_nodes`` nodes visited (0: only
     at the end).  ``callback(done, exploitability)`` is called after every chunk, with ``done``
     counting iterations (nodes with ``nodes``); ``exploitability`` is ``None`` when none was
-    measured."""
+    measured.
+
+    With ``checkpoint``, the solver state is written there atomically every
+    ``checkpoint_every`` seconds of wall time (checked between chunks) and once at the end, so
+    a run killed midway resumes from its last checkpoint.  ``should_stop()`` is asked after
+    every chunk; when it returns true the run stops after the current iteration (the result
+    says ``interrupted``).  Chunks are kept short (about 0.25 s) so both react quickly; the
+    chunking never changes the result."""
     if nodes is None:
         _positive("iterations", iterations)
     else:
         _positive("the node budget", nodes)
     _positive("eval-every", eval_every, allow_zero=True)
     _positive("eval-nodes", eval_nodes, allow_zero=True)
+    if not checkpoint_every > 0:
+        raise RcfrError(f"checkpoint-every must be a positive number of seconds, "
+                        f"got {checkpoint_every!r}")
     tree = compile_game(game)
     solver = solver if solver is not None else make_solver(tree, algorithm, **options)
     solver._setup()  # validation and kernel loading happen outside the timed runs
@@ -125,11 +141,16 @@ def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
     curve: list[tuple[int, float]] = []
     curve_nodes: list[int] = []
     seconds = 0.0
+    per_iteration = 0.0  # wall seconds of the last chunk's iterations
+    last_checkpoint = time.monotonic()
+    interrupted = False
     while True:
         done_it, done_nodes = solver.iteration - it0, solver.nodes_visited - nodes0
         if (done_it >= iterations) if nodes is None else (done_nodes >= nodes):
             break
         n = chunk - (solver.iteration % chunk)
+        if per_iteration > 0:
+            n = min(n, max(1, int(CHUNK_SECONDS / per_iteration)))
         if nodes is None:
             n = min(n, iterations - done_it)
         else:  # stay close to the budget and to the next evaluation point
@@ -138,7 +159,9 @@ def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
             n = max(1, min(n, int(-(-(goal - done_nodes) // per)) if done_it else 1))
         t0 = time.perf_counter()
         solver.run(n)
-        seconds += time.perf_counter() - t0
+        elapsed = time.perf_counter() - t0
+        seconds += elapsed
+        per_iteration = elapsed / n
         done_nodes = solver.nodes_visited - nodes0
         at_end = (solver.iteration - it0 >= iterations) if nodes is None else done_nodes >= nodes
         due = eval_every and solver.iteration % eval_every == 0
@@ -153,7 +176,15 @@ def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
             curve_nodes.append(solver.nodes_visited)
         if callback is not None:
             callback(solver.iteration - it0 if nodes is None else done_nodes, expl)
+        if checkpoint is not None and time.monotonic() - last_checkpoint >= checkpoint_every:
+            solver.save_checkpoint(checkpoint)
+            last_checkpoint = time.monotonic()
+        if should_stop is not None and should_stop():
+            interrupted = True
+            break
+    if checkpoint is not None:
+        solver.save_checkpoint(checkpoint)
     policy = solver.average_policy()
     return SolveResult(str(tree.game), solver.name, solver.iteration, seconds, policy,
                        evaluate(tree, policy), curve, solver, curve_nodes,
-                       solver.iteration - it0)
+                       solver.iteration - it0, interrupted)
