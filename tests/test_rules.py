@@ -12,6 +12,7 @@ from functools import cache
 import numpy as np
 import pytest
 from test_random_games import SPECS, tree_of
+from test_solvers import textbook_walk
 
 import rcfr
 from rcfr.cli import main
@@ -91,26 +92,6 @@ def textbook_pcfr_plus(game, iterations, alternating=True):
             strategy[key] = [p / total if total > 0 else 1.0 / len(actions) for p in pos]
         return strategy[key]
 
-    def walk(state, p, own, opp, weight, delta):
-        if state.is_terminal():
-            return state.returns()[p]
-        if state.is_chance_node():
-            return sum(pr * walk(state.child(a), p, own, opp * pr, weight, delta)
-                       for a, pr in state.chance_outcomes())
-        player, actions = state.current_player(), state.legal_actions()
-        key = (player, state.information_state_string(player))
-        probs = sigma(key, actions)
-        if player != p:
-            return sum(pr * walk(state.child(a), p, own, opp * pr, weight, delta)
-                       for a, pr in zip(actions, probs, strict=True))
-        vals = [walk(state.child(a), p, own * pr, opp, weight, delta)
-                for a, pr in zip(actions, probs, strict=True)]
-        v = sum(pr * x for pr, x in zip(probs, vals, strict=True))
-        for a, pr, x in zip(actions, probs, vals, strict=True):
-            delta[key, a] += opp * (x - v)
-            avg[key, a] += weight * own * pr
-        return v
-
     def absorb(delta, p):
         for (key, a), d in delta.items():
             Q[key, a] = max(Q[key, a] + d, 0.0)
@@ -122,12 +103,14 @@ def textbook_pcfr_plus(game, iterations, alternating=True):
         if alternating:
             for p in (0, 1):
                 delta = defaultdict(float)
-                walk(game.new_initial_state(), p, 1.0, 1.0, float(t) ** 2, delta)
+                textbook_walk(game.new_initial_state(), p, 1.0, 1.0, float(t) ** 2, delta, avg,
+                              sigma)
                 absorb(delta, p)
         else:
             deltas = [defaultdict(float), defaultdict(float)]
             for p in (0, 1):
-                walk(game.new_initial_state(), p, 1.0, 1.0, float(t) ** 2, deltas[p])
+                textbook_walk(game.new_initial_state(), p, 1.0, 1.0, float(t) ** 2, deltas[p], avg,
+                              sigma)
             for p in (0, 1):
                 absorb(deltas[p], p)
     return avg
@@ -210,6 +193,14 @@ def test_custom_estimator_update_is_called(kuhn):
     assert custom.calls == 100 and not solver.fused_
     plain = rcfr.CFRSolver(kuhn, "cfr").run(50)
     assert not np.array_equal(solver.average_policy().probs, plain.average_policy().probs)
+
+
+def test_builtin_estimators_follow_the_protocol():
+    from rcfr.solvers import LinearRegrets, RegressionRegrets, RegretEstimator
+
+    for est in (TabularRegrets("dcfr"), RegressionRegrets([], rule="pcfr+"), LinearRegrets()):
+        assert isinstance(est, RegretEstimator)
+    assert not isinstance(object(), RegretEstimator)
 
 
 def test_estimator_and_solver_rules_must_agree(kuhn):

@@ -83,10 +83,10 @@ def solve(
     game: Annotated[str, typer.Argument(help="Game string, e.g. 'leduc(canonical=true)'.")],
     algorithm: Annotated[str, typer.Option(
         "--algorithm", "-a",
-        help=f"One of: {', '.join(ALL_ALGORITHMS)} (cfr+ ... pdcfr+: tabular update rules; "
-             "lcfr/dcfr: Linear/Discounted CFR, pcfr+: predictive CFR+; rcfr/rcfr+: regression "
-             "CFR; cs/es/os/as: Monte Carlo CFR with chance, external, outcome or average "
-             "strategy sampling).")] = "cfr+",
+        help=f"One of: {', '.join(ALL_ALGORITHMS)} (cfr ... pdcfr+: tabular, one per update "
+             "rule; lcfr/dcfr: Linear/Discounted CFR, pcfr+/pdcfr+: predictive (discounted) "
+             "CFR+; rcfr/rcfr+: regression CFR; cs/es/os/as: Monte Carlo CFR with chance, "
+             "external, outcome or average strategy sampling).")] = "cfr+",
     rule: Annotated[str | None, typer.Option(
         help=f"rcfr and cs/es/os/as: the update rule, one of {', '.join(RULES)} (default cfr; "
              "rcfr+ is rcfr with cfr+).")] = None,
@@ -111,9 +111,10 @@ def solve(
     simultaneous: Annotated[bool, typer.Option("--simultaneous",
                                                help="Simultaneous instead of alternating "
                                                     "updates.")] = False,
-    averaging: Annotated[str | None, typer.Option(help="uniform, linear or quadratic "
-                                                       "(default: uniform for cfr, linear for "
-                                                       "cfr+).")] = None,
+    averaging: Annotated[str | None, typer.Option(
+        help="uniform, linear or quadratic (default: the rule's: uniform for cfr, linear for "
+             "cfr+ and lcfr, t^gamma for dcfr, quadratic for pcfr+; uniform for rcfr/rcfr+ and "
+             "the sampling schemes with cfr or cfr+).")] = None,
     link: Annotated[str | None, typer.Option(
         help="Link function: poly:P (P > 1; poly:2 = regret matching) or exp:T (softmax with "
              "temperature T > 0).")] = None,
@@ -124,7 +125,7 @@ def solve(
         help="best-first/recursive regressors: leaf budget of the regression trees, both "
              "players together (default: the game's sequences).")] = None,
     bootstrap: Annotated[bool, typer.Option(
-        "--bootstrap", help="rcfr: bootstrapped targets (thesis Algorithm 2) instead of a "
+        "--bootstrap", help="regressors: bootstrapped targets (thesis Algorithm 2) instead of a "
                             "stored regret table.")] = False,
     features: Annotated[str | None, typer.Option(
         help="regressors: thesis, onehot or hashing:K (default: thesis for poker, onehot "
