@@ -36,7 +36,11 @@ Updates.  Each iteration runs one pass for player 0, then one for player 1 (alte
 updates).  The strategy is fixed during a pass; the pass writes sampled regrets of the
 information sets it touched into ``inst`` and the regret estimator absorbs them afterwards, so
 the fused tabular kernel (sparse update of the touched sets) and the Python path (dense
-``estimator.update(player, inst, t)``, any estimator) give bit-identical results.
+``estimator.update(player, inst, t)``, any estimator) give bit-identical results.  The update
+rule (:mod:`rcfr.solvers.rules`) is ``cfr`` or ``cfr+`` with every scheme; ``lcfr`` and ``dcfr``
+with external sampling discount the player's whole table after each of its passes (Brown &
+Sandholm 2019 use discounting with external sampling), which costs O(sequences) per pass; the
+predictive rules and discounting with the other schemes are refused (:func:`check_rule`).
 
 Implementation.  A pass is two sweeps over a node list, no recursion: a breadth-first sweep
 draws the samples and appends the visited children (parents come before children), then a
