@@ -40,6 +40,9 @@ CHECKPOINT_FORMAT = "rcfr.checkpoint"
 AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
 AVERAGING_NAMES = {v: k for k, v in AVERAGING.items()}
 UNLIMITED = 1 << 62
+# the rule of a checkpoint written before rules were recorded, by its algorithm
+LEGACY_RULES = {"cfr": "cfr", "cfr+": "cfr+", "rcfr": "cfr", "rcfr+": "cfr+", "cs": "cfr",
+                "es": "cfr", "os": "cfr", "as": "cfr"}
 
 
 class FullTree(NamedTuple):
@@ -362,6 +365,7 @@ class RegretSolver:
         if meta.get("algorithm") != self.name:
             raise RcfrError(f"{path} is a {meta.get('algorithm')} checkpoint, not {self.name}")
         mine = self._info()
+        meta.setdefault("rule", LEGACY_RULES.get(meta.get("algorithm")))  # before rules
         for key in self._config_keys:
             if meta.get(key) != mine[key]:
                 raise RcfrError(f"{path} was run with {key} {meta.get(key)!r}, "
