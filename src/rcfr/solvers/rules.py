@@ -43,6 +43,12 @@ class RuleParams(NamedTuple):
     beta: float
 
 
+def _num(x: float) -> str:
+    """The shortest text that reads back as ``x`` (``2`` rather than ``2.0``)."""
+    text = repr(float(x))
+    return text[:-2] if text.endswith(".0") else text
+
+
 @dataclass(frozen=True)
 class UpdateRule:
     """One update rule; build it with :func:`parse_rule`."""
@@ -68,9 +74,9 @@ class UpdateRule:
 
     def spec(self) -> str:
         if self.name == "dcfr":
-            return f"dcfr:{self.alpha:g},{self.beta:g},{self.averaging:g}"
+            return f"dcfr:{_num(self.alpha)},{_num(self.beta)},{_num(self.averaging)}"
         if self.name == "pdcfr+":
-            return f"pdcfr+:{self.alpha:g},{self.averaging:g}"
+            return f"pdcfr+:{_num(self.alpha)},{_num(self.averaging)}"
         return self.name
 
     def __str__(self) -> str:
