@@ -11,15 +11,20 @@ from ..errors import RcfrError
 from ..evaluate import Evaluation, evaluate
 from ..policy import TabularPolicy
 from ..tree import GameTree, compile_game
+from .checks import whole_number
 from .loop import ALGORITHMS, CFRSolver, RegretSolver
 from .rcfr import RCFR_ALGORITHMS, RCFRSolver, make_estimator
+from .rules import DCFR_DEFAULTS, PDCFR_DEFAULTS, UpdateRule, parse_rule
 from .sampling import SCHEMES, MCCFRSolver
 
-# options that only regression CFR takes
+# options of the regressors (regression CFR and the sampling schemes)
 RCFR_OPTIONS = ("regressor", "leaves", "features", "bootstrap", "threshold", "criterion",
-                "alpha")
-# options that only Monte Carlo CFR takes
-MCCFR_OPTIONS = ("epsilon", "beta", "tau")
+                "ridge_alpha")
+# options of the sampling schemes, by scheme (Gibson et al. 2012: epsilon for OS and AS)
+SCHEME_OPTIONS = {"cs": (), "es": (), "os": ("epsilon",), "as": ("epsilon", "beta", "tau")}
+# options of the update rules
+RULE_OPTIONS = {"dcfr": ("alpha", "beta", "gamma"), "pdcfr+": ("alpha", "gamma")}
+NUMERIC_OPTIONS = ("epsilon", "beta", "tau", "alpha", "gamma")
 ALL_ALGORITHMS = (*ALGORITHMS, *RCFR_ALGORITHMS, *SCHEMES)
 CHUNK_SECONDS = 0.25  # solve() runs chunks of about this long between its hooks
 
@@ -61,46 +66,84 @@ class SolveResult:
         return out
 
 
-def make_solver(game: GameTree | str, algorithm: str, **options) -> RegretSolver:
-    """A solver for ``algorithm``: ``cfr``, ``cfr+`` (tabular), ``rcfr``, ``rcfr+`` (regression
-    CFR, which takes the regressor options) or ``cs``, ``es``, ``os``, ``as`` (Monte Carlo CFR,
-    which takes ``epsilon``, ``beta``, ``tau``; with a ``regressor`` its regrets are estimated
-    by regression from the sampled targets)."""
-    key = str(algorithm).lower()
+def _rule_for(key: str, rule: str | UpdateRule | None, options: dict) -> UpdateRule:
+    """The update rule of ``algorithm`` ``key`` with DCFR's ``alpha``, ``beta``, ``gamma``
+    options filled in."""
+    if key in ALGORITHMS:
+        if rule is not None:
+            raise RcfrError(f"-a {key} is itself an update rule; --rule applies to rcfr and the "
+                            f"sampling schemes")
+        rule = key
+    base = parse_rule(rule)
+    names = RULE_OPTIONS.get(base.name, ())
+    given = {k: options[k] for k in names if options.get(k) is not None}
+    if not given:
+        return base
+    if isinstance(rule, UpdateRule) or ":" in str(rule):
+        raise RcfrError(f"give {base.name}'s parameters in the rule {rule} or as options, not both")
+    if "gamma" in given and options.get("averaging") is not None:
+        raise RcfrError(f"--gamma is {base.name}'s averaging power; give --gamma or --averaging")
+    if base.name == "dcfr":
+        values = [given.get(k, d) for k, d in zip(names, DCFR_DEFAULTS, strict=True)]
+    else:
+        values = [given.get(k, d) for k, d in zip(names, PDCFR_DEFAULTS, strict=True)]
+    return parse_rule(f"{base.name}:{','.join(str(float(v)) for v in values)}")
+
+
+def make_solver(game: GameTree | str, algorithm: str, *, rule: str | UpdateRule | None = None,
+                **options) -> RegretSolver:
+    """A solver for ``algorithm``: ``cfr``, ``cfr+``, ``lcfr``, ``dcfr``, ``pcfr+``, ``pdcfr+``
+    (tabular, one per update rule; DCFR takes ``alpha``, ``beta``, ``gamma``), ``rcfr``,
+    ``rcfr+`` (regression CFR, which takes the regressor options and a ``rule``) or ``cs``,
+    ``es``, ``os``, ``as`` (Monte Carlo CFR: ``epsilon`` for os/as, ``beta``, ``tau`` for as;
+    a ``rule``; with a ``regressor`` its regrets are estimated by regression from the sampled
+    targets).  An option the algorithm would ignore is refused."""
+    key = str(algorithm).strip().lower()
+    if key not in ALL_ALGORITHMS:
+        raise RcfrError(f"unknown algorithm {algorithm!r}; use one of {', '.join(ALL_ALGORITHMS)}")
     given = {k for k, v in options.items() if v is not None and v is not False}
+    if "alpha" in given and (options.get("regressor") or "").strip().lower() == "ridge":
+        raise RcfrError("--alpha is DCFR's; the ridge penalty is --ridge-alpha")
+    rule_ = _rule_for(key, rule, options)
+    rule_opts = RULE_OPTIONS.get(rule_.name, ())
+    scheme_opts = SCHEME_OPTIONS.get(key, ())
+    for k in NUMERIC_OPTIONS:
+        if k in given and k in rule_opts and k in scheme_opts:
+            raise RcfrError(f"--{k} would mean both {rule_.name}'s {k} and {key}'s")
+        if k in given and k not in rule_opts and k not in scheme_opts:
+            schemes = [n for n, o in SCHEME_OPTIONS.items() if k in o]
+            rules = [n for n, o in RULE_OPTIONS.items() if k in o]
+            users = ([f"the sampling schemes {'/'.join(schemes)}"] if schemes else []) + (
+                [f"the rules {'/'.join(rules)}"] if rules else [])
+            raise RcfrError(f"--{k} applies to {' and '.join(users)}, not {key}"
+                            + (f" with the {rule_.name} rule" if key not in ALGORITHMS else ""))
+    rest = {k: v for k, v in options.items() if k not in NUMERIC_OPTIONS}
+    regression = {k: rest.pop(k) for k in RCFR_OPTIONS if k in rest}
+    if "ridge_alpha" in regression:
+        regression["alpha"] = regression.pop("ridge_alpha")
+    regression_given = [k for k in RCFR_OPTIONS if k in given]
+    rule_arg = None if rule is None and key not in ALGORITHMS else rule_
     if key in SCHEMES:
-        rcfr_given = given & set(RCFR_OPTIONS)
         estimator = None
-        if rcfr_given:
+        if regression_given:
             tree = compile_game(game)
             estimator = make_estimator(
-                tree, options.get("regressor") or "best-first", plus=False,
-                **{k: options[k] for k in rcfr_given if k != "regressor"})
+                tree, regression.pop("regressor", None) or "best-first", rule=rule_,
+                seed=int(options.get("seed") or 0),
+                **{k: v for k, v in regression.items() if v is not None and v is not False})
             game = tree
-        kept = {k: v for k, v in options.items() if k not in RCFR_OPTIONS}
-        return MCCFRSolver(game, key, estimator=estimator, **kept)
-    for k in MCCFR_OPTIONS:
-        if k in given:
-            raise RcfrError(f"--{k} applies to the sampling schemes ({', '.join(SCHEMES)}), "
-                            f"not {key}")
-    options = {k: v for k, v in options.items() if k not in MCCFR_OPTIONS}
+        return MCCFRSolver(game, key, estimator=estimator, rule=rule_arg,
+                           **{k: options[k] for k in scheme_opts if k in given}, **rest)
     if key in RCFR_ALGORITHMS:
-        return RCFRSolver(game, key, **options)
-    rcfr_given = [k for k in RCFR_OPTIONS if k in given]
-    if rcfr_given and key in ALGORITHMS:
-        raise RcfrError(f"--{rcfr_given[0]} applies to rcfr, rcfr+ and the sampling schemes, "
-                        f"not {key}")
-    if key not in ALGORITHMS:
-        raise RcfrError(f"unknown algorithm {algorithm!r}; use one of {', '.join(ALL_ALGORITHMS)}")
-    options = {k: v for k, v in options.items() if k not in RCFR_OPTIONS}
-    return CFRSolver(game, algorithm, **options)
+        return RCFRSolver(game, key, rule=rule_arg, **regression, **rest)
+    if regression_given:
+        raise RcfrError(f"--{regression_given[0].replace('_', '-')} applies to rcfr, rcfr+ and "
+                        f"the sampling schemes, not {key}")
+    return CFRSolver(game, rule_, **rest)
 
 
 def _positive(name: str, value, allow_zero: bool = False) -> int:
-    low = 0 if allow_zero else 1
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise RcfrError(f"{name} must be a whole number >= {low}, got {value!r}")
-    return value
+    return whole_number(value, name, 0 if allow_zero else 1)
 
 
 def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
