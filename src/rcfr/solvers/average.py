@@ -80,14 +80,14 @@ class AverageStrategyModel:
         lo, hi = self.bounds_[p]
         self.estimates[lo:hi] = pred * scale if average else pred
 
-    def update(self, plan: np.ndarray, weight: float, s_lo: int, s_hi: int) -> None:
-        """Bootstrapped targets: refit the player's model to its estimate plus ``weight`` times
-        its realization weights ``plan[s_lo:s_hi]``."""
-        p = 0 if s_lo == self.bounds_[0][0] else 1
-        if p == 0:
+    def update(self, player: int, increment: np.ndarray, weight: float) -> None:
+        """Bootstrapped targets: refit the player's model to its estimate plus this
+        iteration's average-strategy ``increment`` (``weight`` times its realization weights,
+        added by the pass; ``weight`` is the iteration's averaging weight)."""
+        if player == 0:
             self.total_ += weight
-        target = self.estimates[s_lo:s_hi] + weight * plan[s_lo:s_hi]
-        self._fit(p, target, None, self.total_)
+        lo, hi = self.bounds_[player]
+        self._fit(player, self.estimates[lo:hi] + increment, None, self.total_)
 
     def refit(self, avg_weights: np.ndarray, iteration: int) -> None:
         """Stored targets: fit both players' models to the loop's table of cumulative strategy

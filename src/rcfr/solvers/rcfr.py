@@ -13,11 +13,13 @@ from ..links import Link
 from ..policy import TabularPolicy
 from ..tree import GameTree, compile_game
 from .average import AverageStrategyModel
+from .checks import whole_number
 from .loop import RegretSolver
 from .regression import LinearRegrets, RegressionRegrets, TabularRegressor
+from .rules import UpdateRule, parse_rule
 
 REGRESSORS = ("tabular", "best-first", "recursive", "ridge", "torch-mlp", "sklearn:<module.Class>")
-RCFR_ALGORITHMS = {"rcfr": False, "rcfr+": True}
+RCFR_ALGORITHMS = {"rcfr": "cfr", "rcfr+": "cfr+"}
 AVERAGE_TARGETS = ("strategy", "weights", "bootstrap")
 
 
@@ -28,15 +30,21 @@ def split_leaves(tree: GameTree, leaves: int) -> list[int]:
     return [first, max(1, leaves - first)]
 
 
-def _check_leaves(leaves: Any) -> int:
-    if isinstance(leaves, bool) or not isinstance(leaves, int) or leaves < 1:
-        raise RcfrError(f"the leaf budget must be a whole number >= 1, got {leaves!r}")
-    return leaves
+def seeded_sklearn(path: str, seed: int) -> Any:
+    """A scikit-learn regressor from ``"module.Class"``, with ``random_state=seed`` when the
+    class takes one (so ``--seed`` reaches it)."""
+    from ..regressors import SklearnRegressor
+
+    est = SklearnRegressor(path)._resolve()
+    params = est.get_params() if callable(getattr(est, "get_params", None)) else {}
+    if "random_state" in params:
+        est.set_params(random_state=seed)
+    return SklearnRegressor(est)
 
 
 def make_regressors(tree: GameTree, regressor: str, *, leaves: int | None = None,
-                    threshold: float = 0.0, criterion: str = "squared_error", hidden: Any = None,
-                    seed: int = 0) -> Any:
+                    threshold: float | None = None, criterion: str = "squared_error",
+                    hidden: Any = None, seed: int = 0) -> Any:
     """The regressor (or per-player pair) a regressor name stands for (``tabular``,
     ``best-first``, ``recursive``, ``torch-mlp``, ``sklearn:module.Class``); ``leaves`` is a
     budget for both players together."""
@@ -47,21 +55,19 @@ def make_regressors(tree: GameTree, regressor: str, *, leaves: int | None = None
         from ..regressors.best_first import BestFirstTree
         from ..regressors.recursive import RecursivePartitioningTree
 
-        budget = tree.num_sequences if leaves is None else _check_leaves(leaves)
+        budget = tree.num_sequences if leaves is None else whole_number(leaves, "the leaf budget")
         per = split_leaves(tree, budget)
         if name == "best-first":
             regs = [BestFirstTree(max_leaves=k, criterion=criterion) for k in per]
         else:
-            regs = [RecursivePartitioningTree(threshold, max_leaves=k, criterion=criterion)
-                    for k in per]
+            regs = [RecursivePartitioningTree(threshold or 0.0, max_leaves=k,
+                                              criterion=criterion) for k in per]
     elif name == "torch-mlp":
         from ..regressors.torch_mlp import rcfr_mlp
 
         regs = rcfr_mlp(hidden, seed)
     elif name.startswith("sklearn:"):
-        from ..regressors import SklearnRegressor
-
-        regs = SklearnRegressor(regressor.strip().split(":", 1)[1])
+        regs = seeded_sklearn(regressor.split(":", 1)[1], seed)
     else:
         raise RcfrError(f"unknown regressor {regressor!r}; use one of {', '.join(REGRESSORS)}")
     return regs
@@ -69,24 +75,39 @@ def make_regressors(tree: GameTree, regressor: str, *, leaves: int | None = None
 
 def make_estimator(tree: GameTree, regressor: Any = "best-first", *, leaves: int | None = None,
                    features: str | None = None, bootstrap: bool = False, plus: bool = False,
-                   threshold: float = 0.0, criterion: str = "squared_error",
-                   alpha: float = 1e-3, hidden: Any = None, seed: int = 0):
-    """The regret estimator for a regressor name (or a regressor object)."""
+                   rule: str | UpdateRule | None = None, threshold: float | None = None,
+                   criterion: str = "squared_error", alpha: float | None = None,
+                   hidden: Any = None, seed: int = 0):
+    """The regret estimator for a regressor name (or a regressor object) and update rule
+    (``plus=True`` is ``rule="cfr+"``).  Options that the regressor would ignore are refused:
+    ``threshold`` applies to ``recursive``, ``alpha`` to ``ridge``, ``leaves`` to the trees,
+    ``hidden`` to ``torch-mlp``."""
+    rule = parse_rule(rule if rule is not None else ("cfr+" if plus else "cfr"))
     features = features if features is not None else (
         "hashing:5" if regressor == "ridge" else default_features(tree.game))
     if not callable(features) and not isinstance(features, (list, tuple)):
         parse_features(features)
     if not isinstance(regressor, str):
-        return RegressionRegrets(regressor, features, bootstrap=bootstrap, plus=plus, seed=seed)
+        return RegressionRegrets(regressor, features, bootstrap=bootstrap, rule=rule, seed=seed)
     name = regressor.strip().lower()
+    if threshold is not None and name != "recursive":
+        raise RcfrError(f"the threshold applies to the recursive regressor, not {name}")
+    if alpha is not None and name != "ridge":
+        raise RcfrError(f"the ridge penalty applies to the ridge regressor, not {name}")
+    if leaves is not None and name not in ("best-first", "recursive"):
+        raise RcfrError(f"the leaf budget applies to the best-first and recursive trees, "
+                        f"not {name}")
+    if hidden is not None and name != "torch-mlp":
+        raise RcfrError(f"the hidden layers apply to the torch-mlp regressor, not {name}")
     if name == "ridge":
-        if plus or bootstrap:
+        if rule.name != "cfr" or bootstrap:
             raise RcfrError("the ridge estimator sums its weights over iterations (D'Orazio et "
-                            "al.); use it with --algorithm rcfr and without --bootstrap")
-        return LinearRegrets(features, alpha, seed=seed)
+                            "al.); use it with the cfr rule (--algorithm rcfr) and without "
+                            "--bootstrap")
+        return LinearRegrets(features, 1e-3 if alpha is None else alpha, seed=seed)
     regs = make_regressors(tree, regressor, leaves=leaves, threshold=threshold,
                            criterion=criterion, hidden=hidden, seed=seed)
-    return RegressionRegrets(regs, features, bootstrap=bootstrap, plus=plus, seed=seed)
+    return RegressionRegrets(regs, features, bootstrap=bootstrap, rule=rule, seed=seed)
 
 
 class RCFRSolver(RegretSolver):
@@ -94,27 +115,35 @@ class RCFRSolver(RegretSolver):
     regressor per player on sequence features; stored targets (thesis Algorithm 1) or
     bootstrapped ones (Algorithm 2); uniform averaging by default, as in the thesis.
 
+    ``rule`` (with ``algorithm="rcfr"``) forms discounted or predictive targets instead
+    (:class:`~rcfr.solvers.regression.RegressionRegrets`); the averaging is then the rule's
+    unless given.  With ``regressor="tabular"`` RCFR with any rule is that tabular rule (same
+    averaging), bit for bit.
+
     ``average_regressor`` (a regressor name or object; ``average_leaves`` for trees) adds a
     second model per player for the average strategy (:mod:`rcfr.solvers.average`):
     ``average_target`` ``"strategy"`` (the behavioural average, reach-weighted), ``"weights"``
     (the cumulative strategy weights) or ``"bootstrap"`` (those, bootstrapped from the model
     itself: no table is needed).  Then :meth:`average_policy` is the model's strategy,
     :meth:`tabular_average_policy` the exact average, and ``complexity`` counts both models.
-
-    With ``regressor="tabular"`` RCFR is CFR and RCFR+ is CFR+ (same averaging), bit for bit.
     """
 
     def __init__(self, game: GameTree | Any, algorithm: str = "rcfr+", *,
                  regressor: Any = "best-first", leaves: int | None = None,
                  features: str | None = None, bootstrap: bool = False,
-                 threshold: float = 0.0, criterion: str = "squared_error", alpha: float = 1e-3,
+                 threshold: float | None = None, criterion: str = "squared_error",
+                 alpha: float | None = None, rule: str | UpdateRule | None = None,
                  hidden: Any = None, average_regressor: Any = None,
                  average_leaves: int | None = None, average_target: str = "strategy",
                  link: str | Link | None = None, alternating: bool = True,
-                 averaging: str | float = "uniform", seed: int | None = None) -> None:
+                 averaging: str | float | None = None, seed: int | None = None) -> None:
         key = str(algorithm).lower()
         if key not in RCFR_ALGORITHMS:
             raise RcfrError(f"unknown algorithm {algorithm!r}; use rcfr or rcfr+")
+        if rule is not None and key == "rcfr+" and parse_rule(rule).name != "cfr+":
+            raise RcfrError(f"rcfr+ is rcfr with the cfr+ rule; use rcfr with the rule {rule}")
+        if averaging is None and rule is None:
+            averaging = "uniform"  # the thesis's choice for RCFR and RCFR+
         self.algorithm = key
         self.regressor = regressor
         self.leaves = leaves
@@ -127,7 +156,7 @@ class RCFRSolver(RegretSolver):
         self.average_regressor = average_regressor
         self.average_leaves = average_leaves
         self.average_target = average_target
-        super().__init__(game, estimator=None, link=link, alternating=alternating,
+        super().__init__(game, estimator=None, rule=rule, link=link, alternating=alternating,
                          averaging=averaging, seed=seed, name=key)
 
     def _setup(self) -> None:
@@ -136,7 +165,8 @@ class RCFRSolver(RegretSolver):
             self.game = tree
             self.estimator = make_estimator(
                 tree, self.regressor, leaves=self.leaves, features=self.features,
-                bootstrap=self.bootstrap, plus=RCFR_ALGORITHMS[self.algorithm],
+                bootstrap=self.bootstrap,
+                rule=self.rule if self.rule is not None else RCFR_ALGORITHMS[self.algorithm],
                 threshold=self.threshold, criterion=self.criterion, alpha=self.alpha,
                 hidden=self.hidden, seed=0 if self.seed is None else int(self.seed))
         if not self._ready:
