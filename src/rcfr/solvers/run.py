@@ -103,13 +103,21 @@ def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
           eval_every: int = 0, *, nodes: int | None = None, eval_nodes: int = 0,
           solver: RegretSolver | None = None,
           callback: Callable[[int, float | None], None] | None = None,
-          **options) -> SolveResult:
+          abstraction=None, **options) -> SolveResult:
     """Run ``iterations`` iterations of ``algorithm`` on ``game`` -- or, with ``nodes``, whole
     iterations until that many more histories have been visited.  The average strategy is
     evaluated every ``eval_every`` iterations and every ``eval_nodes`` nodes visited (0: only
     at the end).  ``callback(done, exploitability)`` is called after every chunk, with ``done``
     counting iterations (nodes with ``nodes``); ``exploitability`` is ``None`` when none was
-    measured."""
+    measured.  With ``abstraction`` (a name such as ``"J.QK"`` or ``"HP"``, see
+    :mod:`rcfr.abstraction`) the abstract game is solved and the result is the full game's."""
+    if abstraction is not None:
+        from ..abstraction import solve_with_abstraction
+
+        return solve_with_abstraction(game, algorithm, iterations, eval_every,
+                                      abstraction=abstraction, nodes=nodes,
+                                      eval_nodes=eval_nodes, solver=solver, callback=callback,
+                                      **options)
     if nodes is None:
         _positive("iterations", iterations)
     else:
