@@ -3,7 +3,7 @@
 transform, soft geometric translation, and lifting abstract strategies to the full game."""
 
 from .actions import NAMED_BETS, BetAbstraction, geometric_translation, parse_bets
-from .base import Abstraction, AbstractGame, AbstractState
+from .base import AbstractGame, Abstraction, AbstractState
 from .cards import LEDUC_ABSTRACTIONS, CardAbstraction, LeducCardAbstraction
 from .lift import lift
 from .solve import (

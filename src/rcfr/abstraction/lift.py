@@ -47,8 +47,9 @@ def _child(tree: GameTree, node: int, action: int) -> int:
     for c in range(lo, hi):
         if tree.node_action[c] == action:
             return int(c)
+    where = tree.node_infoset[node]
     raise RcfrError(f"action {action} is not legal in the abstract game at "
-                    f"{tree.infoset_keys[tree.node_infoset[node]] if tree.node_infoset[node] >= 0 else node}")
+                    f"{tree.infoset_keys[where] if where >= 0 else f'node {node}'}")
 
 
 def lift(full: GameTree, abstract: GameTree, abstract_probs: np.ndarray,

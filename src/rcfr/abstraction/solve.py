@@ -18,7 +18,7 @@ from ..policy import TabularPolicy
 from ..solvers.run import SolveResult, make_solver, solve
 from ..tree import GameTree, compile_game
 from .actions import NAMED_BETS, WAGER_GAMES, BetAbstraction, parse_bets
-from .base import Abstraction, AbstractGame
+from .base import AbstractGame, Abstraction
 from .cards import LEDUC_ABSTRACTIONS, LeducCardAbstraction
 from .lift import lift
 
