@@ -13,7 +13,6 @@ import pytest
 
 import rcfr
 from rcfr.abstraction import (
-    BetAbstraction,
     CardAbstraction,
     abstract_game,
     geometric_translation,
