@@ -70,7 +70,11 @@ def main(argv: list[str] | None = None) -> int:
             shares = sorted({b["complexity_share"] for b in base if b["abstraction"] != "null"}
                             | ({0.03} if key == "nl_one_card" else set()))
             jobs = [(game, v, s, rcfr_its) for s in shares for v in variants]
-            runs = list(pool.map(_variant, jobs))
+            runs = []
+            for r in pool.map(_variant, jobs):  # in order; printed as they finish
+                runs.append(r)
+                print(f"  {r['variant']} at {100 * r['complexity_share']:.1f}%: "
+                      f"{r['exploitability_mbb']:.2f} mbb/g in {r['seconds']:.0f} s", flush=True)
         out[key] = {"game": game, "sequences": tree.num_sequences, "abstractions": base,
                     "rcfr": runs}
         print(f"\n{game} ({tree.num_sequences} sequences): abstractions after "

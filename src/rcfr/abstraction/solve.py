@@ -102,21 +102,6 @@ def solve_with_abstraction(game: GameTree | Game | str, algorithm: str = "cfr+",
     if str(abstract.game.base) != str(full.game):
         raise RcfrError(f"the abstract game {abstract.game} is not an abstraction of "
                         f"{full.game}")
-    curve: list[tuple[int, float]] = []
-    lift_seconds = [0.0]
-    holder: dict[str, Any] = {}
-
-    def tick(done: int, expl: float | None) -> None:
-        if expl is not None and "solver" in holder:
-            t0 = time.perf_counter()
-            solver = holder["solver"]
-            lifted = lift_policy(full, abstract, solver.average_policy())
-            curve.append((solver.iteration, evaluate(full, lifted).exploitability))
-            lift_seconds[0] += time.perf_counter() - t0
-            expl = curve[-1][1]
-        if callback is not None:
-            callback(done, expl)
-
     run = {k: options.pop(k) for k in ("nodes", "eval_nodes") if k in options}
     solver = options.pop("solver", None)
     if solver is None:
@@ -124,7 +109,19 @@ def solve_with_abstraction(game: GameTree | Game | str, algorithm: str = "cfr+",
     elif compile_game(solver.game).fingerprint() != abstract.fingerprint():
         raise RcfrError(f"the solver is for {compile_game(solver.game).game}, not for the "
                         f"abstract game {abstract.game}")
-    holder["solver"] = solver
+    curve: list[tuple[int, float]] = []
+    lift_seconds = [0.0]
+
+    def tick(done: int, expl: float | None) -> None:
+        if expl is not None:  # an evaluation point: measure the lifted strategy instead
+            t0 = time.perf_counter()
+            lifted = lift_policy(full, abstract, solver.average_policy())
+            expl = evaluate(full, lifted).exploitability
+            curve.append((solver.iteration, expl))
+            lift_seconds[0] += time.perf_counter() - t0
+        if callback is not None:
+            callback(done, expl)
+
     result = solve(abstract, algorithm, iterations, eval_every, solver=solver, callback=tick,
                    **run)
     t0 = time.perf_counter()
