@@ -146,6 +146,13 @@ def solve(
     checkpoint: Annotated[Path | None, typer.Option(help="Write the solver state here at the "
                                                          "end.")] = None,
     resume: Annotated[Path | None, typer.Option(help="Continue from this checkpoint.")] = None,
+    abstraction: Annotated[str | None, typer.Option(
+        help="Solve an abstract game and play it in the full game: identity; leduc's JQK, "
+             "J.QK, JQ.K, J.Q.K; wager abstractions null, P, HP, PD, HPD or bets:0.5,1,2 "
+             "(pot fractions).")] = None,
+    out_abstract: Annotated[Path | None, typer.Option(
+        "--out-abstract", help="With --abstraction: write the abstract game's average strategy "
+                               "here (.npz).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Run a solver and write its average strategy."""
@@ -159,9 +166,16 @@ def solve(
         eval_nodes = max(1, nodes // 10) if nodes is not None else 0
     if eval_every < 0:
         raise RcfrError(f"--eval-every must be >= 0, got {eval_every}")
-    for path in (out_file, current_file, checkpoint):
+    for path in (out_file, current_file, checkpoint, out_abstract):
         check_writable(path)
     tree = compile_game(game)
+    solve_tree = tree  # the game the solver runs on: the abstract one with --abstraction
+    if abstraction is not None:
+        from .abstraction import abstract_game
+
+        solve_tree = abstract_game(tree, abstraction)
+    elif out_abstract is not None:
+        raise RcfrError("--out-abstract needs --abstraction")
     rcfr_options = {k: v for k, v in (
         ("regressor", regressor), ("leaves", leaves), ("features", features),
         ("bootstrap", bootstrap), ("threshold", threshold), ("criterion", criterion),
@@ -170,8 +184,8 @@ def solve(
         if v is not None and v is not False}
     if averaging is not None:
         rcfr_options["averaging"] = averaging
-    solver = make_solver(tree, algorithm, rule=rule, alternating=not simultaneous, link=link,
-                         seed=seed, **rcfr_options)
+    solver = make_solver(solve_tree, algorithm, rule=rule, alternating=not simultaneous,
+                         link=link, seed=seed, **rcfr_options)
     if resume is not None:
         solver.load_checkpoint(resume)
     progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(),
@@ -187,17 +201,27 @@ def solve(
             progress.update(task, completed=done, **fields)
 
         result = run_solve(tree, iterations=iterations, eval_every=eval_every, nodes=nodes,
-                           eval_nodes=eval_nodes, solver=solver, callback=tick)
+                           eval_nodes=eval_nodes, solver=solver, callback=tick,
+                           abstraction=solve_tree if abstraction is not None else None)
     if out_file is not None:
         result.policy.save(out_file)
+    if out_abstract is not None:
+        result.abstraction.abstract_policy.save(out_abstract)
     if current_file is not None:
-        solver.current_policy().save(current_file)
+        current = solver.current_policy()
+        if abstraction is not None:
+            from .abstraction import lift_policy
+
+            current = lift_policy(tree, solve_tree, current)
+        current.save(current_file)
     if checkpoint is not None:
         solver.save_checkpoint(checkpoint)
     info = result.to_dict()
     info.update({"out": str(out_file) if out_file else None,
                  "out_current": str(current_file) if current_file else None, "seed": seed,
                  "checkpoint": str(checkpoint) if checkpoint else None})
+    if out_abstract is not None:
+        info["out_abstract"] = str(out_abstract)
     if as_json:
         _emit(info)
         return

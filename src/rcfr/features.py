@@ -1,11 +1,18 @@
 """Feature matrices over a player's sequences (or information sets) for regret regressors.
 
 * ``onehot``: one column per sequence, so a regressor can be tabular (any game).
-* ``thesis``: Morrill 2016, sec. 4.1: expected hand strength, board rank (0 before the flop),
-  and for every betting action in the sequence, most recent first and zero-padded: acting
-  player indicators, pot after the action, the actor's remaining stack, fold / call /
-  non-all-in wager / all-in indicators, and the wager in chips, as a pot fraction and as a
-  stack fraction (Leduc hold'em in both forms and no-limit one-card poker).
+* ``thesis``: Morrill 2016, sec. 4.1, as written: expected hand strength, board rank (0 before
+  the flop), and for every betting action in the sequence, most recent first and zero-padded:
+  "player 1 is next to act" and "player 2 is next to act" (the player acting at that
+  information set), pot after the action, the actor's remaining stack, fold / call /
+  non-all-in wager / all-in indicators, and the wager in chips, as a fraction of the pot after
+  matching the opponent's current contribution and as a fraction of the actor's remaining
+  stack (Leduc hold'em in both forms and no-limit one-card poker).
+* ``thesis-relative``: the earlier reading: actor-is-me / actor-is-the-opponent indicators
+  and the wager as a fraction of the pot before the action.
+* ``waugh``: limit-poker betting features for recursive partitioning (thesis footnote 2,
+  after Waugh et al. 2015): the card features, whether the board pairs the private card, and
+  a fixed set of counts over the betting (module :func:`_waugh_features`).
 * ``hashing:K``: D'Orazio et al. 2019, sec. 5: tug-of-war hashing of the information state
   into ``K`` partitions of 10 buckets (information-set features, one linear model per action);
   per sequence it is followed by a one-hot of the action.
@@ -21,7 +28,7 @@ from .games.nl_one_card import NLOneCardPoker
 from .games.protocol import CHANCE
 from .tree import GameTree
 
-FEATURE_SETS = ("onehot", "thesis", "hashing:K")
+FEATURE_SETS = ("onehot", "thesis", "thesis-relative", "waugh", "hashing:K")
 _PER_ACTION = 11  # columns per betting action in the thesis features
 _LEDUC_STACK = 13  # the most a player can put in at Leduc (1 + 2 + 2 + 4 + 4)
 ONEHOT_LIMIT = 8192  # one-hot matrices are dense: 8192 rows are 0.5 GB
@@ -37,7 +44,7 @@ def _onehot(n: int, what: str) -> np.ndarray:
 def parse_features(spec: str) -> tuple[str, int]:
     """``"onehot"``, ``"thesis"`` or ``"hashing:K"`` -> (kind, K)."""
     text = str(spec).strip().lower()
-    if text in ("onehot", "thesis"):
+    if text in ("onehot", "thesis", "thesis-relative", "waugh"):
         return text, 0
     if text.startswith("hashing"):
         try:
@@ -65,7 +72,9 @@ def sequence_features(tree: GameTree, player: int, spec: str = "onehot",
         actions = tree.seq_action[seqs.start:seqs.stop]
         ids = np.unique(actions)
         return np.hstack([rows, (actions[:, None] == ids[None, :]).astype(float)])
-    return _thesis_features(tree, player)
+    if kind == "waugh":
+        return _waugh_features(tree, player)
+    return _thesis_features(tree, player, relative=kind == "thesis-relative")
 
 
 def infoset_features(tree: GameTree, player: int, spec: str = "onehot",
@@ -147,7 +156,7 @@ def _hand_strength(game, own: int, board: int | None) -> float:
     return score / total
 
 
-def _thesis_features(tree: GameTree, player: int) -> np.ndarray:
+def _thesis_features(tree: GameTree, player: int, relative: bool = False) -> np.ndarray:
     game = tree.game
     stack, limit = _poker_spec(game)
     seqs = tree.player_sequences(player)
@@ -170,11 +179,16 @@ def _thesis_features(tree: GameTree, player: int) -> np.ndarray:
             wager = float(after[actor] - before[actor])
             is_raise = a >= 2
             all_in = is_raise and after[actor] >= stack and not limit
+            if relative:  # actor is me / the opponent; the pot before the action
+                who = [float(actor == player), float(actor != player)]
+                pot_before = before[0] + before[1]
+            else:  # player 1 / player 2 acts; the pot once the actor has matched
+                who = [float(actor == 0), float(actor == 1)]
+                pot_before = 2 * max(before)
             events.append([
-                float(actor == player), float(actor != player), pot,
-                float(stack - after[actor]), float(a == 0), float(a == 1),
+                *who, pot, float(stack - after[actor]), float(a == 0), float(a == 1),
                 float(is_raise and not all_in), float(all_in), wager,
-                wager / (before[0] + before[1]), wager / (stack - before[actor]),
+                wager / pot_before, wager / (stack - before[actor]),
             ])
         cards = state.cards
         own = cards[player]
@@ -189,4 +203,60 @@ def _thesis_features(tree: GameTree, player: int) -> np.ndarray:
     out = np.zeros((len(rows), width))
     for r, row in enumerate(rows):
         out[r, : len(row)] = row
+    return out
+
+
+_WAUGH_WIDTH = 18
+
+
+def _waugh_features(tree: GameTree, player: int) -> np.ndarray:
+    """Betting features for recursive partitioning in limit poker (thesis footnote 2; after
+    Waugh et al. 2015, whose exact list is not in the thesis): expected hand strength, board
+    rank, board pairs the private card; the round; player 1 / player 2 acts; fold / call /
+    raise; raises so far by each player in each round (two rounds) and who raised first in each
+    (0: nobody, 1 or 2: that player); raises in the current round before the action; the pot
+    before and after the action.  Counts of raises describe limit
+    betting only (every raise has one size), which is why the thesis used the ``thesis``
+    features for no-limit one-card poker."""
+    game = tree.game
+    _poker_spec(game)
+    seqs = tree.player_sequences(player)
+    out = np.zeros((len(seqs), _WAUGH_WIDTH))
+    for r, s in enumerate(seqs):
+        info = int(tree.seq_infoset[s])
+        state = game.new_initial_state()
+        history = _history(tree, int(tree.infoset_node[info]))
+        raises = np.zeros((2, 2))  # [round, player]
+        first = [0.0, 0.0]  # who raised first in each round (0: nobody)
+        round_ = 0
+        dealt = 0
+        for a in history:
+            actor = state.current_player()
+            if actor == CHANCE:
+                dealt += 1
+                round_ = max(0, dealt - 2)
+                state.apply_action(a)
+                continue
+            if a >= 2:
+                if not raises[min(round_, 1)].any():
+                    first[min(round_, 1)] = 1.0 + actor
+                raises[min(round_, 1), actor] += 1
+            state.apply_action(a)
+        actor = state.current_player()
+        pot_before = float(sum(state.spent))
+        a = int(tree.seq_action[s])
+        in_round = raises[min(round_, 1)].sum()
+        cards = state.cards
+        own = cards[player]
+        board = cards[2] if len(cards) > 2 else None
+        rank = lambda c: c if getattr(game, "canonical", True) else c // 2  # noqa: E731
+        after = state.child(a)
+        out[r] = [
+            _hand_strength(game, own, board),
+            0.0 if board is None else 1.0 + rank(board),
+            float(board is not None and rank(board) == rank(own)),
+            float(round_), float(actor == 0), float(actor == 1),
+            float(a == 0), float(a == 1), float(a >= 2),
+            *raises.ravel(), *first, in_round, pot_before, float(sum(after.spent)),
+        ]
     return out
