@@ -176,12 +176,29 @@ class GameTree:
         return h.hexdigest()[:32]
 
 
-def compile_game(game: GameTree | Game | str) -> GameTree:
-    """Walk ``game`` breadth-first into a :class:`GameTree` (cached on the game object; a tree
-    passes through)."""
-    if isinstance(game, GameTree):
+FORMS = ("auto", "history", "public")
+HISTORY_BUDGET = 20_000_000  # histories (about 1.1 GB) above which "auto" picks the public form
+
+
+def compile_game(game, form: str = "auto"):
+    """Compile ``game`` once (cached on the game object; a compiled tree passes through).
+
+    ``form="history"``: the :class:`GameTree` of histories; ``"public"``: the public tree
+    (:mod:`rcfr.public_tree`, for games that describe one); ``"auto"``: the history form unless
+    the game offers the public form and its history form would exceed ``HISTORY_BUDGET``."""
+    if form not in FORMS:
+        raise RcfrError(f"unknown form {form!r}; use one of {', '.join(FORMS)}")
+    if isinstance(game, GameTree) or getattr(game, "form", None) == "public":
         return game
     game = load_game(game)
+    if form == "auto":
+        estimate = getattr(game, "num_histories", None)
+        big = callable(estimate) and estimate() > HISTORY_BUDGET
+        form = "public" if big and callable(getattr(game, "public_structure", None)) else "history"
+    if form == "public":
+        from .public_tree import compile_public
+
+        return compile_public(game)
     cached = getattr(game, "_compiled_tree", None)
     if cached is not None:
         return cached

@@ -10,8 +10,11 @@ gives 288 information sets and 672 sequences instead of 936 and 2184.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
+from .public import FOLD, SHOWDOWN, PublicState, PublicStructure
 
 FOLD, CALL, RAISE = 0, 1, 2
 _RANKS = "JQK"
@@ -141,3 +144,68 @@ class LeducPoker(Game):
 
     def num_distinct_actions(self) -> int:
         return 3
+
+    def public_structure(self) -> PublicStructure:
+        """The public form (:mod:`rcfr.public_tree`): one card each (exclusive), or one rank
+        each with card removal as a dense 3 x 3 deal when ``canonical``."""
+        root = LeducPublicState(self.canonical)
+        if not self.canonical:
+            return PublicStructure(root=root, labels=(root.labels, root.labels),
+                                   pairing="exclusive", weights=(np.full(6, 1 / 30), np.ones(6)),
+                                   deal_histories=np.ones((6, 6), dtype=np.int64),
+                                   prefix_histories=7)
+        deal = (2.0 - np.eye(3)) / 15.0  # P(r0) = 1/3, then 2 (or 1) of the 5 cards left
+        return PublicStructure(root=root, labels=(root.labels, root.labels), pairing="dense",
+                               deal=deal, deal_histories=np.ones((3, 3), dtype=np.int64),
+                               prefix_histories=4)
+
+
+class LeducPublicState(PublicState):
+    """The betting so far and the board card (the public form's node)."""
+
+    def __init__(self, canonical: bool, state: LeducState | None = None) -> None:
+        if state is None:  # a stand-in deal: betting ignores the private cards
+            state = LeducState(canonical)
+            state.cards = (0, 1)
+        self._state = state
+        self.canonical = canonical
+        self.labels = [state._card_name(c) for c in range(3 if canonical else 6)]
+
+    def current_player(self) -> int:
+        return self._state.current_player()
+
+    def legal_actions(self) -> list[int]:
+        if self._state.current_player() == CHANCE:
+            return list(range(len(self.labels)))
+        return self._state.legal_actions()
+
+    def child(self, action: int) -> LeducPublicState:
+        return LeducPublicState(self.canonical, self._state.child(action))
+
+    def chance_factor(self, outcome: int):
+        if not self.canonical:  # the board is none of the two private cards; 4 cards left
+            other = (np.arange(6) != outcome).astype(np.float64)
+            return other / 4.0, other
+        same = (np.arange(3) == outcome).astype(np.float64)
+        return (2.0 - same[:, None] - same[None, :]) / 4.0
+
+    def terminal(self) -> tuple[int, float, int, int]:
+        s = self._state
+        if s.hist[-1].endswith("f"):
+            return FOLD, s.returns()[0], 0, 0
+        return SHOWDOWN, float(s.spent[0]), 0, 0
+
+    def ranks(self, player: int) -> np.ndarray:
+        s = self._state
+        r = np.array([s._rank(c) for c in range(len(self.labels))])
+        return r + 3 * (r == s._rank(s.cards[2]))  # a pair with the board beats any card
+
+    def information_state_string(self, player: int, private: int) -> str:
+        s = self._state.clone()
+        cards = list(s.cards)
+        cards[player] = private
+        s.cards = tuple(cards)
+        return s.information_state_string(player)
+
+    def action_to_string(self, player: int, action: int) -> str:
+        return self._state.action_to_string(player, action)

@@ -1,0 +1,227 @@
+"""Passes over the public tree (:mod:`rcfr.public_tree`): terminal values by structured rules,
+and full-width vector-form CFR.
+
+Only the terminal sweep differs from the history form: it runs per *public* terminal over
+vectors of private states instead of per history.  Realization plans, the backward sweep
+(counterfactual regrets or a best response), links and averaging are the history form's
+sequence-form kernels, since the public form keeps the sequence contract.  Vector-form CFR is
+Zinkevich et al.'s (2007) CFR computed as in Johanson et al. (2012, "Efficient Nash equilibrium
+approximation through Monte Carlo counterfactual regret minimization", sec. 3: public chance
+sampling without the sampling): one walk of the public tree per player and iteration.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from . import kernels as K
+from .errors import RcfrError
+from .links import apply_link
+from .public_tree import FOLD, SHOWDOWN, PublicTree, compile_public
+from .solvers.loop import CFRSolver, accumulate_average
+
+# update rules of the vector-form pass (issue 10 turns these into plug-ins for both forms)
+RULE_CFR = 0  # cumulative regrets (Zinkevich et al. 2007)
+RULE_CFR_PLUS = 1  # regret-matching+: Q-regrets clipped at zero (Tammelin 2014)
+
+
+@njit(cache=True)
+def rule_update(rule, inst, s_lo, s_hi, regrets):
+    """Add the instantaneous regrets of sequences ``[s_lo, s_hi)`` by ``rule``."""
+    for s in range(s_lo, s_hi):
+        v = regrets[s] + inst[s]
+        if rule == RULE_CFR_PLUS and v < 0.0:
+            v = 0.0
+        regrets[s] = v
+
+
+@njit(cache=True)
+def _seq(q, u, a, x, T, empty):
+    """Player ``q``'s sequence ending with action ``a`` at public node ``u`` holding ``x``."""
+    if u < 0:
+        return empty
+    return T.node_seq_base[u] + T.row_of[q, T.node_ctx[u], x] * T.node_num_actions[u] + a
+
+
+@njit(cache=True)
+def _reach(q, z, plan, T, dense, out):
+    """``out[x]``: player ``q``'s reach of terminal ``z`` holding ``x`` times its chance weight
+    (times validity only, when ``dense``)."""
+    c = T.term_ctx[z]
+    u = T.term_last[q, z]
+    a = T.term_last_act[q, z]
+    empty = plan.shape[0] - 2 + q
+    total = 0.0
+    for x in range(T.num_private[q]):
+        w = T.valid[q, c, x] if dense else T.weight[q, c, x]
+        if w == 0.0:
+            out[x] = 0.0
+        else:
+            out[x] = w * plan[_seq(q, u, a, x, T, empty)]
+            total += out[x]
+    return total
+
+
+@njit(cache=True)
+def _payoff(rule, value, q, face, x0, x1, c, T):
+    """Player 0's payoff at a terminal of ``rule`` with private states ``x0``, ``x1``."""
+    if rule == FOLD:
+        return value
+    if rule == SHOWDOWN:
+        r0 = T.rank[0, c, x0]
+        r1 = T.rank[1, c, x1]
+        return value if r0 > r1 else (-value if r0 < r1 else 0.0)
+    return value if T.counts[0, x0, face] + T.counts[1, x1, face] >= q else -value
+
+
+@njit(cache=True)
+def _dense_values(player, z, ro, T, v):
+    """``v[x] = sum_x' W[x, x'] u(x, x') ro[x']``: the n0 x n1 reference evaluation."""
+    c = T.term_ctx[z]
+    rule, value = T.term_rule[z], T.term_value[z]
+    q, face = T.term_q[z], T.term_face[z]
+    sign = 1.0 if player == 0 else -1.0
+    for x in range(T.num_private[player]):
+        total = 0.0
+        for y in range(T.num_private[1 - player]):
+            if ro[y] != 0.0:
+                x0, x1 = (x, y) if player == 0 else (y, x)
+                total += T.joint[c, x0, x1] * _payoff(rule, value, q, face, x0, x1, c, T) * ro[y]
+        v[x] = sign * total
+
+
+@njit(cache=True)
+def _showdown_values(player, c, stake, ro, T, v):
+    """Higher rank wins ``stake``: running sums over both players' states sorted by rank
+    (O(n0 + n1)); a card the opponent cannot hold ties with itself, so it drops out."""
+    opp = 1 - player
+    n_own = T.num_valid[player, c]
+    n_opp = T.num_valid[opp, c]
+    total = 0.0
+    for j in range(n_opp):
+        total += ro[T.rank_order[opp, c, j]]
+    lt = 0
+    le = 0
+    s_lt = 0.0
+    s_le = 0.0
+    for i in range(n_own):
+        x = T.rank_order[player, c, i]
+        r = T.rank[player, c, x]
+        while lt < n_opp and T.rank[opp, c, T.rank_order[opp, c, lt]] < r:
+            s_lt += ro[T.rank_order[opp, c, lt]]
+            lt += 1
+        while le < n_opp and T.rank[opp, c, T.rank_order[opp, c, le]] <= r:
+            s_le += ro[T.rank_order[opp, c, le]]
+            le += 1
+        v[x] = T.weight[player, c, x] * stake * (s_lt - (total - s_le))
+
+
+@njit(cache=True)
+def _count_values(player, c, sigma, q, face, ro, total, T, buckets, v):
+    """Liar's dice: the bid holds if the two players' dice for ``face`` reach ``q``; bucket the
+    opponent's reach by its count, then a suffix sum (O(n0 + n1))."""
+    opp = 1 - player
+    top = T.max_count[opp]
+    for k in range(top + 2):
+        buckets[k] = 0.0
+    for y in range(T.num_private[opp]):
+        buckets[T.counts[opp, y, face]] += ro[y]
+    for k in range(top - 1, -1, -1):
+        buckets[k] += buckets[k + 1]
+    sign = sigma if player == 0 else -sigma
+    for x in range(T.num_private[player]):
+        need = q - T.counts[player, x, face]
+        held = buckets[0] if need <= 0 else (buckets[need] if need <= top else 0.0)
+        v[x] = T.weight[player, c, x] * sign * (2.0 * held - total)
+
+
+@njit(cache=True)
+def terminal_values(player, plan, T, dense, s_lo, s_hi, acc):
+    """``acc[s]``: sum over the terminals whose last ``player`` sequence is ``s`` of the
+    player's payoff times chance and opponent reach (``acc`` padded, as
+    :func:`rcfr.kernels.terminal_values` fills it)."""
+    for s in range(s_lo, s_hi):
+        acc[s] = 0.0
+    empty = acc.shape[0] - 2 + player
+    acc[empty] = 0.0
+    opp = 1 - player
+    ro = np.empty(T.num_private[opp])
+    v = np.zeros(T.num_private[player])
+    buckets = np.empty(T.max_count[opp] + 2)
+    sign = 1.0 if player == 0 else -1.0
+    for z in range(T.term_ctx.shape[0]):
+        c = T.term_ctx[z]
+        total = _reach(opp, z, plan, T, dense, ro)
+        rule = T.term_rule[z]
+        if dense:
+            _dense_values(player, z, ro, T, v)
+        elif rule == FOLD:
+            scale = sign * T.term_value[z]
+            for x in range(T.num_private[player]):
+                blocked = ro[x] if T.exclusive else 0.0
+                v[x] = T.weight[player, c, x] * scale * (total - blocked)
+        elif rule == SHOWDOWN:
+            _showdown_values(player, c, T.term_value[z], ro, T, v)
+        else:
+            _count_values(player, c, T.term_value[z], T.term_q[z], T.term_face[z], ro, total,
+                          T, buckets, v)
+        u = T.term_last[player, z]
+        a = T.term_last_act[player, z]
+        for x in range(T.num_private[player]):
+            if T.valid[player, c, x] != 0.0:
+                acc[_seq(player, u, a, x, T, empty)] += v[x]
+
+
+@njit(cache=True)
+def run_public(n_iters, t0, rule, alternating, avg_power, link_kind, link_param, bounds,
+               seq_bounds, seq_start, num_actions, parent_seq, T, dense, regrets, strategy,
+               avg, plan, acc, inst):
+    """``n_iters`` iterations of vector-form CFR with update ``rule``, in the order of
+    :func:`rcfr.solvers.loop.run_tabular` (so both forms give the same strategies)."""
+    n_info = bounds[2]
+    for it in range(n_iters):
+        t = t0 + it + 1
+        weight = float(t) ** avg_power
+        for group in range(2 if alternating else 1):
+            K.realization_plan(strategy, 0, n_info, seq_start, num_actions, parent_seq, plan)
+            for p in range(2):
+                if alternating and p != group:
+                    continue
+                terminal_values(p, plan, T, dense, seq_bounds[p], seq_bounds[p + 1], acc)
+                K.counterfactual_regrets(p, strategy, bounds[p], bounds[p + 1], seq_start,
+                                         num_actions, parent_seq, acc, inst)
+            for p in range(2):
+                if alternating and p != group:
+                    continue
+                accumulate_average(plan, weight, seq_bounds[p], seq_bounds[p + 1], avg)
+                rule_update(rule, inst, seq_bounds[p], seq_bounds[p + 1], regrets)
+                apply_link(link_kind, link_param, regrets, bounds[p], bounds[p + 1],
+                           seq_start, num_actions, strategy)
+
+
+class PublicCFRSolver(CFRSolver):
+    """CFR (``"cfr"``) or CFR+ (``"cfr+"``) on the public tree: the shared loop
+    (:class:`rcfr.solvers.loop.RegretSolver`: set-up, averaging, policies, checkpoints,
+    nodes counted in histories) with the vector-form pass."""
+
+    def __init__(self, game: PublicTree | Any, algorithm: str = "cfr", **options) -> None:
+        if not isinstance(game, PublicTree):
+            game = compile_public(game)
+        super().__init__(game, algorithm, **options)
+
+    def _run_fused(self, iterations: int) -> None:
+        t = self.tree
+        rule = RULE_CFR_PLUS if self.estimator_.plus else RULE_CFR
+        run_public(iterations, self.iteration, rule, self.alternating, self.avg_power_,
+                   self.link_.kind, self.link_.param, self.bounds_, self.seq_bounds_,
+                   t.infoset_seq_start, t.infoset_num_actions, t.infoset_parent_seq, t.arrays,
+                   t.pairing == "dense", self.estimator_.regrets, self.strategy_,
+                   self.avg_weights_, self._plan, self._acc, self._inst)
+        self.iteration += iterations
+        self.nodes_visited += 2 * iterations * t.num_nodes
+
+    def _step(self) -> None:  # pragma: no cover - the tabular estimator is always fused
+        raise RcfrError("the public form runs the tabular estimator only")
