@@ -12,8 +12,11 @@ sequences, as in the thesis.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
+from .public import FOLD, SHOWDOWN, PublicState, PublicStructure
 
 FOLD, CALL = 0, 1
 
@@ -132,3 +135,50 @@ class NLOneCardPoker(Game):
 
     def num_distinct_actions(self) -> int:
         return self.stack + 1
+
+    def public_structure(self) -> PublicStructure:
+        """The public form (:mod:`rcfr.public_tree`): one card each from one deck."""
+        n = self.cards
+        stand_in = NLOneCardState(self)
+        stand_in.cards = (0, 1)  # betting ignores the private cards
+        labels = [str(c) for c in range(n)]
+        return PublicStructure(root=NLOneCardPublicState(stand_in), labels=(labels, labels),
+                               pairing="exclusive",
+                               weights=(np.full(n, 1.0 / (n * (n - 1))), np.ones(n)),
+                               deal_histories=np.ones((n, n), dtype=np.int64),
+                               prefix_histories=1 + n)
+
+
+class NLOneCardPublicState(PublicState):
+    """The betting so far (the public form's node)."""
+
+    def __init__(self, state: NLOneCardState) -> None:
+        self._state = state
+
+    def current_player(self) -> int:
+        return self._state.current_player()
+
+    def legal_actions(self) -> list[int]:
+        return self._state.legal_actions()
+
+    def child(self, action: int) -> NLOneCardPublicState:
+        return NLOneCardPublicState(self._state.child(action))
+
+    def terminal(self) -> tuple[int, float, int, int]:
+        s = self._state
+        if s.folded:
+            return FOLD, s.returns()[0], 0, 0
+        return SHOWDOWN, float(s.spent[0]), 0, 0
+
+    def ranks(self, player: int) -> np.ndarray:
+        return np.arange(self._state.game.cards)
+
+    def information_state_string(self, player: int, private: int) -> str:
+        s = self._state.clone()
+        cards = list(s.cards)
+        cards[player] = private
+        s.cards = tuple(cards)
+        return s.information_state_string(player)
+
+    def action_to_string(self, player: int, action: int) -> str:
+        return self._state.action_to_string(player, action)
