@@ -39,28 +39,22 @@ def rule_update(rule, inst, s_lo, s_hi, regrets):
 
 
 @njit(cache=True)
-def _seq(q, u, a, x, T, empty):
-    """Player ``q``'s sequence ending with action ``a`` at public node ``u`` holding ``x``."""
-    if u < 0:
-        return empty
-    return T.node_seq_base[u] + T.row_of[q, T.node_ctx[u], x] * T.node_num_actions[u] + a
-
-
-@njit(cache=True)
-def _reach(q, z, plan, T, dense, out):
-    """``out[x]``: player ``q``'s reach of terminal ``z`` holding ``x`` times its chance weight
-    (times validity only, when ``dense``)."""
+def _reach(q, z, plan, T, w, out):
+    """``out[x]``: player ``q``'s reach of terminal ``z`` holding ``x`` times ``w[c, x]`` (its
+    chance weight, or its validity for the dense evaluation); returns the sum."""
     c = T.term_ctx[z]
-    u = T.term_last[q, z]
-    a = T.term_last_act[q, z]
-    empty = plan.shape[0] - 2 + q
+    base = T.term_seq_base[q, z]
+    stride = T.term_stride[q, z]
+    rows = T.row_of[q, T.term_row_ctx[q, z]]
+    empty_reach = plan[plan.shape[0] - 2 + q]
     total = 0.0
-    for x in range(T.num_private[q]):
-        w = T.valid[q, c, x] if dense else T.weight[q, c, x]
-        if w == 0.0:
+    for x in range(out.shape[0]):
+        wx = w[c, x]
+        if wx == 0.0:
             out[x] = 0.0
         else:
-            out[x] = w * plan[_seq(q, u, a, x, T, empty)]
+            r = empty_reach if base < 0 else plan[base + rows[x] * stride]
+            out[x] = wx * r
             total += out[x]
     return total
 
@@ -148,31 +142,39 @@ def terminal_values(player, plan, T, dense, s_lo, s_hi, acc):
     empty = acc.shape[0] - 2 + player
     acc[empty] = 0.0
     opp = 1 - player
+    n_own = T.num_private[player]
     ro = np.empty(T.num_private[opp])
-    v = np.zeros(T.num_private[player])
+    v = np.zeros(n_own)
     buckets = np.empty(T.max_count[opp] + 2)
     sign = 1.0 if player == 0 else -1.0
+    w_opp = T.valid[opp] if dense else T.weight[opp]
+    w_own = T.weight[player]
+    valid_own = T.valid[player]
     for z in range(T.term_ctx.shape[0]):
         c = T.term_ctx[z]
-        total = _reach(opp, z, plan, T, dense, ro)
+        total = _reach(opp, z, plan, T, w_opp, ro)
         rule = T.term_rule[z]
         if dense:
             _dense_values(player, z, ro, T, v)
         elif rule == FOLD:
             scale = sign * T.term_value[z]
-            for x in range(T.num_private[player]):
-                blocked = ro[x] if T.exclusive else 0.0
-                v[x] = T.weight[player, c, x] * scale * (total - blocked)
+            if T.exclusive:
+                for x in range(n_own):
+                    v[x] = w_own[c, x] * scale * (total - ro[x])
+            else:
+                for x in range(n_own):
+                    v[x] = w_own[c, x] * scale * total
         elif rule == SHOWDOWN:
             _showdown_values(player, c, T.term_value[z], ro, T, v)
         else:
             _count_values(player, c, T.term_value[z], T.term_q[z], T.term_face[z], ro, total,
                           T, buckets, v)
-        u = T.term_last[player, z]
-        a = T.term_last_act[player, z]
-        for x in range(T.num_private[player]):
-            if T.valid[player, c, x] != 0.0:
-                acc[_seq(player, u, a, x, T, empty)] += v[x]
+        base = T.term_seq_base[player, z]
+        stride = T.term_stride[player, z]
+        rows = T.row_of[player, T.term_row_ctx[player, z]]
+        for x in range(n_own):
+            if valid_own[c, x] != 0.0:
+                acc[empty if base < 0 else base + rows[x] * stride] += v[x]
 
 
 @njit(cache=True)

@@ -57,6 +57,9 @@ PublicArrays = namedtuple("PublicArrays", [
     "node_ctx", "node_seq_base", "node_num_actions",  # per public node
     "term_ctx", "term_rule", "term_value", "term_q", "term_face",  # per public terminal
     "term_last", "term_last_act",  # int32 [2, Z]: each player's last public decision node
+    # ... and, from it, the player's sequence at terminal z holding x:
+    # term_seq_base[p, z] + row_of[p, term_row_ctx[p, z], x] * term_stride[p, z] (-1: empty)
+    "term_seq_base", "term_stride", "term_row_ctx",
     "weight",  # float64 [2, C, nmax]: factored weights (0 where impossible)
     "valid",  # float64 [2, C, nmax]: 1 where the private state is possible
     "row_of",  # int32 [2, C, nmax]: row of the private state at nodes of context C (-1)
@@ -434,6 +437,8 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
         for p in (0, 1):
             counts[p, : n[p]] = spec.counts[p]
             max_count[p] = int(spec.counts[p].max())
+    tl = last_node[:, terminal_nodes]
+    tls = np.maximum(tl, 0)
     arrays = PublicArrays(
         num_private=np.asarray(n, dtype=np.int64),
         exclusive=spec.pairing == "exclusive",
@@ -445,8 +450,11 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
         term_value=np.ascontiguousarray(rule_arr[:, 1]),
         term_q=rule_arr[:, 2].astype(np.int64),
         term_face=rule_arr[:, 3].astype(np.int64),
-        term_last=np.ascontiguousarray(last_node[:, terminal_nodes].astype(np.int32)),
+        term_last=np.ascontiguousarray(tl.astype(np.int32)),
         term_last_act=np.ascontiguousarray(last_k[:, terminal_nodes].astype(np.int32)),
+        term_seq_base=np.where(tl < 0, -1, node_seq_base[tls] + last_k[:, terminal_nodes]),
+        term_stride=np.where(tl < 0, 0, node_nact[tls]).astype(np.int64),
+        term_row_ctx=np.where(tl < 0, 0, node_ctx[tls]).astype(np.int64),
         weight=weight,
         valid=valid,
         row_of=row_of,
