@@ -20,7 +20,7 @@ from numba import njit
 from . import kernels as K
 from .errors import RcfrError
 from .links import apply_link
-from .public_tree import FOLD, SHOWDOWN, PublicTree, compile_public
+from .public_tree import FOLD_RULE, SHOWDOWN_RULE, PublicTree, compile_public
 from .solvers.loop import CFRSolver, accumulate_average
 
 # update rules of the vector-form pass (issue 10 turns these into plug-ins for both forms)
@@ -60,15 +60,15 @@ def _reach(q, z, plan, T, w, out):
 
 
 @njit(cache=True)
-def _payoff(rule, value, q, face, x0, x1, c, T):
+def _payoff(rule, value, miss, q, face, x0, x1, c, T):
     """Player 0's payoff at a terminal of ``rule`` with private states ``x0``, ``x1``."""
-    if rule == FOLD:
+    if rule == FOLD_RULE:
         return value
-    if rule == SHOWDOWN:
+    if rule == SHOWDOWN_RULE:
         r0 = T.rank[0, c, x0]
         r1 = T.rank[1, c, x1]
         return value if r0 > r1 else (-value if r0 < r1 else 0.0)
-    return value if T.counts[0, x0, face] + T.counts[1, x1, face] >= q else -value
+    return value if T.counts[0, x0, face] + T.counts[1, x1, face] >= q else miss
 
 
 @njit(cache=True)
@@ -83,7 +83,8 @@ def _dense_values(player, z, ro, T, v):
         for y in range(T.num_private[1 - player]):
             if ro[y] != 0.0:
                 x0, x1 = (x, y) if player == 0 else (y, x)
-                total += T.joint[c, x0, x1] * _payoff(rule, value, q, face, x0, x1, c, T) * ro[y]
+                u = _payoff(rule, value, T.term_miss[z], q, face, x0, x1, c, T)
+                total += T.joint[c, x0, x1] * u * ro[y]
         v[x] = sign * total
 
 
@@ -114,9 +115,10 @@ def _showdown_values(player, c, stake, ro, T, v):
 
 
 @njit(cache=True)
-def _count_values(player, c, sigma, q, face, ro, total, T, buckets, v):
-    """Liar's dice: the bid holds if the two players' dice for ``face`` reach ``q``; bucket the
-    opponent's reach by its count, then a suffix sum (O(n0 + n1))."""
+def _count_values(player, c, hit, miss, q, face, ro, total, T, buckets, v):
+    """Liar's dice: the bid holds (player 0 gets ``hit``, else ``miss``) if the two players'
+    dice for ``face`` reach ``q``; bucket the opponent's reach by its count, then a suffix sum
+    (O(n0 + n1))."""
     opp = 1 - player
     top = T.max_count[opp]
     for k in range(top + 2):
@@ -125,11 +127,11 @@ def _count_values(player, c, sigma, q, face, ro, total, T, buckets, v):
         buckets[T.counts[opp, y, face]] += ro[y]
     for k in range(top - 1, -1, -1):
         buckets[k] += buckets[k + 1]
-    sign = sigma if player == 0 else -sigma
+    sign = 1.0 if player == 0 else -1.0
     for x in range(T.num_private[player]):
         need = q - T.counts[player, x, face]
         held = buckets[0] if need <= 0 else (buckets[need] if need <= top else 0.0)
-        v[x] = T.weight[player, c, x] * sign * (2.0 * held - total)
+        v[x] = T.weight[player, c, x] * sign * (hit * held + miss * (total - held))
 
 
 @njit(cache=True)
@@ -156,7 +158,7 @@ def terminal_values(player, plan, T, dense, s_lo, s_hi, acc):
         rule = T.term_rule[z]
         if dense:
             _dense_values(player, z, ro, T, v)
-        elif rule == FOLD:
+        elif rule == FOLD_RULE:
             scale = sign * T.term_value[z]
             if T.exclusive:
                 for x in range(n_own):
@@ -164,11 +166,11 @@ def terminal_values(player, plan, T, dense, s_lo, s_hi, acc):
             else:
                 for x in range(n_own):
                     v[x] = w_own[c, x] * scale * total
-        elif rule == SHOWDOWN:
+        elif rule == SHOWDOWN_RULE:
             _showdown_values(player, c, T.term_value[z], ro, T, v)
         else:
-            _count_values(player, c, T.term_value[z], T.term_q[z], T.term_face[z], ro, total,
-                          T, buckets, v)
+            _count_values(player, c, T.term_value[z], T.term_miss[z], T.term_q[z],
+                          T.term_face[z], ro, total, T, buckets, v)
         base = T.term_seq_base[player, z]
         stride = T.term_stride[player, z]
         rows = T.row_of[player, T.term_row_ctx[player, z]]

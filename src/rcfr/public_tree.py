@@ -7,10 +7,11 @@ joint weight ``W[x0, x1]`` per *chance context* (the public chance outcomes so f
 board), which carries card removal.  Terminals are structured rules (Johanson et al. 2011,
 "Accelerating best response calculation in large extensive games", sec. 4):
 
-* ``FOLD``: a payoff that does not depend on the private states (a scalar times the joint reach);
-* ``SHOWDOWN``: the higher rank wins the stake, evaluated with sorted ranks and running sums in
-  O(n0 + n1) per terminal (ranks are sorted once, at compile time);
-* ``COUNT`` (liar's dice): the bid holds if both players' matching dice reach its quantity,
+* ``FOLD_RULE``: a payoff that does not depend on the private states (a scalar times the joint
+  reach);
+* ``SHOWDOWN_RULE``: the higher rank wins the stake, evaluated with sorted ranks and running sums
+  in O(n0 + n1) per terminal (ranks are sorted once, at compile time);
+* ``COUNT_RULE`` (liar's dice): the bid holds if both players' matching dice reach its quantity,
   evaluated by bucketing the opponent's reach by its count in O(n0 + n1).
 
 Where the joint weight factors as ``w0[x0] * w1[x1]`` (dice) or ``w0[x0] * w1[x1] * [x0 != x1]``
@@ -41,10 +42,10 @@ import numpy as np
 from .errors import RcfrError
 from .games.protocol import CHANCE, TERMINAL, Game
 from .games.public import (  # noqa: F401 (re-exported)
-    COUNT,
-    FOLD,
+    COUNT_RULE,
+    FOLD_RULE,
     PAIRINGS,
-    SHOWDOWN,
+    SHOWDOWN_RULE,
     PublicState,
     PublicStructure,
 )
@@ -56,6 +57,7 @@ PublicArrays = namedtuple("PublicArrays", [
     "exclusive",  # bool: W = outer(w0, w1) * [x0 != x1]
     "node_ctx", "node_seq_base", "node_num_actions",  # per public node
     "term_ctx", "term_rule", "term_value", "term_q", "term_face",  # per public terminal
+    "term_miss",  # COUNT_RULE: player 0's payoff if the bid fails (term_value: if it holds)
     "term_last", "term_last_act",  # int32 [2, Z]: each player's last public decision node
     # ... and, from it, the player's sequence at terminal z holding x:
     # term_seq_base[p, z] + row_of[p, term_row_ctx[p, z], x] * term_stride[p, z] (-1: empty)
@@ -302,7 +304,7 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
             nact.append(0)
             rule = state.terminal()
             rules.append(rule)
-            if rule[0] == SHOWDOWN and c not in ctx_ranks:
+            if rule[0] == SHOWDOWN_RULE and c not in ctx_ranks:
                 ctx_ranks[c] = (np.asarray(state.ranks(0)), np.asarray(state.ranks(1)))
         elif player == CHANCE:
             kind.append(KIND_CHANCE)
@@ -450,6 +452,7 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
         term_value=np.ascontiguousarray(rule_arr[:, 1]),
         term_q=rule_arr[:, 2].astype(np.int64),
         term_face=rule_arr[:, 3].astype(np.int64),
+        term_miss=-rule_arr[:, 1],
         term_last=np.ascontiguousarray(tl.astype(np.int32)),
         term_last_act=np.ascontiguousarray(last_k[:, terminal_nodes].astype(np.int32)),
         term_seq_base=np.where(tl < 0, -1, node_seq_base[tls] + last_k[:, terminal_nodes]),

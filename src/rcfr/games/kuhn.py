@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .protocol import CHANCE, TERMINAL, Game, State
-from .public import FOLD, SHOWDOWN, PublicState, PublicStructure
+from .public import FOLD_RULE, SHOWDOWN_RULE, PublicState, PublicStructure
 
 _CARDS = "JQK"
 PASS, BET = 0, 1
@@ -103,8 +103,8 @@ class KuhnPublicState(PublicState):
 
     def terminal(self) -> tuple[int, float, int, int]:
         if self.history in ("bp", "pbp"):
-            return FOLD, self._state.returns()[0], 0, 0
-        return SHOWDOWN, 2.0 if "b" in self.history else 1.0, 0, 0
+            return FOLD_RULE, self._state.returns()[0], 0, 0
+        return SHOWDOWN_RULE, 2.0 if "b" in self.history else 1.0, 0, 0
 
     def ranks(self, player: int) -> np.ndarray:
         return np.arange(3)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
-from .public import FOLD, SHOWDOWN, PublicState, PublicStructure
+from .public import FOLD_RULE, SHOWDOWN_RULE, PublicState, PublicStructure
 
 FOLD, CALL, RAISE = 0, 1, 2
 _RANKS = "JQK"
@@ -192,8 +192,8 @@ class LeducPublicState(PublicState):
     def terminal(self) -> tuple[int, float, int, int]:
         s = self._state
         if s.hist[-1].endswith("f"):
-            return FOLD, s.returns()[0], 0, 0
-        return SHOWDOWN, float(s.spent[0]), 0, 0
+            return FOLD_RULE, s.returns()[0], 0, 0
+        return SHOWDOWN_RULE, float(s.spent[0]), 0, 0
 
     def ranks(self, player: int) -> np.ndarray:
         s = self._state

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
-from .public import COUNT, PublicState, PublicStructure
+from .public import COUNT_RULE, PublicState, PublicStructure
 
 
 class LiarsDiceState(State):
@@ -133,7 +133,7 @@ class LiarsDice(Game):
 
     def public_structure(self) -> PublicStructure:
         """The public form (:mod:`rcfr.public_tree`): each player's unordered roll is a private
-        state, rolled independently; a call is settled by counting dice (``COUNT``)."""
+        state, rolled independently; a call is settled by counting dice (``COUNT_RULE``)."""
         labels, weights, orders, counts = [], [], [], []
         wild = self.faces - 1
         for d in (self.dice, self.dice2):
@@ -179,7 +179,7 @@ class LiarsDicePublicState(PublicState):
     def terminal(self) -> tuple[int, float, int, int]:
         quantity, face = divmod(self.bids[-1], self.game.faces)
         bidder = (len(self.bids) - 1) % 2
-        return COUNT, 1.0 if bidder == 0 else -1.0, quantity + 1, face
+        return COUNT_RULE, 1.0 if bidder == 0 else -1.0, quantity + 1, face
 
     def information_state_string(self, player: int, private: int) -> str:
         g = self.game

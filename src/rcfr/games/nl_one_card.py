@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
-from .public import FOLD, SHOWDOWN, PublicState, PublicStructure
+from .public import FOLD_RULE, SHOWDOWN_RULE, PublicState, PublicStructure
 
 FOLD, CALL = 0, 1
 
@@ -167,8 +167,8 @@ class NLOneCardPublicState(PublicState):
     def terminal(self) -> tuple[int, float, int, int]:
         s = self._state
         if s.folded:
-            return FOLD, s.returns()[0], 0, 0
-        return SHOWDOWN, float(s.spent[0]), 0, 0
+            return FOLD_RULE, s.returns()[0], 0, 0
+        return SHOWDOWN_RULE, float(s.spent[0]), 0, 0
 
     def ranks(self, player: int) -> np.ndarray:
         return np.arange(self._state.game.cards)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-FOLD, SHOWDOWN, COUNT = 0, 1, 2
+FOLD_RULE, SHOWDOWN_RULE, COUNT_RULE = 0, 1, 2
 PAIRINGS = ("independent", "exclusive", "dense")
 
 
@@ -33,9 +33,9 @@ class PublicState(ABC):
         raise NotImplementedError
 
     def terminal(self) -> tuple[int, float, int, int]:
-        """``(rule, value, quantity, face)``: ``FOLD`` with player 0's payoff, ``SHOWDOWN``
-        with the stake, or ``COUNT`` with +1 (-1) if player 0 (1) made the bid ``quantity``
-        dice showing ``face``."""
+        """``(rule, value, quantity, face)``: ``FOLD_RULE`` with player 0's payoff,
+        ``SHOWDOWN_RULE`` with the stake, or ``COUNT_RULE`` with +1 (-1) if player 0 (1) made
+        the bid ``quantity`` dice showing ``face``."""
         raise NotImplementedError
 
     def ranks(self, player: int) -> np.ndarray:
