@@ -240,6 +240,9 @@ class PublicTree:
         return float(acc[:s0] @ plan[:s0] + acc[S] * plan[S])
 
 
+PUBLIC_NODE_BUDGET = 4_000_000  # public nodes; Bluff(2,1) has 524,287 (about 1 GB to solve)
+
+
 def offers_public_form(game: Game) -> bool:
     return callable(getattr(game, "public_structure", None))
 
@@ -256,6 +259,10 @@ def compile_public(game: Game | str) -> PublicTree:
     if not offers_public_form(game):
         raise RcfrError(f"{game} has no public form (its private information is not dealt by "
                         "chance alone, or it does not describe it); use the history form")
+    estimate = getattr(game, "num_public_nodes", None)
+    if callable(estimate) and estimate() > PUBLIC_NODE_BUDGET:
+        raise RcfrError(f"{game} is too large for the public form: {estimate():,} public nodes "
+                        f"(the budget is {PUBLIC_NODE_BUDGET:,})")
     tree = _compile(game, game.public_structure())
     game._compiled_public = tree
     return tree
@@ -299,6 +306,9 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
         player = state.current_player()
         child_start.append(len(states))
         c = ctx[i]
+        if len(states) > PUBLIC_NODE_BUDGET:
+            raise RcfrError(f"{game} is too large for the public form: more than "
+                            f"{PUBLIC_NODE_BUDGET:,} public nodes")
         if player == TERMINAL:
             kind.append(KIND_TERMINAL)
             nact.append(0)
@@ -501,13 +511,32 @@ def infoset_map(source, target) -> np.ndarray:
     """``m[i]``: the information set of ``source`` with ``target``'s information set ``i``'s
     key (both trees of one game, in either form)."""
     m = np.empty(target.num_infosets, dtype=np.int64)
-    for i, key in enumerate(target.infoset_keys):
-        p = int(target.infoset_player[i])
-        j = source.infoset_index(key, p)
-        if not np.array_equal(source.infoset_actions(j), target.infoset_actions(i)):
-            raise RcfrError(f"information set {key!r} has different actions in the two forms")
-        m[i] = j
+    for p in (0, 1):
+        src, dst = source.player_infosets(p), target.player_infosets(p)
+        sk = np.array(source.infoset_keys[src.start : src.stop])
+        tk = np.array(target.infoset_keys[dst.start : dst.stop])
+        order = np.argsort(sk)
+        pos = np.minimum(np.searchsorted(sk[order], tk), max(len(sk) - 1, 0))
+        found = order[pos] if len(sk) else pos
+        if len(sk) != len(tk) or (len(tk) and np.any(sk[found] != tk)):
+            raise RcfrError(f"the two trees of {target.game} have different information sets")
+        m[dst.start : dst.stop] = src.start + found
+    if not np.array_equal(source.infoset_num_actions[m], target.infoset_num_actions):
+        raise RcfrError(f"the two trees of {target.game} have different actions")
+    starts = np.repeat(source.infoset_seq_start[m], target.infoset_num_actions)
+    offsets = (np.arange(target.num_sequences)
+               - np.repeat(target.infoset_seq_start, target.infoset_num_actions))
+    if not np.array_equal(source.seq_action[starts + offsets], target.seq_action):
+        raise RcfrError(f"the two trees of {target.game} have different actions")
     return m
+
+
+def sequence_map(source, target) -> np.ndarray:
+    """``m[s]``: the sequence of ``source`` that is ``target``'s sequence ``s``."""
+    m = infoset_map(source, target)
+    return (np.repeat(source.infoset_seq_start[m], target.infoset_num_actions)
+            + np.arange(target.num_sequences)
+            - np.repeat(target.infoset_seq_start, target.infoset_num_actions))
 
 
 def convert_policy(policy, tree):
@@ -520,9 +549,4 @@ def convert_policy(policy, tree):
         return policy
     if str(src.game) != str(tree.game):
         raise RcfrError(f"the policy is for {src.game}, not for {tree.game}")
-    m = infoset_map(src, tree)
-    starts = src.infoset_seq_start[m]
-    idx = (np.repeat(starts, tree.infoset_num_actions)
-           + np.arange(tree.num_sequences) - np.repeat(tree.infoset_seq_start,
-                                                        tree.infoset_num_actions))
-    return TabularPolicy(tree, policy.probs[idx], policy.metadata)
+    return TabularPolicy(tree, policy.probs[sequence_map(src, tree)], policy.metadata)

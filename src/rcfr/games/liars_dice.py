@@ -131,6 +131,10 @@ class LiarsDice(Game):
         rolls = sum(self.faces**k for k in range(self.total_dice))
         return rolls + self.faces**self.total_dice * (2 ** (self.bluff_action + 1) - 1)
 
+    def num_public_nodes(self) -> int:
+        """Public nodes: every bid sequence, with or without a call (the root has none)."""
+        return 2 ** (self.bluff_action + 1) - 1
+
     def public_structure(self) -> PublicStructure:
         """The public form (:mod:`rcfr.public_tree`): each player's unordered roll is a private
         state, rolled independently; a call is settled by counting dice (``COUNT_RULE``)."""
