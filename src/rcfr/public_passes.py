@@ -38,28 +38,33 @@ def rule_update(rule, inst, s_lo, s_hi, regrets):
         regrets[s] = v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _reach(q, z, plan, T, w, out):
     """``out[x]``: player ``q``'s reach of terminal ``z`` holding ``x`` times ``w[c, x]`` (its
     chance weight, or its validity for the dense evaluation); returns the sum."""
     c = T.term_ctx[z]
     base = T.term_seq_base[q, z]
     stride = T.term_stride[q, z]
-    rows = T.row_of[q, T.term_row_ctx[q, z]]
-    empty_reach = plan[plan.shape[0] - 2 + q]
+    rc = T.term_row_ctx[q, z]
     total = 0.0
-    for x in range(out.shape[0]):
-        wx = w[c, x]
-        if wx == 0.0:
-            out[x] = 0.0
-        else:
-            r = empty_reach if base < 0 else plan[base + rows[x] * stride]
-            out[x] = wx * r
+    if base < 0:
+        r = plan[plan.shape[0] - 2 + q]
+        for x in range(out.shape[0]):
+            out[x] = w[c, x] * r
+            total += out[x]
+    elif T.num_valid[q, rc] == out.shape[0]:  # every private state possible: row = state
+        for x in range(out.shape[0]):
+            out[x] = w[c, x] * plan[base + x * stride]
+            total += out[x]
+    else:
+        for x in range(out.shape[0]):
+            wx = w[c, x]
+            out[x] = 0.0 if wx == 0.0 else wx * plan[base + T.row_of[q, rc, x] * stride]
             total += out[x]
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _payoff(rule, value, miss, q, face, x0, x1, c, T):
     """Player 0's payoff at a terminal of ``rule`` with private states ``x0``, ``x1``."""
     if rule == FOLD_RULE:
@@ -71,7 +76,7 @@ def _payoff(rule, value, miss, q, face, x0, x1, c, T):
     return value if T.counts[0, x0, face] + T.counts[1, x1, face] >= q else miss
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _dense_values(player, z, ro, T, v):
     """``v[x] = sum_x' W[x, x'] u(x, x') ro[x']``: the n0 x n1 reference evaluation."""
     c = T.term_ctx[z]
@@ -88,7 +93,7 @@ def _dense_values(player, z, ro, T, v):
         v[x] = sign * total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _showdown_values(player, c, stake, ro, T, v):
     """Higher rank wins ``stake``: running sums over both players' states sorted by rank
     (O(n0 + n1)); a card the opponent cannot hold ties with itself, so it drops out."""
@@ -114,24 +119,28 @@ def _showdown_values(player, c, stake, ro, T, v):
         v[x] = T.weight[player, c, x] * stake * (s_lt - (total - s_le))
 
 
-@njit(cache=True)
-def _count_values(player, c, hit, miss, q, face, ro, total, T, buckets, v):
+@njit(cache=True, inline="always")
+def _count_values(player, c, hit, miss, q, face, ro, total, T, held, v):
     """Liar's dice: the bid holds (player 0 gets ``hit``, else ``miss``) if the two players'
-    dice for ``face`` reach ``q``; bucket the opponent's reach by its count, then a suffix sum
-    (O(n0 + n1))."""
+    dice for ``face`` reach ``q``.  ``held[k]``: the opponent's reach with at least ``k`` such
+    dice, one running sum per count (O(n0 + n1 * max count))."""
     opp = 1 - player
     top = T.max_count[opp]
-    for k in range(top + 2):
-        buckets[k] = 0.0
-    for y in range(T.num_private[opp]):
-        buckets[T.counts[opp, y, face]] += ro[y]
-    for k in range(top - 1, -1, -1):
-        buckets[k] += buckets[k + 1]
+    counts = T.counts[opp]
+    held[0] = total
+    for k in range(1, top + 1):
+        acc = 0.0
+        for y in range(ro.shape[0]):
+            if counts[y, face] >= k:
+                acc += ro[y]
+        held[k] = acc
+    held[top + 1] = 0.0
     sign = 1.0 if player == 0 else -1.0
-    for x in range(T.num_private[player]):
-        need = q - T.counts[player, x, face]
-        held = buckets[0] if need <= 0 else (buckets[need] if need <= top else 0.0)
-        v[x] = T.weight[player, c, x] * sign * (hit * held + miss * (total - held))
+    own = T.counts[player]
+    w = T.weight[player]
+    for x in range(v.shape[0]):
+        need = min(max(q - own[x, face], 0), top + 1)
+        v[x] = w[c, x] * sign * (hit * held[need] + miss * (total - held[need]))
 
 
 @njit(cache=True)
@@ -173,10 +182,17 @@ def terminal_values(player, plan, T, dense, s_lo, s_hi, acc):
                           T.term_face[z], ro, total, T, buckets, v)
         base = T.term_seq_base[player, z]
         stride = T.term_stride[player, z]
-        rows = T.row_of[player, T.term_row_ctx[player, z]]
-        for x in range(n_own):
-            if valid_own[c, x] != 0.0:
-                acc[empty if base < 0 else base + rows[x] * stride] += v[x]
+        rc = T.term_row_ctx[player, z]
+        if base < 0:
+            for x in range(n_own):
+                acc[empty] += v[x] * valid_own[c, x]
+        elif T.num_valid[player, rc] == n_own:  # every private state possible: row = state
+            for x in range(n_own):
+                acc[base + x * stride] += v[x]
+        else:
+            for x in range(n_own):
+                if valid_own[c, x] != 0.0:
+                    acc[base + T.row_of[player, rc, x] * stride] += v[x]
 
 
 @njit(cache=True)

@@ -237,7 +237,7 @@ class PublicTree:
         self.terminal_values(0, plan, acc)
         s0 = self.num_sequences_per_player[0]
         S = self.num_sequences
-        return float(acc[:s0] @ plan[:s0] + acc[S] * plan[S])
+        return float(np.sum(acc[:s0] * plan[:s0]) + acc[S] * plan[S])  # (no BLAS threads)
 
 
 PUBLIC_NODE_BUDGET = 4_000_000  # public nodes; Bluff(2,1) has 524,287 (about 1 GB to solve)
