@@ -245,3 +245,17 @@ class PublicCFRSolver(CFRSolver):
 
     def _step(self) -> None:  # pragma: no cover - the tabular estimator is always fused
         raise RcfrError("the public form runs the tabular estimator only")
+
+
+def make_public_solver(tree: PublicTree, algorithm: str, **options) -> PublicCFRSolver:
+    """A solver on the public form: ``cfr`` or ``cfr+`` (``alternating``, ``averaging``,
+    ``link``, ``seed`` as for :class:`rcfr.solvers.loop.CFRSolver`)."""
+    key = str(algorithm).lower()
+    if key not in ("cfr", "cfr+"):
+        raise RcfrError(f"the public form runs cfr and cfr+, not {algorithm!r}; use "
+                        "--form history")
+    allowed = {"alternating", "averaging", "link", "seed"}
+    extra = [k for k, v in options.items() if k not in allowed and v is not None]
+    if extra:
+        raise RcfrError(f"--{extra[0]} does not apply to {key} on the public form")
+    return PublicCFRSolver(tree, key, **{k: v for k, v in options.items() if k in allowed})

@@ -550,3 +550,30 @@ def convert_policy(policy, tree):
     if str(src.game) != str(tree.game):
         raise RcfrError(f"the policy is for {src.game}, not for {tree.game}")
     return TabularPolicy(tree, policy.probs[sequence_map(src, tree)], policy.metadata)
+
+
+BYTES_PER_HISTORY = 55  # the history form's memory per history (benchmarks/bench_games.py)
+
+
+def form_sizes(game: Game | str) -> dict:
+    """``game``'s sizes (the history form's counts, which both forms share) with each form's
+    memory in MiB: measured where the form is compiled, estimated (``~``) for a history form
+    too large to build, ``None`` where a form does not exist."""
+    from .games.registry import load_game
+    from .tree import HISTORY_BUDGET, compile_game
+
+    game = load_game(game)
+    estimate = getattr(game, "num_histories", None)
+    too_big = callable(estimate) and estimate() > HISTORY_BUDGET
+    history = None if too_big else compile_game(game, form="history")
+    public = compile_public(game) if offers_public_form(game) else None
+    sizes = (history or public).sizes()
+    keep = ("histories", "terminals", "chance_nodes", "decision_nodes", "infosets", "sequences",
+            "infosets_per_player", "sequences_per_player")
+    out = {k: sizes[k] for k in keep}
+    out["history_mb"] = (history.nbytes if history else BYTES_PER_HISTORY * out["histories"]
+                         ) / 2**20
+    out["history_mb_estimated"] = history is None
+    out["public_nodes"] = public.num_public_nodes if public else None
+    out["public_mb"] = public.nbytes / 2**20 if public else None
+    return out
