@@ -341,17 +341,18 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
         else:
             kind.append(player)
             acts = state.legal_actions()
-            nact.append(len(acts))
+            k = len(acts)
+            nact.append(k)
             actions_flat.extend(acts)
-            for k, a in enumerate(acts):
-                states.append(state.child(a))
-                parent.append(i)
-                action_in.append(a)
-                ctx.append(c)
-                last[player].append(i)
-                last_act[player].append(k)
-                last[1 - player].append(last[1 - player][i])
-                last_act[1 - player].append(last_act[1 - player][i])
+            states.extend([state.child(a) for a in acts])
+            parent.extend([i] * k)
+            action_in.extend(acts)
+            ctx.extend([c] * k)
+            last[player].extend([i] * k)
+            last_act[player].extend(range(k))
+            other = 1 - player
+            last[other].extend([last[other][i]] * k)
+            last_act[other].extend([last_act[other][i]] * k)
         i += 1
     child_start.append(len(states))
     del states
