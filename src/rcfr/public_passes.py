@@ -39,108 +39,132 @@ def rule_update(rule, inst, s_lo, s_hi, regrets):
 
 
 @njit(cache=True, inline="always")
-def _reach(q, z, plan, T, w, out):
-    """``out[x]``: player ``q``'s reach of terminal ``z`` holding ``x`` times ``w[c, x]`` (its
-    chance weight, or its validity for the dense evaluation); returns the sum."""
-    c = T.term_ctx[z]
-    base = T.term_seq_base[q, z]
-    stride = T.term_stride[q, z]
-    rc = T.term_row_ctx[q, z]
+def _reach(q, z, plan, c, tsb, tst, trc, num_valid, row_of, w, out):
+    """``out[x]``: player ``q``'s reach of terminal ``z`` (in context ``c``) holding ``x``,
+    times ``w[c, x]`` (its chance weight, or its validity for the dense evaluation); returns
+    the sum."""
+    base = tsb[q, z]
+    stride = tst[q, z]
+    rc = trc[q, z]
+    n = out.shape[0]
     total = 0.0
     if base < 0:
         r = plan[plan.shape[0] - 2 + q]
-        for x in range(out.shape[0]):
+        for x in range(n):
             out[x] = w[c, x] * r
             total += out[x]
-    elif T.num_valid[q, rc] == out.shape[0]:  # every private state possible: row = state
-        for x in range(out.shape[0]):
+    elif num_valid[q, rc] == n:  # every private state possible: row = state
+        for x in range(n):
             out[x] = w[c, x] * plan[base + x * stride]
             total += out[x]
     else:
-        for x in range(out.shape[0]):
+        for x in range(n):
             wx = w[c, x]
-            out[x] = 0.0 if wx == 0.0 else wx * plan[base + T.row_of[q, rc, x] * stride]
+            out[x] = 0.0 if wx == 0.0 else wx * plan[base + row_of[q, rc, x] * stride]
             total += out[x]
     return total
 
 
 @njit(cache=True, inline="always")
-def _payoff(rule, value, miss, q, face, x0, x1, c, T):
+def _scatter(player, z, c, v, tsb, tst, trc, num_valid, row_of, valid, acc):
+    """Add ``v[x]`` to the player's sequence at terminal ``z`` holding ``x``."""
+    base = tsb[player, z]
+    stride = tst[player, z]
+    rc = trc[player, z]
+    n = v.shape[0]
+    if base < 0:
+        empty = acc.shape[0] - 2 + player
+        for x in range(n):
+            acc[empty] += v[x] * valid[player, c, x]
+    elif num_valid[player, rc] == n:
+        for x in range(n):
+            acc[base + x * stride] += v[x]
+    else:
+        for x in range(n):
+            if valid[player, c, x] != 0.0:
+                acc[base + row_of[player, rc, x] * stride] += v[x]
+
+
+@njit(cache=True, inline="always")
+def _payoff(rule, value, miss, q, face, x0, x1, c, rank, counts):
     """Player 0's payoff at a terminal of ``rule`` with private states ``x0``, ``x1``."""
     if rule == FOLD_RULE:
         return value
     if rule == SHOWDOWN_RULE:
-        r0 = T.rank[0, c, x0]
-        r1 = T.rank[1, c, x1]
+        r0 = rank[0, c, x0]
+        r1 = rank[1, c, x1]
         return value if r0 > r1 else (-value if r0 < r1 else 0.0)
-    return value if T.counts[0, x0, face] + T.counts[1, x1, face] >= q else miss
+    return value if counts[0, x0, face] + counts[1, x1, face] >= q else miss
 
 
 @njit(cache=True, inline="always")
-def _dense_values(player, z, ro, T, v):
+def _dense_values(player, c, rule, value, miss, q, face, ro, joint, rank, counts, v):
     """``v[x] = sum_x' W[x, x'] u(x, x') ro[x']``: the n0 x n1 reference evaluation."""
-    c = T.term_ctx[z]
-    rule, value = T.term_rule[z], T.term_value[z]
-    q, face = T.term_q[z], T.term_face[z]
     sign = 1.0 if player == 0 else -1.0
-    for x in range(T.num_private[player]):
+    for x in range(v.shape[0]):
         total = 0.0
-        for y in range(T.num_private[1 - player]):
+        for y in range(ro.shape[0]):
             if ro[y] != 0.0:
                 x0, x1 = (x, y) if player == 0 else (y, x)
-                u = _payoff(rule, value, T.term_miss[z], q, face, x0, x1, c, T)
-                total += T.joint[c, x0, x1] * u * ro[y]
+                u = _payoff(rule, value, miss, q, face, x0, x1, c, rank, counts)
+                total += joint[c, x0, x1] * u * ro[y]
         v[x] = sign * total
 
 
 @njit(cache=True, inline="always")
-def _showdown_values(player, c, stake, ro, T, v):
+def _showdown_values(player, c, stake, ro, rank, rank_order, num_valid, w_own, v):
     """Higher rank wins ``stake``: running sums over both players' states sorted by rank
     (O(n0 + n1)); a card the opponent cannot hold ties with itself, so it drops out."""
     opp = 1 - player
-    n_own = T.num_valid[player, c]
-    n_opp = T.num_valid[opp, c]
+    n_own = num_valid[player, c]
+    n_opp = num_valid[opp, c]
     total = 0.0
     for j in range(n_opp):
-        total += ro[T.rank_order[opp, c, j]]
+        total += ro[rank_order[opp, c, j]]
     lt = 0
     le = 0
     s_lt = 0.0
     s_le = 0.0
     for i in range(n_own):
-        x = T.rank_order[player, c, i]
-        r = T.rank[player, c, x]
-        while lt < n_opp and T.rank[opp, c, T.rank_order[opp, c, lt]] < r:
-            s_lt += ro[T.rank_order[opp, c, lt]]
+        x = rank_order[player, c, i]
+        r = rank[player, c, x]
+        while lt < n_opp and rank[opp, c, rank_order[opp, c, lt]] < r:
+            s_lt += ro[rank_order[opp, c, lt]]
             lt += 1
-        while le < n_opp and T.rank[opp, c, T.rank_order[opp, c, le]] <= r:
-            s_le += ro[T.rank_order[opp, c, le]]
+        while le < n_opp and rank[opp, c, rank_order[opp, c, le]] <= r:
+            s_le += ro[rank_order[opp, c, le]]
             le += 1
-        v[x] = T.weight[player, c, x] * stake * (s_lt - (total - s_le))
+        v[x] = w_own[c, x] * stake * (s_lt - (total - s_le))
 
 
 @njit(cache=True, inline="always")
-def _count_values(player, c, hit, miss, q, face, ro, total, T, held, v):
+def _count_values(player, c, hit, miss, q, face, ro, total, counts, top, w_own, held, v):
     """Liar's dice: the bid holds (player 0 gets ``hit``, else ``miss``) if the two players'
     dice for ``face`` reach ``q``.  ``held[k]``: the opponent's reach with at least ``k`` such
     dice, one running sum per count (O(n0 + n1 * max count))."""
     opp = 1 - player
-    top = T.max_count[opp]
-    counts = T.counts[opp]
     held[0] = total
     for k in range(1, top + 1):
-        acc = 0.0
+        s = 0.0
         for y in range(ro.shape[0]):
-            if counts[y, face] >= k:
-                acc += ro[y]
-        held[k] = acc
+            if counts[opp, y, face] >= k:
+                s += ro[y]
+        held[k] = s
     held[top + 1] = 0.0
     sign = 1.0 if player == 0 else -1.0
-    own = T.counts[player]
-    w = T.weight[player]
     for x in range(v.shape[0]):
-        need = min(max(q - own[x, face], 0), top + 1)
-        v[x] = w[c, x] * sign * (hit * held[need] + miss * (total - held[need]))
+        need = min(max(q - counts[player, x, face], 0), top + 1)
+        v[x] = w_own[c, x] * sign * (hit * held[need] + miss * (total - held[need]))
+
+
+@njit(cache=True, inline="always")
+def _fold_values(player, c, value, exclusive, ro, total, w_own, v):
+    """A payoff that ignores the private states: a scalar times the opponent's reach (minus
+    the card it cannot hold when both were dealt from one deck)."""
+    scale = value if player == 0 else -value
+    for x in range(v.shape[0]):
+        blocked = ro[x] if exclusive else 0.0
+        v[x] = w_own[c, x] * scale * (total - blocked)
 
 
 @njit(cache=True)
@@ -148,51 +172,44 @@ def terminal_values(player, plan, T, dense, s_lo, s_hi, acc):
     """``acc[s]``: sum over the terminals whose last ``player`` sequence is ``s`` of the
     player's payoff times chance and opponent reach (``acc`` padded, as
     :func:`rcfr.kernels.terminal_values` fills it)."""
+    _sweep(player, plan, dense, s_lo, s_hi, T.num_private, T.exclusive, T.term_ctx,
+           T.term_rule, T.term_value, T.term_miss, T.term_q, T.term_face, T.term_seq_base,
+           T.term_stride, T.term_row_ctx, T.weight, T.valid, T.row_of, T.rank, T.rank_order,
+           T.num_valid, T.joint, T.counts, T.max_count, acc)
+
+
+@njit(cache=True)
+def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, term_rule,
+           term_value, term_miss, term_q, term_face, tsb, tst, trc, weight, valid, row_of,
+           rank, rank_order, num_valid, joint, counts, max_count, acc):
+    """:func:`terminal_values` on plain arrays (numba handles them far faster than fields
+    of a large named tuple inside the loop)."""
     for s in range(s_lo, s_hi):
         acc[s] = 0.0
-    empty = acc.shape[0] - 2 + player
-    acc[empty] = 0.0
+    acc[acc.shape[0] - 2 + player] = 0.0
     opp = 1 - player
-    n_own = T.num_private[player]
-    ro = np.empty(T.num_private[opp])
-    v = np.zeros(n_own)
-    buckets = np.empty(T.max_count[opp] + 2)
-    sign = 1.0 if player == 0 else -1.0
-    w_opp = T.valid[opp] if dense else T.weight[opp]
-    w_own = T.weight[player]
-    valid_own = T.valid[player]
-    for z in range(T.term_ctx.shape[0]):
-        c = T.term_ctx[z]
-        total = _reach(opp, z, plan, T, w_opp, ro)
-        rule = T.term_rule[z]
+    ro = np.empty(num_private[opp])
+    v = np.zeros(num_private[player])
+    top = max_count[opp]
+    held = np.empty(top + 2)
+    w_opp = valid[opp] if dense else weight[opp]
+    w_own = weight[player]
+    for z in range(term_ctx.shape[0]):
+        c = term_ctx[z]
+        total = _reach(opp, z, plan, c, tsb, tst, trc, num_valid, row_of, w_opp, ro)
+        rule = term_rule[z]
         if dense:
-            _dense_values(player, z, ro, T, v)
+            _dense_values(player, c, rule, term_value[z], term_miss[z], term_q[z],
+                          term_face[z], ro, joint, rank, counts, v)
         elif rule == FOLD_RULE:
-            scale = sign * T.term_value[z]
-            if T.exclusive:
-                for x in range(n_own):
-                    v[x] = w_own[c, x] * scale * (total - ro[x])
-            else:
-                for x in range(n_own):
-                    v[x] = w_own[c, x] * scale * total
+            _fold_values(player, c, term_value[z], exclusive, ro, total, w_own, v)
         elif rule == SHOWDOWN_RULE:
-            _showdown_values(player, c, T.term_value[z], ro, T, v)
+            _showdown_values(player, c, term_value[z], ro, rank, rank_order, num_valid, w_own,
+                             v)
         else:
-            _count_values(player, c, T.term_value[z], T.term_miss[z], T.term_q[z],
-                          T.term_face[z], ro, total, T, buckets, v)
-        base = T.term_seq_base[player, z]
-        stride = T.term_stride[player, z]
-        rc = T.term_row_ctx[player, z]
-        if base < 0:
-            for x in range(n_own):
-                acc[empty] += v[x] * valid_own[c, x]
-        elif T.num_valid[player, rc] == n_own:  # every private state possible: row = state
-            for x in range(n_own):
-                acc[base + x * stride] += v[x]
-        else:
-            for x in range(n_own):
-                if valid_own[c, x] != 0.0:
-                    acc[base + T.row_of[player, rc, x] * stride] += v[x]
+            _count_values(player, c, term_value[z], term_miss[z], term_q[z], term_face[z], ro,
+                          total, counts, top, w_own, held, v)
+        _scatter(player, z, c, v, tsb, tst, trc, num_valid, row_of, valid, acc)
 
 
 @njit(cache=True)
