@@ -94,7 +94,7 @@ def _payoff(rule, value, miss, q, face, x0, x1, c, rank, counts):
         r0 = rank[0, c, x0]
         r1 = rank[1, c, x1]
         return value if r0 > r1 else (-value if r0 < r1 else 0.0)
-    return value if counts[0, x0, face] + counts[1, x1, face] >= q else miss
+    return value if counts[0, face, x0] + counts[1, face, x1] >= q else miss
 
 
 @njit(cache=True, inline="always")
@@ -142,18 +142,19 @@ def _count_values(player, c, hit, miss, q, face, ro, total, counts, top, w_own, 
     """Liar's dice: the bid holds (player 0 gets ``hit``, else ``miss``) if the two players'
     dice for ``face`` reach ``q``.  ``held[k]``: the opponent's reach with at least ``k`` such
     dice, one running sum per count (O(n0 + n1 * max count))."""
-    opp = 1 - player
+    theirs = counts[1 - player, face]
+    mine = counts[player, face]
     held[0] = total
     for k in range(1, top + 1):
         s = 0.0
         for y in range(ro.shape[0]):
-            if counts[opp, y, face] >= k:
+            if theirs[y] >= k:
                 s += ro[y]
         held[k] = s
     held[top + 1] = 0.0
     sign = 1.0 if player == 0 else -1.0
     for x in range(v.shape[0]):
-        need = min(max(q - counts[player, x, face], 0), top + 1)
+        need = min(max(q - mine[x], 0), top + 1)
         v[x] = w_own[c, x] * sign * (hit * held[need] + miss * (total - held[need]))
 
 

@@ -67,7 +67,7 @@ PublicArrays = namedtuple("PublicArrays", [
     "row_of",  # int32 [2, C, nmax]: row of the private state at nodes of context C (-1)
     "rank", "rank_order", "num_valid",  # showdown ranks, valid states sorted by rank, counts
     "joint",  # float64 [C, n0, n1]: the joint weights
-    "counts",  # int64 [2, nmax, faces]: dice counting for each face (liar's dice)
+    "counts",  # int64 [2, faces, nmax]: dice of each private state counting for a face
     "max_count",  # int64 [2]
 ])
 
@@ -442,13 +442,13 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
 
     terminal_nodes = np.flatnonzero(node_kind == KIND_TERMINAL).astype(np.int32)
     rule_arr = np.asarray(rules, dtype=np.float64).reshape(-1, 4)
-    counts = np.zeros((2, nmax, 1), dtype=np.int64)
+    counts = np.zeros((2, 1, nmax), dtype=np.int64)
     max_count = np.zeros(2, dtype=np.int64)
     if spec.counts is not None:
         faces = spec.counts[0].shape[1]
-        counts = np.zeros((2, nmax, faces), dtype=np.int64)
+        counts = np.zeros((2, faces, nmax), dtype=np.int64)
         for p in (0, 1):
-            counts[p, : n[p]] = spec.counts[p]
+            counts[p, :, : n[p]] = np.asarray(spec.counts[p]).T
             max_count[p] = int(spec.counts[p].max())
     tl = last_node[:, terminal_nodes]
     tls = np.maximum(tl, 0)
