@@ -138,27 +138,6 @@ def _showdown_values(player, c, stake, ro, rank, rank_order, num_valid, w_own, v
 
 
 @njit(cache=True, inline="always")
-def _count_values(player, c, hit, miss, q, face, ro, total, counts, top, w_own, held, v):
-    """Liar's dice: the bid holds (player 0 gets ``hit``, else ``miss``) if the two players'
-    dice for ``face`` reach ``q``.  ``held[k]``: the opponent's reach with at least ``k`` such
-    dice, one running sum per count (O(n0 + n1 * max count))."""
-    theirs = counts[1 - player, face]
-    mine = counts[player, face]
-    held[0] = total
-    for k in range(1, top + 1):
-        s = 0.0
-        for y in range(ro.shape[0]):
-            if theirs[y] >= k:
-                s += ro[y]
-        held[k] = s
-    held[top + 1] = 0.0
-    sign = 1.0 if player == 0 else -1.0
-    for x in range(v.shape[0]):
-        need = min(max(q - mine[x], 0), top + 1)
-        v[x] = w_own[c, x] * sign * (hit * held[need] + miss * (total - held[need]))
-
-
-@njit(cache=True, inline="always")
 def _fold_values(player, c, value, exclusive, ro, total, w_own, v):
     """A payoff that ignores the private states: a scalar times the opponent's reach (minus
     the card it cannot hold when both were dealt from one deck)."""
@@ -195,9 +174,25 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
     held = np.empty(top + 2)
     w_opp = valid[opp] if dense else weight[opp]
     w_own = weight[player]
+    sign = 1.0 if player == 0 else -1.0
+    n_opp = ro.shape[0]
+    n_own = v.shape[0]
+    empty_reach = plan[plan.shape[0] - 2 + opp]
     for z in range(term_ctx.shape[0]):
         c = term_ctx[z]
-        total = _reach(opp, z, plan, c, tsb, tst, trc, num_valid, row_of, w_opp, ro)
+        base = tsb[opp, z]
+        stride = tst[opp, z]
+        total = 0.0
+        if base < 0:
+            for x in range(n_opp):
+                ro[x] = w_opp[c, x] * empty_reach
+                total += ro[x]
+        elif num_valid[opp, trc[opp, z]] == n_opp:  # every private state possible
+            for x in range(n_opp):
+                ro[x] = w_opp[c, x] * plan[base + x * stride]
+                total += ro[x]
+        else:
+            total = _reach(opp, z, plan, c, tsb, tst, trc, num_valid, row_of, w_opp, ro)
         rule = term_rule[z]
         if dense:
             _dense_values(player, c, rule, term_value[z], term_miss[z], term_q[z],
@@ -207,10 +202,31 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
         elif rule == SHOWDOWN_RULE:
             _showdown_values(player, c, term_value[z], ro, rank, rank_order, num_valid, w_own,
                              v)
+        else:  # liar's dice: the bid holds (player 0 gets ``hit``, else ``miss``) if both
+            # players' dice for ``face`` reach ``q``; held[k]: the opponent's reach with at
+            # least k such dice, one running sum per count (O(n0 + n1 * max count))
+            face = term_face[z]
+            q = term_q[z]
+            hit = sign * term_value[z]
+            miss = sign * term_miss[z]
+            held[0] = total
+            for k in range(1, top + 1):
+                s = 0.0
+                for y in range(n_opp):
+                    if counts[opp, face, y] >= k:
+                        s += ro[y]
+                held[k] = s
+            held[top + 1] = 0.0
+            for x in range(n_own):
+                need = min(max(q - counts[player, face, x], 0), top + 1)
+                v[x] = w_own[c, x] * (hit * held[need] + miss * (total - held[need]))
+        base = tsb[player, z]
+        stride = tst[player, z]
+        if base >= 0 and num_valid[player, trc[player, z]] == n_own:
+            for x in range(n_own):
+                acc[base + x * stride] += v[x]
         else:
-            _count_values(player, c, term_value[z], term_miss[z], term_q[z], term_face[z], ro,
-                          total, counts, top, w_own, held, v)
-        _scatter(player, z, c, v, tsb, tst, trc, num_valid, row_of, valid, acc)
+            _scatter(player, z, c, v, tsb, tst, trc, num_valid, row_of, valid, acc)
 
 
 @njit(cache=True)
