@@ -39,53 +39,6 @@ def rule_update(rule, inst, s_lo, s_hi, regrets):
 
 
 @njit(cache=True, inline="always")
-def _reach(q, z, plan, c, tsb, tst, trc, num_valid, row_of, w, out):
-    """``out[x]``: player ``q``'s reach of terminal ``z`` (in context ``c``) holding ``x``,
-    times ``w[c, x]`` (its chance weight, or its validity for the dense evaluation); returns
-    the sum."""
-    base = tsb[q, z]
-    stride = tst[q, z]
-    rc = trc[q, z]
-    n = out.shape[0]
-    total = 0.0
-    if base < 0:
-        r = plan[plan.shape[0] - 2 + q]
-        for x in range(n):
-            out[x] = w[c, x] * r
-            total += out[x]
-    elif num_valid[q, rc] == n:  # every private state possible: row = state
-        for x in range(n):
-            out[x] = w[c, x] * plan[base + x * stride]
-            total += out[x]
-    else:
-        for x in range(n):
-            wx = w[c, x]
-            out[x] = 0.0 if wx == 0.0 else wx * plan[base + row_of[q, rc, x] * stride]
-            total += out[x]
-    return total
-
-
-@njit(cache=True, inline="always")
-def _scatter(player, z, c, v, tsb, tst, trc, num_valid, row_of, valid, acc):
-    """Add ``v[x]`` to the player's sequence at terminal ``z`` holding ``x``."""
-    base = tsb[player, z]
-    stride = tst[player, z]
-    rc = trc[player, z]
-    n = v.shape[0]
-    if base < 0:
-        empty = acc.shape[0] - 2 + player
-        for x in range(n):
-            acc[empty] += v[x] * valid[player, c, x]
-    elif num_valid[player, rc] == n:
-        for x in range(n):
-            acc[base + x * stride] += v[x]
-    else:
-        for x in range(n):
-            if valid[player, c, x] != 0.0:
-                acc[base + row_of[player, rc, x] * stride] += v[x]
-
-
-@njit(cache=True, inline="always")
 def _payoff(rule, value, miss, q, face, x0, x1, c, rank, counts):
     """Player 0's payoff at a terminal of ``rule`` with private states ``x0``, ``x1``."""
     if rule == FOLD_RULE:
@@ -111,42 +64,6 @@ def _dense_values(player, c, rule, value, miss, q, face, ro, joint, rank, counts
         v[x] = sign * total
 
 
-@njit(cache=True, inline="always")
-def _showdown_values(player, c, stake, ro, rank, rank_order, num_valid, w_own, v):
-    """Higher rank wins ``stake``: running sums over both players' states sorted by rank
-    (O(n0 + n1)); a card the opponent cannot hold ties with itself, so it drops out."""
-    opp = 1 - player
-    n_own = num_valid[player, c]
-    n_opp = num_valid[opp, c]
-    total = 0.0
-    for j in range(n_opp):
-        total += ro[rank_order[opp, c, j]]
-    lt = 0
-    le = 0
-    s_lt = 0.0
-    s_le = 0.0
-    for i in range(n_own):
-        x = rank_order[player, c, i]
-        r = rank[player, c, x]
-        while lt < n_opp and rank[opp, c, rank_order[opp, c, lt]] < r:
-            s_lt += ro[rank_order[opp, c, lt]]
-            lt += 1
-        while le < n_opp and rank[opp, c, rank_order[opp, c, le]] <= r:
-            s_le += ro[rank_order[opp, c, le]]
-            le += 1
-        v[x] = w_own[c, x] * stake * (s_lt - (total - s_le))
-
-
-@njit(cache=True, inline="always")
-def _fold_values(player, c, value, exclusive, ro, total, w_own, v):
-    """A payoff that ignores the private states: a scalar times the opponent's reach (minus
-    the card it cannot hold when both were dealt from one deck)."""
-    scale = value if player == 0 else -value
-    for x in range(v.shape[0]):
-        blocked = ro[x] if exclusive else 0.0
-        v[x] = w_own[c, x] * scale * (total - blocked)
-
-
 @njit(cache=True)
 def terminal_values(player, plan, T, dense, s_lo, s_hi, acc):
     """``acc[s]``: sum over the terminals whose last ``player`` sequence is ``s`` of the
@@ -166,7 +83,8 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
     of a large named tuple inside the loop)."""
     for s in range(s_lo, s_hi):
         acc[s] = 0.0
-    acc[acc.shape[0] - 2 + player] = 0.0
+    empty = acc.shape[0] - 2 + player
+    acc[empty] = 0.0
     opp = 1 - player
     ro = np.empty(num_private[opp])
     v = np.zeros(num_private[player])
@@ -192,16 +110,44 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
                 ro[x] = w_opp[c, x] * plan[base + x * stride]
                 total += ro[x]
         else:
-            total = _reach(opp, z, plan, c, tsb, tst, trc, num_valid, row_of, w_opp, ro)
+            rc = trc[opp, z]
+            for x in range(n_opp):
+                wx = w_opp[c, x]
+                ro[x] = 0.0 if wx == 0.0 else wx * plan[base + row_of[opp, rc, x] * stride]
+                total += ro[x]
         rule = term_rule[z]
         if dense:
             _dense_values(player, c, rule, term_value[z], term_miss[z], term_q[z],
                           term_face[z], ro, joint, rank, counts, v)
-        elif rule == FOLD_RULE:
-            _fold_values(player, c, term_value[z], exclusive, ro, total, w_own, v)
-        elif rule == SHOWDOWN_RULE:
-            _showdown_values(player, c, term_value[z], ro, rank, rank_order, num_valid, w_own,
-                             v)
+        elif rule == FOLD_RULE:  # a scalar times the opponent's reach (less the one card
+            # it cannot hold when both were dealt from one deck)
+            scale = sign * term_value[z]
+            if exclusive:
+                for x in range(n_own):
+                    v[x] = w_own[c, x] * scale * (total - ro[x])
+            else:
+                for x in range(n_own):
+                    v[x] = w_own[c, x] * scale * total
+        elif rule == SHOWDOWN_RULE:  # the higher rank wins the stake: running sums over
+            # both players' states sorted by rank, O(n0 + n1); a card the opponent cannot hold
+            # ties with itself, so it drops out
+            stake = term_value[z]
+            m_own = num_valid[player, c]
+            m_opp = num_valid[opp, c]
+            lt = 0
+            le = 0
+            s_lt = 0.0
+            s_le = 0.0
+            for i in range(m_own):
+                x = rank_order[player, c, i]
+                r = rank[player, c, x]
+                while lt < m_opp and rank[opp, c, rank_order[opp, c, lt]] < r:
+                    s_lt += ro[rank_order[opp, c, lt]]
+                    lt += 1
+                while le < m_opp and rank[opp, c, rank_order[opp, c, le]] <= r:
+                    s_le += ro[rank_order[opp, c, le]]
+                    le += 1
+                v[x] = w_own[c, x] * stake * (s_lt - (total - s_le))
         else:  # liar's dice: the bid holds (player 0 gets ``hit``, else ``miss``) if both
             # players' dice for ``face`` reach ``q``; held[k]: the opponent's reach with at
             # least k such dice, one running sum per count (O(n0 + n1 * max count))
@@ -222,11 +168,17 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
                 v[x] = w_own[c, x] * (hit * held[need] + miss * (total - held[need]))
         base = tsb[player, z]
         stride = tst[player, z]
-        if base >= 0 and num_valid[player, trc[player, z]] == n_own:
+        rc = trc[player, z]
+        if base < 0:
+            for x in range(n_own):
+                acc[empty] += v[x] * valid[player, c, x]
+        elif num_valid[player, rc] == n_own:
             for x in range(n_own):
                 acc[base + x * stride] += v[x]
         else:
-            _scatter(player, z, c, v, tsb, tst, trc, num_valid, row_of, valid, acc)
+            for x in range(n_own):
+                if valid[player, c, x] != 0.0:
+                    acc[base + row_of[player, rc, x] * stride] += v[x]
 
 
 @njit(cache=True)
