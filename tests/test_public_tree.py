@@ -234,3 +234,18 @@ def test_policies_work_on_the_public_form(tmp_path):
     assert np.array_equal(TabularPolicy.load(tmp_path / "p.npz", t).probs, pol.probs)
     with pytest.raises(RcfrError):
         TabularPolicy.load(tmp_path / "p.npz", "kuhn")  # the history form's order differs
+
+
+def test_public_solver_checkpoints_and_options(tmp_path):
+    """The shared loop's checkpoints, links and averaging work on the public form: 30 + 30
+    iterations through a checkpoint equal 60 in one go."""
+    t = both("leduc(canonical=true)")[1]
+    opts = {"link": "exp:0.5", "averaging": "quadratic", "alternating": False}
+    whole = PublicCFRSolver(t, "cfr", **opts).run(60)
+    first = PublicCFRSolver(t, "cfr", **opts).run(30)
+    first.save_checkpoint(tmp_path / "c.npz")
+    second = PublicCFRSolver(t, "cfr", **opts).load_checkpoint(tmp_path / "c.npz").run(30)
+    assert np.array_equal(second.average_policy().probs, whole.average_policy().probs)
+    assert second.nodes_visited == whole.nodes_visited == 120 * t.num_nodes
+    with pytest.raises(RcfrError):
+        PublicCFRSolver(t, "cfr+").load_checkpoint(tmp_path / "c.npz")
