@@ -19,9 +19,9 @@ from numba import njit
 
 from . import kernels as K
 from .errors import RcfrError
-from .links import apply_link
+from .links import POLYNOMIAL, apply_link
 from .public_tree import FOLD_RULE, SHOWDOWN_RULE, PublicTree, compile_public
-from .solvers.loop import CFRSolver, accumulate_average
+from .solvers.loop import CFRSolver
 
 # update rules of the vector-form pass (issue 10 turns these into plug-ins for both forms)
 RULE_CFR = 0  # cumulative regrets (Zinkevich et al. 2007)
@@ -184,7 +184,7 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
 @njit(cache=True)
 def run_public(n_iters, t0, rule, alternating, avg_power, link_kind, link_param, bounds,
                seq_bounds, seq_start, num_actions, parent_seq, T, dense, regrets, strategy,
-               avg, plan, acc, inst):
+               avg, plan, acc):
     """``n_iters`` iterations of vector-form CFR with update ``rule``, in the order of
     :func:`rcfr.solvers.loop.run_tabular` (so both forms give the same strategies)."""
     n_info = bounds[2]
@@ -194,18 +194,50 @@ def run_public(n_iters, t0, rule, alternating, avg_power, link_kind, link_param,
         for group in range(2 if alternating else 1):
             K.realization_plan(strategy, 0, n_info, seq_start, num_actions, parent_seq, plan)
             for p in range(2):
-                if alternating and p != group:
-                    continue
-                terminal_values(p, plan, T, dense, seq_bounds[p], seq_bounds[p + 1], acc)
-                K.counterfactual_regrets(p, strategy, bounds[p], bounds[p + 1], seq_start,
-                                         num_actions, parent_seq, acc, inst)
+                if not alternating or p == group:
+                    terminal_values(p, plan, T, dense, seq_bounds[p], seq_bounds[p + 1], acc)
             for p in range(2):
-                if alternating and p != group:
-                    continue
-                accumulate_average(plan, weight, seq_bounds[p], seq_bounds[p + 1], avg)
-                rule_update(rule, inst, seq_bounds[p], seq_bounds[p + 1], regrets)
-                apply_link(link_kind, link_param, regrets, bounds[p], bounds[p + 1],
-                           seq_start, num_actions, strategy)
+                if not alternating or p == group:
+                    backward_update(p, rule, weight, link_kind, link_param, bounds[p],
+                                    bounds[p + 1], seq_start, num_actions, parent_seq, plan,
+                                    acc, regrets, strategy, avg)
+
+
+@njit(cache=True)
+def backward_update(player, rule, weight, link_kind, link_param, i_lo, i_hi, seq_start,
+                    num_actions, parent_seq, plan, acc, regrets, strategy, avg):
+    """One sweep, children before parents, over the player's information sets ``[i_lo, i_hi)``
+    that does what :func:`rcfr.kernels.counterfactual_regrets`, ``accumulate_average``,
+    :func:`rule_update` and ``apply_link`` do in four (an information set's new strategy is
+    set once its value has been taken; its ancestors only read that value), with the same
+    arithmetic per sequence."""
+    for i in range(i_hi - 1, i_lo - 1, -1):
+        start = seq_start[i]
+        end = start + num_actions[i]
+        v = 0.0
+        for s in range(start, end):
+            v += strategy[s] * acc[s]
+        for s in range(start, end):
+            avg[s] += weight * plan[s]
+            r = regrets[s] + (acc[s] - v)
+            if rule == RULE_CFR_PLUS and r < 0.0:
+                r = 0.0
+            regrets[s] = r
+        if link_kind == POLYNOMIAL and link_param == 2.0:  # regret matching, as apply_link
+            total = 0.0
+            for s in range(start, end):
+                total += regrets[s] if regrets[s] > 0.0 else 0.0
+            if total > 0.0:
+                for s in range(start, end):
+                    strategy[s] = (regrets[s] if regrets[s] > 0.0 else 0.0) / total
+            else:
+                for s in range(start, end):
+                    strategy[s] = 1.0 / (end - start)
+        else:
+            apply_link(link_kind, link_param, regrets, i, i + 1, seq_start, num_actions,
+                       strategy)
+        acc[parent_seq[i]] += v
+    return acc[acc.shape[0] - 2 + player]
 
 
 class PublicCFRSolver(CFRSolver):
@@ -225,7 +257,7 @@ class PublicCFRSolver(CFRSolver):
                    self.link_.kind, self.link_.param, self.bounds_, self.seq_bounds_,
                    t.infoset_seq_start, t.infoset_num_actions, t.infoset_parent_seq, t.arrays,
                    t.pairing == "dense", self.estimator_.regrets, self.strategy_,
-                   self.avg_weights_, self._plan, self._acc, self._inst)
+                   self.avg_weights_, self._plan, self._acc)
         self.iteration += iterations
         self.nodes_visited += 2 * iterations * t.num_nodes
 
