@@ -143,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Bluff(2,1): {b['public_nodes']:,} public nodes, {b['infosets']:,} information sets, "
           f"{b['sequences']:,} sequences, {b['joint_histories']:,} (public node, joint roll) "
           f"pairs, {b['histories']:,} histories")
-    print(f"  compile {b['compile_s']:.2f} s ({b['compile_cpu_s']:.2f} s CPU)  tree {b['tree_mb']:.0f} MiB  peak RSS "
+    print(f"  compile {b['compile_s']:.2f} s ({b['compile_cpu_s']:.2f} s CPU)  tree "
+          f"{b['tree_mb']:.0f} MiB  peak RSS "
           f"{b['peak_rss_mb']:.0f} MiB  one exploitability {b['exploitability_s']:.3f} s  "
           f"one CFR+ iteration {b['cfr+_iteration_s']:.3f} s")
     print(f"  uniform profile exploitability (one round) {b['uniform_exploitability']:.6f}")
