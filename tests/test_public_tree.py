@@ -230,6 +230,7 @@ def test_policies_work_on_the_public_form(tmp_path):
     assert evaluate(pol).value == pytest.approx(-1 / 18, abs=5e-3)
     assert pol.action_probabilities("Kb", 1)[1] == pytest.approx(1.0, abs=1e-3)  # call with K
     assert [r[1:3] for r in pol.table()[:2]] == [("J", "pass"), ("J", "bet")]
+    assert pol.metadata["form"] == "public"
     pol.save(tmp_path / "p.npz")
     assert np.array_equal(TabularPolicy.load(tmp_path / "p.npz", t).probs, pol.probs)
     with pytest.raises(RcfrError):

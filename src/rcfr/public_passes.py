@@ -261,6 +261,9 @@ class PublicCFRSolver(CFRSolver):
         self.iteration += iterations
         self.nodes_visited += 2 * iterations * t.num_nodes
 
+    def _info(self) -> dict[str, Any]:
+        return {**super()._info(), "form": "public"}  # files say which form they index
+
     def _step(self) -> None:  # pragma: no cover - the tabular estimator is always fused
         raise RcfrError("the public form runs the tabular estimator only")
 
