@@ -32,7 +32,6 @@ deals of nonzero probability that reach it.
 
 from __future__ import annotations
 
-import hashlib
 from collections import namedtuple
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -49,7 +48,7 @@ from .games.public import (  # noqa: F401 (re-exported)
     PublicState,
     PublicStructure,
 )
-from .tree import KIND_CHANCE, KIND_TERMINAL, StringTable
+from .tree import KIND_CHANCE, KIND_TERMINAL, SequenceIndex, StringTable
 
 # what the numba passes read (rcfr.public_passes)
 PublicArrays = namedtuple("PublicArrays", [
@@ -73,7 +72,7 @@ PublicArrays = namedtuple("PublicArrays", [
 
 
 @dataclass(eq=False)
-class PublicTree:
+class PublicTree(SequenceIndex):
     """A game compiled to its public tree.  Build it with :func:`compile_public` (or
     ``compile_game(game, form="public")``)."""
 
@@ -106,6 +105,7 @@ class PublicTree:
     arrays: PublicArrays = field(repr=False)
     pairing: str = "dense"
     form: str = "public"
+    _fingerprint_tag = "|public"
 
     # -- sizes ---------------------------------------------------------------------------
     @property
@@ -123,29 +123,10 @@ class PublicTree:
         return int(self.ctx_histories[self.node_ctx[self.terminal_nodes]].sum())
 
     @property
-    def num_infosets(self) -> int:
-        return int(self.infoset_player.shape[0])
-
-    @property
-    def num_sequences(self) -> int:
-        return int(self.seq_infoset.shape[0])
-
-    @property
     def nbytes(self) -> int:
         """Memory held by the compiled arrays, in bytes."""
         own = sum(v.nbytes for v in vars(self).values() if isinstance(v, np.ndarray))
         return int(own + sum(v.nbytes for v in self.arrays if isinstance(v, np.ndarray)))
-
-    def empty_seq(self, player: int) -> int:
-        return self.num_sequences + player
-
-    def player_infosets(self, player: int) -> range:
-        n0 = self.num_infosets_per_player[0]
-        return range(0, n0) if player == 0 else range(n0, self.num_infosets)
-
-    def player_sequences(self, player: int) -> range:
-        s0 = self.num_sequences_per_player[0]
-        return range(0, s0) if player == 0 else range(s0, self.num_sequences)
 
     def sizes(self) -> dict:
         """The history form's sizes (histories, terminals, information sets, sequences) plus the
@@ -198,26 +179,6 @@ class PublicTree:
             states[self.infoset_public_node[i]].action_to_string(int(self.infoset_player[i]),
                                                                  int(self.seq_action[s]))
             for s, i in enumerate(self.seq_infoset)])
-
-    def infoset_index(self, key: str, player: int | None = None) -> int:
-        players = (0, 1) if player is None else (player,)
-        for p in players:
-            idx = self.infoset_keys.find(key, p)
-            if idx >= 0:
-                return idx
-        raise RcfrError(f"no information state {key!r} in {self.game}")
-
-    def infoset_actions(self, infoset: int) -> np.ndarray:
-        start = self.infoset_seq_start[infoset]
-        return self.seq_action[start : start + self.infoset_num_actions[infoset]]
-
-    def fingerprint(self) -> str:
-        """A hash of the information sets and their actions (the public form's order)."""
-        h = hashlib.sha256(f"{self.game}|public".encode())
-        for i, key in enumerate(self.infoset_keys):
-            h.update(f"{self.infoset_player[i]}|{key}|".encode())
-            h.update(self.infoset_actions(i).tobytes())
-        return h.hexdigest()[:32]
 
     # -- passes (rcfr.public_passes) -----------------------------------------------------
     def terminal_values(self, player: int, plan: np.ndarray, acc: np.ndarray,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .protocol import CHANCE, TERMINAL, Game, State
-from .public import FOLD_RULE, SHOWDOWN_RULE, PublicState, PublicStructure
+from .public import FOLD_RULE, SHOWDOWN_RULE, PublicStructure, StandInState
 
 _CARDS = "JQK"
 PASS, BET = 0, 1
@@ -79,39 +79,21 @@ class KuhnPoker(Game):
 
     def public_structure(self) -> PublicStructure:
         """The public form (:mod:`rcfr.public_tree`): one card each from J, Q, K."""
-        return PublicStructure(root=KuhnPublicState(), labels=(list(_CARDS), list(_CARDS)),
+        root = KuhnPublicState(KuhnState((0, 1)))  # stand-in cards: betting ignores them
+        return PublicStructure(root=root, labels=(list(_CARDS), list(_CARDS)),
                                pairing="exclusive", weights=(np.full(3, 1 / 6), np.ones(3)),
                                deal_histories=np.ones((3, 3), dtype=np.int64),
                                prefix_histories=4)
 
 
-class KuhnPublicState(PublicState):
+class KuhnPublicState(StandInState):
     """A betting history of Kuhn poker (the public form's node)."""
 
-    def __init__(self, history: str = "") -> None:
-        self.history = history
-        self._state = KuhnState((0, 1), history)  # a stand-in deal: betting ignores the cards
-
-    def current_player(self) -> int:
-        return self._state.current_player()
-
-    def legal_actions(self) -> list[int]:
-        return self._state.legal_actions()
-
-    def child(self, action: int) -> KuhnPublicState:
-        return KuhnPublicState(self.history + "pb"[action])
-
     def terminal(self) -> tuple[int, float, int, int]:
-        if self.history in ("bp", "pbp"):
+        history = self._state.history
+        if history in ("bp", "pbp"):
             return FOLD_RULE, self._state.returns()[0], 0, 0
-        return SHOWDOWN_RULE, 2.0 if "b" in self.history else 1.0, 0, 0
+        return SHOWDOWN_RULE, 2.0 if "b" in history else 1.0, 0, 0
 
     def ranks(self, player: int) -> np.ndarray:
         return np.arange(3)
-
-    def information_state_string(self, player: int, private: int) -> str:
-        cards = (private, 0) if player == 0 else (0, private)
-        return KuhnState(cards, self.history).information_state_string(player)
-
-    def action_to_string(self, player: int, action: int) -> str:
-        return self._state.action_to_string(player, action)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
-from .public import FOLD_RULE, SHOWDOWN_RULE, PublicState, PublicStructure
+from .public import FOLD_RULE, SHOWDOWN_RULE, PublicStructure, StandInState
 
 FOLD, CALL, RAISE = 0, 1, 2
 _RANKS = "JQK"
@@ -148,7 +148,9 @@ class LeducPoker(Game):
     def public_structure(self) -> PublicStructure:
         """The public form (:mod:`rcfr.public_tree`): one card each (exclusive), or one rank
         each with card removal as a dense 3 x 3 deal when ``canonical``."""
-        root = LeducPublicState(self.canonical)
+        stand_in = LeducState(self.canonical)
+        stand_in.cards = (0, 1)  # betting ignores the private cards
+        root = LeducPublicState(stand_in)
         if not self.canonical:
             return PublicStructure(root=root, labels=(root.labels, root.labels),
                                    pairing="exclusive", weights=(np.full(6, 1 / 30), np.ones(6)),
@@ -160,30 +162,20 @@ class LeducPoker(Game):
                                prefix_histories=4)
 
 
-class LeducPublicState(PublicState):
+class LeducPublicState(StandInState):
     """The betting so far and the board card (the public form's node)."""
 
-    def __init__(self, canonical: bool, state: LeducState | None = None) -> None:
-        if state is None:  # a stand-in deal: betting ignores the private cards
-            state = LeducState(canonical)
-            state.cards = (0, 1)
-        self._state = state
-        self.canonical = canonical
-        self.labels = [state._card_name(c) for c in range(3 if canonical else 6)]
-
-    def current_player(self) -> int:
-        return self._state.current_player()
+    def __init__(self, state: LeducState) -> None:
+        super().__init__(state)
+        self.labels = [state._card_name(c) for c in range(3 if state.canonical else 6)]
 
     def legal_actions(self) -> list[int]:
-        if self._state.current_player() == CHANCE:
+        if self._state.current_player() == CHANCE:  # any board card: the deal reweighs
             return list(range(len(self.labels)))
         return self._state.legal_actions()
 
-    def child(self, action: int) -> LeducPublicState:
-        return LeducPublicState(self.canonical, self._state.child(action))
-
     def chance_factor(self, outcome: int):
-        if not self.canonical:  # the board is none of the two private cards; 4 cards left
+        if not self._state.canonical:  # the board is neither private card; 4 cards left
             other = (np.arange(6) != outcome).astype(np.float64)
             return other / 4.0, other
         same = (np.arange(3) == outcome).astype(np.float64)
@@ -199,13 +191,3 @@ class LeducPublicState(PublicState):
         s = self._state
         r = np.array([s._rank(c) for c in range(len(self.labels))])
         return r + 3 * (r == s._rank(s.cards[2]))  # a pair with the board beats any card
-
-    def information_state_string(self, player: int, private: int) -> str:
-        s = self._state.clone()
-        cards = list(s.cards)
-        cards[player] = private
-        s.cards = tuple(cards)
-        return s.information_state_string(player)
-
-    def action_to_string(self, player: int, action: int) -> str:
-        return self._state.action_to_string(player, action)

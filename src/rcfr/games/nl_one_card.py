@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
-from .public import FOLD_RULE, SHOWDOWN_RULE, PublicState, PublicStructure
+from .public import FOLD_RULE, SHOWDOWN_RULE, PublicStructure, StandInState
 
 FOLD, CALL = 0, 1
 
@@ -149,20 +149,8 @@ class NLOneCardPoker(Game):
                                prefix_histories=1 + n)
 
 
-class NLOneCardPublicState(PublicState):
+class NLOneCardPublicState(StandInState):
     """The betting so far (the public form's node)."""
-
-    def __init__(self, state: NLOneCardState) -> None:
-        self._state = state
-
-    def current_player(self) -> int:
-        return self._state.current_player()
-
-    def legal_actions(self) -> list[int]:
-        return self._state.legal_actions()
-
-    def child(self, action: int) -> NLOneCardPublicState:
-        return NLOneCardPublicState(self._state.child(action))
 
     def terminal(self) -> tuple[int, float, int, int]:
         s = self._state
@@ -172,13 +160,3 @@ class NLOneCardPublicState(PublicState):
 
     def ranks(self, player: int) -> np.ndarray:
         return np.arange(self._state.game.cards)
-
-    def information_state_string(self, player: int, private: int) -> str:
-        s = self._state.clone()
-        cards = list(s.cards)
-        cards[player] = private
-        s.cards = tuple(cards)
-        return s.information_state_string(player)
-
-    def action_to_string(self, player: int, action: int) -> str:
-        return self._state.action_to_string(player, action)

@@ -71,3 +71,31 @@ class PublicStructure:
     weights: tuple[np.ndarray, np.ndarray] | None = None
     deal: np.ndarray | None = None
     counts: tuple[np.ndarray, np.ndarray] | None = None
+
+
+class StandInState(PublicState):
+    """A public state kept as the history form's state with stand-in private cards
+    (``state.cards``, which the betting ignores): a poker game's public form in a few lines.
+    Keys put the private card in the player's place."""
+
+    def __init__(self, state) -> None:
+        self._state = state
+
+    def current_player(self) -> int:
+        return self._state.current_player()
+
+    def legal_actions(self) -> list[int]:
+        return self._state.legal_actions()
+
+    def child(self, action: int) -> PublicState:
+        return type(self)(self._state.child(action))
+
+    def information_state_string(self, player: int, private: int) -> str:
+        state = self._state.clone()
+        cards = list(state.cards)
+        cards[player] = private
+        state.cards = tuple(cards)
+        return state.information_state_string(player)
+
+    def action_to_string(self, player: int, action: int) -> str:
+        return self._state.action_to_string(player, action)
