@@ -131,13 +131,17 @@ class TableEstimator:
     """A toy regret estimator in plain Python/numpy: the non-fused loop feeds it the sampled
     regret targets; equivalent to the tabular estimator."""
 
+    rule = None
+
     def initialize(self, tree):
         self.table = np.zeros(tree.num_sequences)
+        self.seqs = [tree.player_sequences(p) for p in (0, 1)]
 
-    def update(self, inst, s_lo, s_hi, iteration):
-        self.table[s_lo:s_hi] += inst[s_lo:s_hi]
+    def update(self, player, inst, iteration):
+        seqs = self.seqs[player]
+        self.table[seqs] += inst[seqs]
 
-    def predict(self):
+    def predict(self, player):
         return self.table
 
     def state(self):

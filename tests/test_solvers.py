@@ -63,6 +63,30 @@ def test_biased_rps_converges_to_the_lp_equilibrium():
         assert rcfr.exploitability(avg) < 1e-3
 
 
+def textbook_walk(state, p, own, opp, weight, delta, avg, sigma):
+    """One textbook pass for player ``p`` by recursion over the game's states: returns ``p``'s
+    value; adds ``p``'s counterfactual regrets to ``delta`` and ``weight`` times its reach times
+    ``sigma(key, actions)`` to ``avg``."""
+    if state.is_terminal():
+        return state.returns()[p]
+    if state.is_chance_node():
+        return sum(pr * textbook_walk(state.child(a), p, own, opp * pr, weight, delta, avg, sigma)
+                   for a, pr in state.chance_outcomes())
+    player, actions = state.current_player(), state.legal_actions()
+    key = (player, state.information_state_string(player))
+    probs = sigma(key, actions)
+    if player != p:
+        return sum(pr * textbook_walk(state.child(a), p, own, opp * pr, weight, delta, avg, sigma)
+                   for a, pr in zip(actions, probs, strict=True))
+    vals = [textbook_walk(state.child(a), p, own * pr, opp, weight, delta, avg, sigma)
+            for a, pr in zip(actions, probs, strict=True)]
+    v = sum(pr * x for pr, x in zip(probs, vals, strict=True))
+    for a, pr, x in zip(actions, probs, vals, strict=True):
+        delta[key, a] += opp * (x - v)
+        avg[key, a] += weight * own * pr
+    return v
+
+
 def _reference_cfr(game, iterations, plus):
     """Textbook alternating CFR / CFR+ by recursion over the game's states (Zinkevich et al.
     2007; Tammelin 2014), independent of the compiled tree."""
@@ -74,30 +98,11 @@ def _reference_cfr(game, iterations, plus):
         total = sum(pos)
         return [p / total if total > 0 else 1.0 / len(actions) for p in pos]
 
-    def walk(state, p, own, opp, weight, delta):
-        if state.is_terminal():
-            return state.returns()[p]
-        if state.is_chance_node():
-            return sum(pr * walk(state.child(a), p, own, opp * pr, weight, delta)
-                       for a, pr in state.chance_outcomes())
-        player, actions = state.current_player(), state.legal_actions()
-        key = (player, state.information_state_string(player))
-        probs = sigma(key, actions)
-        if player != p:
-            return sum(pr * walk(state.child(a), p, own, opp * pr, weight, delta)
-                       for a, pr in zip(actions, probs, strict=True))
-        vals = [walk(state.child(a), p, own * pr, opp, weight, delta)
-                for a, pr in zip(actions, probs, strict=True)]
-        v = sum(pr * x for pr, x in zip(probs, vals, strict=True))
-        for a, pr, x in zip(actions, probs, vals, strict=True):
-            delta[key, a] += opp * (x - v)
-            avg[key, a] += weight * own * pr
-        return v
-
     for t in range(1, iterations + 1):
         for p in (0, 1):
             delta = defaultdict(float)
-            walk(game.new_initial_state(), p, 1.0, 1.0, float(t) if plus else 1.0, delta)
+            textbook_walk(game.new_initial_state(), p, 1.0, 1.0, float(t) if plus else 1.0, delta,
+                          avg, sigma)
             for k, d in delta.items():
                 regrets[k] = max(regrets[k] + d, 0.0) if plus else regrets[k] + d
     return avg

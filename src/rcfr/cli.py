@@ -26,6 +26,7 @@ from .policy import TabularPolicy
 from .public_passes import make_public_solver
 from .public_tree import PublicTree, form_sizes
 from .solvers.rcfr import REGRESSORS
+from .solvers.rules import RULES
 from .solvers.run import ALL_ALGORITHMS, make_solver
 from .solvers.run import solve as run_solve
 from .tree import compile_game
@@ -91,14 +92,25 @@ def solve(
     game: Annotated[str, typer.Argument(help="Game string, e.g. 'leduc(canonical=true)'.")],
     algorithm: Annotated[str, typer.Option(
         "--algorithm", "-a",
-        help=f"One of: {', '.join(ALL_ALGORITHMS)} (cs/es/os/as: Monte Carlo CFR with chance, "
+        help=f"One of: {', '.join(ALL_ALGORITHMS)} (cfr ... pdcfr+: tabular, one per update "
+             "rule; lcfr/dcfr: Linear/Discounted CFR, pcfr+/pdcfr+: predictive (discounted) "
+             "CFR+; rcfr/rcfr+: regression CFR; cs/es/os/as: Monte Carlo CFR with chance, "
              "external, outcome or average strategy sampling).")] = "cfr+",
+    rule: Annotated[str | None, typer.Option(
+        help=f"rcfr and cs/es/os/as: the update rule, one of {', '.join(RULES)} (default cfr; "
+             "rcfr+ is rcfr with cfr+).")] = None,
     iterations: Annotated[int, typer.Option("--iterations", "-n")] = 1000,
     nodes: Annotated[int | None, typer.Option(
         help="Run until this many histories have been visited, instead of --iterations.")] = None,
     epsilon: Annotated[float | None, typer.Option(
         help="os/as: exploration (default 0.5 for os, 0.05 for as).")] = None,
-    beta: Annotated[float | None, typer.Option(help="as: beta (default 1e6).")] = None,
+    alpha: Annotated[float | None, typer.Option(
+        help="dcfr/pdcfr+: exponent of the positive-regret discount (default 1.5).")] = None,
+    beta: Annotated[float | None, typer.Option(
+        help="dcfr: exponent of the negative-regret discount (default 0); as: the sampling "
+             "bonus beta (default 1e6).")] = None,
+    gamma: Annotated[float | None, typer.Option(
+        help="dcfr/pdcfr+: averaging power (default 2).")] = None,
     tau: Annotated[float | None, typer.Option(help="as: tau (default 1000).")] = None,
     eval_every: Annotated[int | None, typer.Option(
         "--eval-every", help="Evaluate the average strategy every K iterations (default: ten "
@@ -108,30 +120,32 @@ def solve(
     simultaneous: Annotated[bool, typer.Option("--simultaneous",
                                                help="Simultaneous instead of alternating "
                                                     "updates.")] = False,
-    averaging: Annotated[str | None, typer.Option(help="uniform, linear or quadratic "
-                                                       "(default: uniform for cfr, linear for "
-                                                       "cfr+).")] = None,
+    averaging: Annotated[str | None, typer.Option(
+        help="uniform, linear or quadratic (default: the rule's: uniform for cfr, linear for "
+             "cfr+ and lcfr, t^gamma for dcfr, quadratic for pcfr+; uniform for rcfr/rcfr+ and "
+             "the sampling schemes with cfr or cfr+).")] = None,
     link: Annotated[str | None, typer.Option(
         help="Link function: poly:P (P > 1; poly:2 = regret matching) or exp:T (softmax with "
              "temperature T > 0).")] = None,
     regressor: Annotated[str | None, typer.Option(
-        help=f"rcfr: {', '.join(REGRESSORS)} (default best-first).")] = None,
+        help=f"rcfr and cs/es/os/as: {', '.join(REGRESSORS)} (default best-first; the "
+             "sampling schemes are tabular without one).")] = None,
     leaves: Annotated[int | None, typer.Option(
-        help="rcfr: leaf budget of the regression trees, both players together (default: "
-             "the game's sequences).")] = None,
+        help="best-first/recursive regressors: leaf budget of the regression trees, both "
+             "players together (default: the game's sequences).")] = None,
     bootstrap: Annotated[bool, typer.Option(
-        "--bootstrap", help="rcfr: bootstrapped targets (thesis Algorithm 2) instead of a "
+        "--bootstrap", help="regressors: bootstrapped targets (thesis Algorithm 2) instead of a "
                             "stored regret table.")] = False,
     features: Annotated[str | None, typer.Option(
-        help="rcfr: thesis, onehot or hashing:K (default: thesis for poker, onehot otherwise; "
-             "hashing:5 for ridge).")] = None,
+        help="regressors: thesis, onehot or hashing:K (default: thesis for poker, onehot "
+             "otherwise; hashing:5 for ridge).")] = None,
     threshold: Annotated[float | None, typer.Option(
-        help="rcfr --regressor recursive: split while a node's mean squared error on average "
+        help="--regressor recursive: split while a node's mean squared error on average "
              "regrets exceeds this.")] = None,
     criterion: Annotated[str | None, typer.Option(
-        help="rcfr trees: squared_error (default) or absolute_error.")] = None,
-    alpha: Annotated[float | None, typer.Option(help="rcfr --regressor ridge: the ridge "
-                                                     "penalty (default 1e-3).")] = None,
+        help="regression trees: squared_error (default) or absolute_error.")] = None,
+    ridge_alpha: Annotated[float | None, typer.Option(
+        "--ridge-alpha", help="--regressor ridge: the ridge penalty (default 1e-3).")] = None,
     out_file: Annotated[Path | None, typer.Option("--out", "-o",
                                                   help="Write the average strategy here "
                                                        "(.npz).")] = None,
@@ -161,12 +175,14 @@ def solve(
     rcfr_options = {k: v for k, v in (
         ("regressor", regressor), ("leaves", leaves), ("features", features),
         ("bootstrap", bootstrap), ("threshold", threshold), ("criterion", criterion),
-        ("alpha", alpha), ("epsilon", epsilon), ("beta", beta), ("tau", tau))
+        ("ridge_alpha", ridge_alpha), ("epsilon", epsilon), ("beta", beta), ("tau", tau),
+        ("alpha", alpha), ("gamma", gamma))
         if v is not None and v is not False}
     if averaging is not None:
         rcfr_options["averaging"] = averaging
     solver = (make_public_solver if isinstance(tree, PublicTree) else make_solver)(
-        tree, algorithm, alternating=not simultaneous, link=link, seed=seed, **rcfr_options)
+        tree, algorithm, rule=rule, alternating=not simultaneous, link=link, seed=seed,
+        **rcfr_options)
     if resume is not None:
         solver.load_checkpoint(resume)
     progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(),

@@ -19,23 +19,15 @@ from numba import njit
 
 from . import kernels as K
 from .errors import RcfrError
-from .links import POLYNOMIAL, apply_link
 from .public_tree import FOLD_RULE, SHOWDOWN_RULE, PublicTree, compile_public
-from .solvers.loop import CFRSolver
-
-# update rules of the vector-form pass (issue 10 turns these into plug-ins for both forms)
-RULE_CFR = 0  # cumulative regrets (Zinkevich et al. 2007)
-RULE_CFR_PLUS = 1  # regret-matching+: Q-regrets clipped at zero (Tammelin 2014)
-
-
-@njit(cache=True)
-def rule_update(rule, inst, s_lo, s_hi, regrets):
-    """Add the instantaneous regrets of sequences ``[s_lo, s_hi)`` by ``rule``."""
-    for s in range(s_lo, s_hi):
-        v = regrets[s] + inst[s]
-        if rule == RULE_CFR_PLUS and v < 0.0:
-            v = 0.0
-        regrets[s] = v
+from .solvers.loop import (
+    ALGORITHMS,
+    CFRSolver,
+    FullTree,
+    FullWork,
+    absorb,
+    accumulate_average,
+)
 
 
 @njit(cache=True, inline="always")
@@ -182,101 +174,103 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
 
 
 @njit(cache=True)
-def run_public(n_iters, t0, rule, alternating, avg_power, link_kind, link_param, bounds,
-               seq_bounds, seq_start, num_actions, parent_seq, T, dense, regrets, strategy,
-               avg, plan, acc):
-    """``n_iters`` iterations of vector-form CFR with update ``rule``, in the order of
-    :func:`rcfr.solvers.loop.run_tabular` (so both forms give the same strategies)."""
-    n_info = bounds[2]
-    for it in range(n_iters):
-        t = t0 + it + 1
-        weight = float(t) ** avg_power
-        for group in range(2 if alternating else 1):
-            K.realization_plan(strategy, 0, n_info, seq_start, num_actions, parent_seq, plan)
-            for p in range(2):
-                if not alternating or p == group:
-                    terminal_values(p, plan, T, dense, seq_bounds[p], seq_bounds[p + 1], acc)
-            for p in range(2):
-                if not alternating or p == group:
-                    backward_update(p, rule, weight, link_kind, link_param, bounds[p],
-                                    bounds[p + 1], seq_start, num_actions, parent_seq, plan,
-                                    acc, regrets, strategy, avg)
+def public_pass(p_lo, p_hi, weight, tree, T, dense, strategy, avg, work):
+    """Players ``[p_lo, p_hi)`` at the same strategy: their counterfactual regrets into
+    ``work.inst`` and ``weight`` times their realization plans into the average-strategy sums
+    (:func:`rcfr.solvers.loop.full_width_pass` with the public terminal sweep)."""
+    K.realization_plan(strategy, 0, tree.bounds[2], tree.seq_start, tree.num_actions,
+                       tree.parent_seq, work.plan)
+    for p in range(p_lo, p_hi):
+        terminal_values(p, work.plan, T, dense, tree.seq_bounds[p], tree.seq_bounds[p + 1],
+                        work.acc)
+        K.counterfactual_regrets(p, strategy, tree.bounds[p], tree.bounds[p + 1],
+                                 tree.seq_start, tree.num_actions, tree.parent_seq, work.acc,
+                                 work.inst)
+    for p in range(p_lo, p_hi):
+        accumulate_average(work.plan, weight, tree.seq_bounds[p], tree.seq_bounds[p + 1], avg)
 
 
 @njit(cache=True)
-def backward_update(player, rule, weight, link_kind, link_param, i_lo, i_hi, seq_start,
-                    num_actions, parent_seq, plan, acc, regrets, strategy, avg):
-    """One sweep, children before parents, over the player's information sets ``[i_lo, i_hi)``
-    that does what :func:`rcfr.kernels.counterfactual_regrets`, ``accumulate_average``,
-    :func:`rule_update` and ``apply_link`` do in four (an information set's new strategy is
-    set once its value has been taken; its ancestors only read that value), with the same
-    arithmetic per sequence."""
-    for i in range(i_hi - 1, i_lo - 1, -1):
-        start = seq_start[i]
-        end = start + num_actions[i]
-        v = 0.0
-        for s in range(start, end):
-            v += strategy[s] * acc[s]
-        for s in range(start, end):
-            avg[s] += weight * plan[s]
-            r = regrets[s] + (acc[s] - v)
-            if rule == RULE_CFR_PLUS and r < 0.0:
-                r = 0.0
-            regrets[s] = r
-        if link_kind == POLYNOMIAL and link_param == 2.0:  # regret matching, as apply_link
-            total = 0.0
-            for s in range(start, end):
-                total += regrets[s] if regrets[s] > 0.0 else 0.0
-            if total > 0.0:
-                for s in range(start, end):
-                    strategy[s] = (regrets[s] if regrets[s] > 0.0 else 0.0) / total
-            else:
-                for s in range(start, end):
-                    strategy[s] = 1.0 / (end - start)
+def run_public(n_iters, t0, alternating, avg_power, rule, link_kind, link_param, tree, T, dense,
+               regrets, prediction, values, strategy, avg, work):
+    """``n_iters`` iterations of vector-form CFR with any update ``rule``, in the order of
+    :func:`rcfr.solvers.loop.run_tabular` (so both forms give the same strategies)."""
+    for it in range(n_iters):
+        t = t0 + it + 1
+        weight = float(t) ** avg_power
+        if alternating:
+            for p in range(2):
+                public_pass(p, p + 1, weight, tree, T, dense, strategy, avg, work)
+                absorb(p, t, rule, link_kind, link_param, tree, work.inst, regrets, prediction,
+                       values, strategy)
         else:
-            apply_link(link_kind, link_param, regrets, i, i + 1, seq_start, num_actions,
-                       strategy)
-        acc[parent_seq[i]] += v
-    return acc[acc.shape[0] - 2 + player]
+            public_pass(0, 2, weight, tree, T, dense, strategy, avg, work)
+            for p in range(2):
+                absorb(p, t, rule, link_kind, link_param, tree, work.inst, regrets, prediction,
+                       values, strategy)
+
+
+class PublicFullWidthPass:
+    """The exact pass over the public tree (a :class:`rcfr.solvers.loop.TreePass`)."""
+
+    def __init__(self, tree: PublicTree) -> None:
+        self.tree = tree
+        self.dense = tree.pairing == "dense"
+        self.arrays = FullTree(
+            np.array([0, tree.num_infosets_per_player[0], tree.num_infosets], dtype=np.int64),
+            np.array([0, tree.num_sequences_per_player[0], tree.num_sequences], dtype=np.int64),
+            tree.infoset_seq_start, tree.infoset_num_actions, tree.infoset_parent_seq,
+            np.zeros((2, 0), dtype=np.int32), np.zeros(0))  # no history terminals
+        S = tree.num_sequences
+        self.work = FullWork(K.padded(S), np.zeros(S + 2), np.zeros(S))
+
+    def run(self, players, strategy, weight, avg, inst) -> int:
+        public_pass(players[0], players[-1] + 1, weight, self.arrays, self.tree.arrays,
+                    self.dense, strategy, avg, self.work._replace(inst=inst))
+        return len(players) * self.tree.num_nodes
+
+    def fuses(self, rule) -> bool:
+        return True
+
+    def run_fused(self, solver, max_iters: int, node_budget: int) -> None:
+        per = 2 * self.tree.num_nodes  # one full pass per player, counted in histories
+        iterations = min(max_iters, max(1, -(-node_budget // per)))
+        est = solver.estimator_
+        run_public(iterations, solver.iteration, solver.alternating, solver.avg_power_,
+                   solver.rule_.params, solver.link_.kind, solver.link_.param, self.arrays,
+                   self.tree.arrays, self.dense, est.regrets, est.prediction, est.values_,
+                   solver.strategy_, solver.avg_weights_, self.work)
+        solver.iteration += iterations
+        solver.nodes_visited += iterations * per
 
 
 class PublicCFRSolver(CFRSolver):
-    """CFR (``"cfr"``) or CFR+ (``"cfr+"``) on the public tree: the shared loop
-    (:class:`rcfr.solvers.loop.RegretSolver`: set-up, averaging, policies, checkpoints,
-    nodes counted in histories) with the vector-form pass."""
+    """CFR, CFR+ or any other update rule (``algorithm`` as for
+    :class:`rcfr.solvers.loop.CFRSolver`) on the public tree: the shared loop with the
+    vector-form pass."""
 
     def __init__(self, game: PublicTree | Any, algorithm: str = "cfr", **options) -> None:
         if not isinstance(game, PublicTree):
             game = compile_public(game)
         super().__init__(game, algorithm, **options)
 
-    def _run_fused(self, iterations: int) -> None:
-        t = self.tree
-        rule = RULE_CFR_PLUS if self.estimator_.plus else RULE_CFR
-        run_public(iterations, self.iteration, rule, self.alternating, self.avg_power_,
-                   self.link_.kind, self.link_.param, self.bounds_, self.seq_bounds_,
-                   t.infoset_seq_start, t.infoset_num_actions, t.infoset_parent_seq, t.arrays,
-                   t.pairing == "dense", self.estimator_.regrets, self.strategy_,
-                   self.avg_weights_, self._plan, self._acc)
-        self.iteration += iterations
-        self.nodes_visited += 2 * iterations * t.num_nodes
+    def _make_pass(self) -> PublicFullWidthPass:
+        return PublicFullWidthPass(self.tree)
 
     def _info(self) -> dict[str, Any]:
         return {**super()._info(), "form": "public"}  # files say which form they index
 
-    def _step(self) -> None:  # pragma: no cover - the tabular estimator is always fused
-        raise RcfrError("the public form runs the tabular estimator only")
-
 
 def make_public_solver(tree: PublicTree, algorithm: str, **options) -> PublicCFRSolver:
-    """A solver on the public form: ``cfr`` or ``cfr+`` (``alternating``, ``averaging``,
-    ``link``, ``seed`` as for :class:`rcfr.solvers.loop.CFRSolver`)."""
-    key = str(algorithm).lower()
-    if key not in ("cfr", "cfr+"):
-        raise RcfrError(f"the public form runs cfr and cfr+, not {algorithm!r}; use "
-                        "--form history")
-    allowed = {"alternating", "averaging", "link", "seed"}
-    extra = [k for k, v in options.items() if k not in allowed and v is not None]
-    if extra:
-        raise RcfrError(f"--{extra[0]} does not apply to {key} on the public form")
-    return PublicCFRSolver(tree, key, **{k: v for k, v in options.items() if k in allowed})
+    """A solver on the public form for a tabular update rule (``cfr``, ``cfr+``, ``lcfr``,
+    ``dcfr``, ``pcfr+``, ``pdcfr+``), with the options and checks of
+    :func:`rcfr.solvers.run.make_solver`."""
+    from .solvers.run import make_solver
+
+    key = str(algorithm).strip().lower()
+    if key.partition(":")[0] not in ALGORITHMS:
+        raise RcfrError(f"the public form runs {', '.join(ALGORITHMS)}, not {algorithm!r}; "
+                        "use --form history")
+    solver = make_solver(tree, key, **options)  # validates the options, resolves the rule
+    return PublicCFRSolver(tree, solver.rule, alternating=solver.alternating,
+                           averaging=solver.averaging, link=solver.link, seed=solver.seed)

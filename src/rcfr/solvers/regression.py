@@ -17,6 +17,13 @@ tabular regressor reproduce CFR / CFR+ bit for bit.  A regressor that sets
 :class:`LinearRegrets` is D'Orazio et al.'s estimator: one ridge model per player and action
 on information-set features, fit to each iteration's exact regrets, with the weights summed
 over iterations.
+
+Update rules (:mod:`rcfr.solvers.rules`) set the targets: the rule absorbs the new regrets
+into the stored table (or, bootstrapped, into a copy of the last estimates), and the result is
+the target: ``R + r`` (cfr), ``max(Q + r, 0)`` (cfr+, pcfr+), ``(R + r)`` times DCFR's
+discount by sign at iteration ``t`` (lcfr, dcfr).  For the predictive rules the link reads the
+regressor's estimate plus the prediction, the player's last instantaneous regrets (not a
+regression output).
 """
 
 from __future__ import annotations
@@ -31,6 +38,8 @@ from ..errors import RcfrError
 from ..features import infoset_features, sequence_features, tree_equivalent_columns
 from ..regressors import RidgeRegression, SklearnRegressor
 from ..regressors.tree_base import RegressionTree
+from .rules import UpdateRule, link_input, parse_rule, rule_update
+from .tabular import legacy_rule
 
 
 class TabularRegressor:
@@ -53,16 +62,17 @@ class RegressionRegrets:
     """Per-player regressors over sequence features (RCFR / RCFR+ estimator).
 
     ``regressors`` is one regressor (copied for each player) or a pair, one per player;
-    ``features`` names a feature set of :mod:`rcfr.features` or is a pair of matrices.
+    ``features`` names a feature set of :mod:`rcfr.features` or is a pair of matrices;
+    ``rule`` is the update rule that forms the targets (``plus=True`` is ``rule="cfr+"``).
     """
 
-    fused = False
-
     def __init__(self, regressors: Any, features: str | tuple = "onehot", *,
-                 bootstrap: bool = False, plus: bool = False, seed: int = 0) -> None:
+                 bootstrap: bool = False, rule: str | UpdateRule | None = None,
+                 plus: bool = False, seed: int = 0) -> None:
         self.regressors = regressors
         self.features = features
         self.bootstrap = bootstrap
+        self.rule = parse_rule(legacy_rule(plus) if rule is None else rule)
         self.plus = plus
         self.seed = seed
 
@@ -97,28 +107,43 @@ class RegressionRegrets:
         S = tree.num_sequences
         self.estimates = np.zeros(S)
         self.table = None if self.bootstrap else np.zeros(S)
+        self.prediction = np.zeros(S)  # the last instantaneous regrets (predictive rules)
+        self._values = np.zeros(S)
         self.fit_seconds = 0.0  # time spent fitting and predicting, for benchmarks
 
-    def update(self, inst: np.ndarray, s_lo: int, s_hi: int, iteration: int) -> None:
+    def targets(self, player: int, inst: np.ndarray, iteration: int) -> np.ndarray:
+        """The player's regression targets after absorbing the new regrets ``inst`` by the
+        rule (stored in the table unless bootstrapped)."""
+        lo, hi = self.bounds_[player]
+        if self.table is None:  # bootstrapped: the rule applied to the last estimates
+            base = self._values
+            base[lo:hi] = self.estimates[lo:hi]
+        else:
+            base = self.table
+        rule_update(self.rule.params, iteration, inst, lo, hi, base, self.prediction)
+        return base[lo:hi].copy()
+
+    def update(self, player: int, inst: np.ndarray, iteration: int) -> None:
         """Form the player's targets from the new regrets ``inst`` and refit its regressor."""
-        p = 0 if s_lo == self.bounds_[0][0] else 1
-        base = self.estimates if self.bootstrap else self.table
-        target = base[s_lo:s_hi] + inst[s_lo:s_hi]
-        if self.plus:
-            np.maximum(target, 0.0, out=target)
-        if self.table is not None:
-            self.table[s_lo:s_hi] = target
-        reg = self.regressors_[p]
+        self.refit(player, self.targets(player, inst, iteration), iteration)
+
+    def refit(self, player: int, target: np.ndarray, iteration: int) -> None:
+        """Refit the player's regressor to ``target`` and store its estimates."""
+        lo, hi = self.bounds_[player]
+        reg = self.regressors_[player]
         average = getattr(reg, "target_scale", "cumulative") == "average"
         start = time.perf_counter()
-        reg.fit(self.X_[p], target / iteration if average else target)
+        reg.fit(self.X_[player], target / iteration if average else target)
         fitted = getattr(reg, "fitted_", None)  # a tree's training predictions, if it keeps them
-        pred = np.asarray(reg.predict(self.X_[p]) if fitted is None else fitted, dtype=np.float64)
+        pred = np.asarray(reg.predict(self.X_[player]) if fitted is None else fitted,
+                          dtype=np.float64)
         self.fit_seconds += time.perf_counter() - start
-        self.estimates[s_lo:s_hi] = pred * iteration if average else pred
+        self.estimates[lo:hi] = pred * iteration if average else pred
 
-    def predict(self) -> np.ndarray:
-        return self.estimates
+    def predict(self, player: int) -> np.ndarray:
+        lo, hi = self.bounds_[player]
+        return link_input(self.rule.params, self.estimates, self.prediction, lo, hi,
+                          self._values)
 
     @property
     def complexity(self) -> int:
@@ -129,12 +154,19 @@ class RegressionRegrets:
         out = {"estimates": self.estimates}
         if self.table is not None:
             out["table"] = self.table
+        if self.rule.predictive:
+            out["prediction"] = self.prediction
         return out
 
     def load_state(self, arrays: dict[str, np.ndarray]) -> None:
         estimates = np.array(arrays["estimates"], dtype=np.float64)
         if estimates.shape != self.estimates.shape:
             raise ValueError("estimates of the wrong size")
+        if self.rule.predictive:
+            prediction = np.array(arrays["prediction"], dtype=np.float64)
+            if prediction.shape != estimates.shape:
+                raise ValueError("predictions of the wrong size")
+            self.prediction = prediction
         self.estimates = estimates
         if self.table is not None:
             table = np.array(arrays["table"], dtype=np.float64)
@@ -148,9 +180,10 @@ class LinearRegrets:
     iteration's exact counterfactual regrets with the weights summed over iterations
     (D'Orazio et al. 2019, sec. 5).  Ridge is linear in its targets, so the summed weights are
     the ridge fit of the cumulative regrets; each model (a :class:`RidgeRegression` without
-    intercept) factors its solve once, on the first fit."""
+    intercept) factors its solve once, on the first fit.  Summing weights is the ``cfr`` rule;
+    no other rule is defined for it."""
 
-    fused = False
+    rule = "cfr"
 
     def __init__(self, features: str = "hashing:5", alpha: float = 1e-3, *,
                  seed: int = 0) -> None:
@@ -177,13 +210,12 @@ class LinearRegrets:
         self.weights_ = [[np.zeros(m[1].shape[1]) for m in models] for models in self.models_]
         self.estimates = np.zeros(tree.num_sequences)
 
-    def update(self, inst: np.ndarray, s_lo: int, s_hi: int, iteration: int) -> None:
-        p = 0 if s_lo == self.bounds_[0][0] else 1
-        for k, (seqs, X, ridge) in enumerate(self.models_[p]):
-            self.weights_[p][k] += ridge.fit(X, inst[seqs]).coef_
-            self.estimates[seqs] = X @ self.weights_[p][k]
+    def update(self, player: int, inst: np.ndarray, iteration: int) -> None:
+        for k, (seqs, X, ridge) in enumerate(self.models_[player]):
+            self.weights_[player][k] += ridge.fit(X, inst[seqs]).coef_
+            self.estimates[seqs] = X @ self.weights_[player][k]
 
-    def predict(self) -> np.ndarray:
+    def predict(self, player: int) -> np.ndarray:
         return self.estimates
 
     @property

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -10,16 +11,22 @@ from ..errors import RcfrError
 from ..evaluate import Evaluation, evaluate
 from ..policy import TabularPolicy
 from ..tree import GameTree, compile_game
+from .checks import whole_number
 from .loop import ALGORITHMS, CFRSolver, RegretSolver
 from .rcfr import RCFR_ALGORITHMS, RCFRSolver, make_estimator
+from .rules import DCFR_DEFAULTS, PDCFR_DEFAULTS, UpdateRule, parse_rule
 from .sampling import SCHEMES, MCCFRSolver
 
-# options that only regression CFR takes
+# options of the regressors (regression CFR and the sampling schemes)
 RCFR_OPTIONS = ("regressor", "leaves", "features", "bootstrap", "threshold", "criterion",
-                "alpha")
-# options that only Monte Carlo CFR takes
-MCCFR_OPTIONS = ("epsilon", "beta", "tau")
+                "ridge_alpha")
+# options of the sampling schemes, by scheme (Gibson et al. 2012: epsilon for OS and AS)
+SCHEME_OPTIONS = {"cs": (), "es": (), "os": ("epsilon",), "as": ("epsilon", "beta", "tau")}
+# options of the update rules
+RULE_OPTIONS = {"dcfr": ("alpha", "beta", "gamma"), "pdcfr+": ("alpha", "gamma")}
+NUMERIC_OPTIONS = ("epsilon", "beta", "tau", "alpha", "gamma")
 ALL_ALGORITHMS = (*ALGORITHMS, *RCFR_ALGORITHMS, *SCHEMES)
+CHUNK_SECONDS = 0.25  # solve() runs chunks of about this long between its hooks
 
 
 @dataclass
@@ -38,6 +45,7 @@ class SolveResult:
     curve_nodes: list[int] = field(default_factory=list)  # nodes visited at each curve point
     iterations_run: int | None = None  # iterations in this call (fewer than ``iterations``
     # when resumed from a checkpoint); the speed is measured on these
+    interrupted: bool = False  # ``should_stop`` ended the run before its budget
 
     def to_dict(self) -> dict:
         out = {"game": self.game, "algorithm": self.algorithm, "iterations": self.iterations,
@@ -54,68 +62,119 @@ class SolveResult:
         out["curve"] = [list(p) for p in self.curve]
         out["nodes_visited"] = getattr(self.solver, "nodes_visited", None)
         out["curve_nodes"] = list(self.curve_nodes)
+        out["interrupted"] = self.interrupted
         return out
 
 
-def make_solver(game: GameTree | str, algorithm: str, **options) -> RegretSolver:
-    """A solver for ``algorithm``: ``cfr``, ``cfr+`` (tabular), ``rcfr``, ``rcfr+`` (regression
-    CFR, which takes the regressor options) or ``cs``, ``es``, ``os``, ``as`` (Monte Carlo CFR,
-    which takes ``epsilon``, ``beta``, ``tau``; with a ``regressor`` its regrets are estimated
-    by regression from the sampled targets)."""
-    key = str(algorithm).lower()
+def _rule_for(key: str, rule: str | UpdateRule | None, options: dict) -> UpdateRule:
+    """The update rule of ``algorithm`` ``key`` with DCFR's ``alpha``, ``beta``, ``gamma``
+    options filled in."""
+    if key in ALGORITHMS:
+        if rule is not None:
+            raise RcfrError(f"-a {key} is itself an update rule; --rule applies to rcfr and the "
+                            f"sampling schemes")
+        rule = key
+    base = parse_rule(rule)
+    names = RULE_OPTIONS.get(base.name, ())
+    given = {k: options[k] for k in names if options.get(k) is not None}
+    if not given:
+        return base
+    if isinstance(rule, UpdateRule) or ":" in str(rule):
+        raise RcfrError(f"give {base.name}'s parameters in the rule {rule} or as options, not both")
+    if "gamma" in given and options.get("averaging") is not None:
+        raise RcfrError(f"--gamma is {base.name}'s averaging power; give --gamma or --averaging")
+    if base.name == "dcfr":
+        values = [given.get(k, d) for k, d in zip(names, DCFR_DEFAULTS, strict=True)]
+    else:
+        values = [given.get(k, d) for k, d in zip(names, PDCFR_DEFAULTS, strict=True)]
+    return parse_rule(f"{base.name}:{','.join(str(float(v)) for v in values)}")
+
+
+def make_solver(game: GameTree | str, algorithm: str, *, rule: str | UpdateRule | None = None,
+                **options) -> RegretSolver:
+    """A solver for ``algorithm``: ``cfr``, ``cfr+``, ``lcfr``, ``dcfr``, ``pcfr+``, ``pdcfr+``
+    (tabular, one per update rule; DCFR takes ``alpha``, ``beta``, ``gamma``), ``rcfr``,
+    ``rcfr+`` (regression CFR, which takes the regressor options and a ``rule``) or ``cs``,
+    ``es``, ``os``, ``as`` (Monte Carlo CFR: ``epsilon`` for os/as, ``beta``, ``tau`` for as;
+    a ``rule``; with a ``regressor`` its regrets are estimated by regression from the sampled
+    targets).  An option the algorithm would ignore is refused."""
+    key = str(algorithm).strip().lower()
+    if key not in ALL_ALGORITHMS:
+        raise RcfrError(f"unknown algorithm {algorithm!r}; use one of {', '.join(ALL_ALGORITHMS)}")
     given = {k for k, v in options.items() if v is not None and v is not False}
+    if "alpha" in given and (options.get("regressor") or "").strip().lower() == "ridge":
+        raise RcfrError("--alpha is DCFR's; the ridge penalty is --ridge-alpha")
+    rule_ = _rule_for(key, rule, options)
+    rule_opts = RULE_OPTIONS.get(rule_.name, ())
+    scheme_opts = SCHEME_OPTIONS.get(key, ())
+    for k in NUMERIC_OPTIONS:
+        if k in given and k in rule_opts and k in scheme_opts:
+            raise RcfrError(f"--{k} would mean both {rule_.name}'s {k} and {key}'s")
+        if k in given and k not in rule_opts and k not in scheme_opts:
+            schemes = [n for n, o in SCHEME_OPTIONS.items() if k in o]
+            rules = [n for n, o in RULE_OPTIONS.items() if k in o]
+            users = ([f"the sampling schemes {'/'.join(schemes)}"] if schemes else []) + (
+                [f"the rules {'/'.join(rules)}"] if rules else [])
+            raise RcfrError(f"--{k} applies to {' and '.join(users)}, not {key}"
+                            + (f" with the {rule_.name} rule" if key not in ALGORITHMS else ""))
+    rest = {k: v for k, v in options.items() if k not in NUMERIC_OPTIONS}
+    regression = {k: rest.pop(k) for k in RCFR_OPTIONS if k in rest}
+    if "ridge_alpha" in regression:
+        regression["alpha"] = regression.pop("ridge_alpha")
+    regression_given = [k for k in RCFR_OPTIONS if k in given]
+    rule_arg = None if rule is None and key not in ALGORITHMS else rule_
     if key in SCHEMES:
-        rcfr_given = given & set(RCFR_OPTIONS)
         estimator = None
-        if rcfr_given:
+        if regression_given:
             tree = compile_game(game)
             estimator = make_estimator(
-                tree, options.get("regressor") or "best-first", plus=False,
-                **{k: options[k] for k in rcfr_given if k != "regressor"})
+                tree, regression.pop("regressor", None) or "best-first", rule=rule_,
+                seed=int(options.get("seed") or 0),
+                **{k: v for k, v in regression.items() if v is not None and v is not False})
             game = tree
-        kept = {k: v for k, v in options.items() if k not in RCFR_OPTIONS}
-        return MCCFRSolver(game, key, estimator=estimator, **kept)
-    for k in MCCFR_OPTIONS:
-        if k in given:
-            raise RcfrError(f"--{k} applies to the sampling schemes ({', '.join(SCHEMES)}), "
-                            f"not {key}")
-    options = {k: v for k, v in options.items() if k not in MCCFR_OPTIONS}
+        return MCCFRSolver(game, key, estimator=estimator, rule=rule_arg,
+                           **{k: options[k] for k in scheme_opts if k in given}, **rest)
     if key in RCFR_ALGORITHMS:
-        return RCFRSolver(game, key, **options)
-    rcfr_given = [k for k in RCFR_OPTIONS if k in given]
-    if rcfr_given and key in ALGORITHMS:
-        raise RcfrError(f"--{rcfr_given[0]} applies to rcfr, rcfr+ and the sampling schemes, "
-                        f"not {key}")
-    if key not in ALGORITHMS:
-        raise RcfrError(f"unknown algorithm {algorithm!r}; use one of {', '.join(ALL_ALGORITHMS)}")
-    options = {k: v for k, v in options.items() if k not in RCFR_OPTIONS}
-    return CFRSolver(game, algorithm, **options)
+        return RCFRSolver(game, key, rule=rule_arg, **regression, **rest)
+    if regression_given:
+        raise RcfrError(f"--{regression_given[0].replace('_', '-')} applies to rcfr, rcfr+ and "
+                        f"the sampling schemes, not {key}")
+    return CFRSolver(game, rule_, **rest)
 
 
 def _positive(name: str, value, allow_zero: bool = False) -> int:
-    low = 0 if allow_zero else 1
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise RcfrError(f"{name} must be a whole number >= {low}, got {value!r}")
-    return value
+    return whole_number(value, name, 0 if allow_zero else 1)
 
 
 def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
           eval_every: int = 0, *, nodes: int | None = None, eval_nodes: int = 0,
           solver: RegretSolver | None = None,
           callback: Callable[[int, float | None], None] | None = None,
+          checkpoint: str | os.PathLike | None = None, checkpoint_every: float = 60.0,
+          should_stop: Callable[[], bool] | None = None,
           **options) -> SolveResult:
     """Run ``iterations`` iterations of ``algorithm`` on ``game`` -- or, with ``nodes``, whole
     iterations until that many more histories have been visited.  The average strategy is
     evaluated every ``eval_every`` iterations and every ``eval_nodes`` nodes visited (0: only
     at the end).  ``callback(done, exploitability)`` is called after every chunk, with ``done``
     counting iterations (nodes with ``nodes``); ``exploitability`` is ``None`` when none was
-    measured."""
+    measured.
+
+    With ``checkpoint``, the solver state is written there atomically every
+    ``checkpoint_every`` seconds of wall time (checked between chunks) and once at the end, so
+    a run killed midway resumes from its last checkpoint.  ``should_stop()`` is asked after
+    every chunk; when it returns true the run stops after the current iteration (the result
+    says ``interrupted``).  Chunks are kept short (about 0.25 s) so both react quickly; the
+    chunking never changes the result."""
     if nodes is None:
         _positive("iterations", iterations)
     else:
         _positive("the node budget", nodes)
     _positive("eval-every", eval_every, allow_zero=True)
     _positive("eval-nodes", eval_nodes, allow_zero=True)
+    if not checkpoint_every > 0:
+        raise RcfrError(f"checkpoint-every must be a positive number of seconds, "
+                        f"got {checkpoint_every!r}")
     tree = compile_game(game)
     solver = solver if solver is not None else make_solver(tree, algorithm, **options)
     solver._setup()  # validation and kernel loading happen outside the timed runs
@@ -125,11 +184,16 @@ def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
     curve: list[tuple[int, float]] = []
     curve_nodes: list[int] = []
     seconds = 0.0
+    per_iteration = 0.0  # wall seconds of the last chunk's iterations
+    last_checkpoint = time.monotonic()
+    interrupted = False
     while True:
         done_it, done_nodes = solver.iteration - it0, solver.nodes_visited - nodes0
         if (done_it >= iterations) if nodes is None else (done_nodes >= nodes):
             break
         n = chunk - (solver.iteration % chunk)
+        if per_iteration > 0:
+            n = min(n, max(1, int(CHUNK_SECONDS / per_iteration)))
         if nodes is None:
             n = min(n, iterations - done_it)
         else:  # stay close to the budget and to the next evaluation point
@@ -138,7 +202,9 @@ def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
             n = max(1, min(n, int(-(-(goal - done_nodes) // per)) if done_it else 1))
         t0 = time.perf_counter()
         solver.run(n)
-        seconds += time.perf_counter() - t0
+        elapsed = time.perf_counter() - t0
+        seconds += elapsed
+        per_iteration = elapsed / n
         done_nodes = solver.nodes_visited - nodes0
         at_end = (solver.iteration - it0 >= iterations) if nodes is None else done_nodes >= nodes
         due = eval_every and solver.iteration % eval_every == 0
@@ -153,7 +219,15 @@ def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
             curve_nodes.append(solver.nodes_visited)
         if callback is not None:
             callback(solver.iteration - it0 if nodes is None else done_nodes, expl)
+        if checkpoint is not None and time.monotonic() - last_checkpoint >= checkpoint_every:
+            solver.save_checkpoint(checkpoint)
+            last_checkpoint = time.monotonic()
+        if should_stop is not None and should_stop():
+            interrupted = True
+            break
+    if checkpoint is not None:
+        solver.save_checkpoint(checkpoint)
     policy = solver.average_policy()
     return SolveResult(str(tree.game), solver.name, solver.iteration, seconds, policy,
                        evaluate(tree, policy), curve, solver, curve_nodes,
-                       solver.iteration - it0)
+                       solver.iteration - it0, interrupted)

@@ -36,7 +36,11 @@ Updates.  Each iteration runs one pass for player 0, then one for player 1 (alte
 updates).  The strategy is fixed during a pass; the pass writes sampled regrets of the
 information sets it touched into ``inst`` and the regret estimator absorbs them afterwards, so
 the fused tabular kernel (sparse update of the touched sets) and the Python path (dense
-``estimator.update(inst, s_lo, s_hi, t)``, any estimator) give bit-identical results.
+``estimator.update(player, inst, t)``, any estimator) give bit-identical results.  The update
+rule (:mod:`rcfr.solvers.rules`) is ``cfr`` or ``cfr+`` with every scheme; ``lcfr`` and ``dcfr``
+with external sampling discount the player's whole table after each of its passes (Brown &
+Sandholm 2019 use discounting with external sampling), which costs O(sequences) per pass; the
+predictive rules and discounting with the other schemes are refused (:func:`check_rule`).
 
 Implementation.  A pass is two sweeps over a node list, no recursion: a breadth-first sweep
 draws the samples and appends the visited children (parents come before children), then a
@@ -49,7 +53,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -59,8 +63,9 @@ from ..evaluate import exploitability
 from ..kernels import padded, realization_plan
 from ..links import Link, apply_link
 from ..tree import KIND_CHANCE, KIND_TERMINAL, GameTree, compile_game
-from .loop import RegretSolver, player_regrets
-from .tabular import TabularRegrets, tabular_update
+from .loop import RegretSolver, full_tree, player_regrets
+from .rules import CLIPPED, DISCOUNTED, PLAIN, UpdateRule, link_input, rule_update
+from .tabular import legacy_rule
 
 CS, ES, OS, AS = 0, 1, 2, 3
 SCHEMES = {"cs": CS, "es": ES, "os": OS, "as": AS}
@@ -71,7 +76,31 @@ SCHEME_NAMES = {
     "as": "average strategy sampling",
 }
 DEFAULT_EPSILON = {"os": 0.5, "as": 0.05}  # Gibson et al. 2012, sec. 5
-_UNLIMITED = 1 << 62
+
+
+class SampledTree(NamedTuple):
+    """The compiled tree's node arrays that a sampled pass reads."""
+
+    kind: np.ndarray
+    child_start: np.ndarray
+    node_infoset: np.ndarray
+    chance_prob: np.ndarray
+    seq_start: np.ndarray
+    num_actions: np.ndarray
+    util: np.ndarray  # player 0's payoff at terminals, 0 elsewhere
+
+
+class SampleWork(NamedTuple):
+    """Scratch arrays of a sampled pass: the visited list, the sampled child of each node,
+    sampling probabilities, reaches, values, and the touched information sets."""
+
+    order: np.ndarray
+    pick: np.ndarray
+    q: np.ndarray
+    ri: np.ndarray
+    val: np.ndarray
+    stamp: np.ndarray
+    touched: np.ndarray
 
 # SplitMix64 (Steele, Lea & Flood 2014) constants
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
@@ -297,39 +326,52 @@ def sampled_pass(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg
 
 
 @njit(cache=True)
-def absorb_touched(nt, touched, inst, plus, link_kind, link_param, seq_start, num_actions,
-                   regrets, strategy):
-    """Tabular estimator: add the sampled regrets of the touched information sets (clipped at 0
-    with ``plus``, regret-matching+) and re-apply the link there only."""
-    for k in range(nt):
-        info = touched[k]
-        s0 = seq_start[info]
-        tabular_update(inst, s0, s0 + num_actions[info], plus, regrets)
-        apply_link(link_kind, link_param, regrets, info, info + 1, seq_start, num_actions,
+def absorb_touched(p, t, nt, touched, inst, rule, link_kind, link_param, tree, bounds,
+                   seq_bounds, regrets, prediction, values, strategy):
+    """Tabular estimator after player ``p``'s pass: plain and clipped rules update the touched
+    information sets only and re-apply the link there (the others' regrets do not change);
+    discounted rules update all of ``p``'s sequences (``inst`` zero outside the touched sets)."""
+    seq_start = tree.seq_start
+    num_actions = tree.num_actions
+    if rule.kind == PLAIN or rule.kind == CLIPPED:
+        for k in range(nt):
+            info = touched[k]
+            s0 = seq_start[info]
+            rule_update(rule, t, inst, s0, s0 + num_actions[info], regrets, prediction)
+            apply_link(link_kind, link_param, regrets, info, info + 1, seq_start, num_actions,
+                       strategy)
+    else:
+        lo, hi = seq_bounds[p], seq_bounds[p + 1]
+        rule_update(rule, t, inst, lo, hi, regrets, prediction)
+        x = link_input(rule, regrets, prediction, lo, hi, values)
+        apply_link(link_kind, link_param, x, bounds[p], bounds[p + 1], seq_start, num_actions,
                    strategy)
 
 
 @njit(cache=True)
-def run_sampled(scheme, max_iters, node_budget, t0, avg_power, plus, link_kind, link_param,
-                epsilon, beta, tau, tree, regrets, strategy, avg, rng, counter, inst, work):
+def run_sampled(scheme, max_iters, node_budget, t0, avg_power, rule, link_kind, link_param,
+                epsilon, beta, tau, tree, bounds, seq_bounds, regrets, prediction, values,
+                strategy, avg, rng, counter, inst, work):
     """Iterations of Monte Carlo CFR with the tabular estimator, entirely in numba: a pass for
     player 0, its update, then a pass for player 1.  Stops after ``max_iters`` iterations or
     once ``node_budget`` histories have been visited (whole iterations).  Returns
     ``(iterations, histories visited)``."""
-    seq_start = tree[4]
-    num_actions = tree[5]
-    touched = work[6]
+    dense = rule.kind != PLAIN and rule.kind != CLIPPED
     it = 0
     nodes = 0
     while it < max_iters and nodes < node_budget:
-        weight = float(t0 + it + 1) ** avg_power
+        t = t0 + it + 1
+        weight = float(t) ** avg_power
         for p in range(2):
             counter[0] += 1
+            if dense:
+                for s in range(seq_bounds[p], seq_bounds[p + 1]):
+                    inst[s] = 0.0
             n, nt = sampled_pass(scheme, p, weight, epsilon, beta, tau, tree, strategy, avg,
                                  rng, inst, work, counter[0])
             nodes += n
-            absorb_touched(nt, touched, inst, plus, link_kind, link_param, seq_start,
-                           num_actions, regrets, strategy)
+            absorb_touched(p, t, nt, work.touched, inst, rule, link_kind, link_param, tree,
+                           bounds, seq_bounds, regrets, prediction, values, strategy)
         it += 1
     return it, nodes
 
@@ -340,22 +382,18 @@ def _sample_many(samples, scheme, player, epsilon, beta, tau, tree, strategy, av
     """``samples`` passes at a fixed strategy: each pass's dense regrets into ``rows[k]`` (when
     ``rows`` has rows) and visit counts per history into ``visits``.  Returns all histories
     visited."""
-    seq_start = tree[4]
-    num_actions = tree[5]
-    order = work[0]
-    touched = work[6]
     total = 0
     for k in range(samples):
         n, nt = sampled_pass(scheme, player, 0.0, epsilon, beta, tau, tree, strategy, avg, rng,
                              inst, work, k + 1)
         total += n
         for j in range(n):
-            visits[order[j]] += 1
+            visits[work.order[j]] += 1
         if rows.shape[0] > 0:
             for m in range(nt):
-                info = touched[m]
-                s0 = seq_start[info]
-                for s in range(s0, s0 + num_actions[info]):
+                info = work.touched[m]
+                s0 = tree.seq_start[info]
+                for s in range(s0, s0 + tree.num_actions[info]):
                     rows[k, s] = inst[s]
     return total
 
@@ -386,18 +424,19 @@ def check_parameters(scheme: str, epsilon: float | None = None, beta: float = 1e
     return key, eps, beta, tau
 
 
-def _tree_arrays(tree: GameTree) -> tuple:
+def _tree_arrays(tree: GameTree) -> SampledTree:
     util = np.zeros(tree.num_nodes)
     util[tree.terminal_nodes] = tree.terminal_utility
-    return (tree.node_kind, tree.node_child_start, tree.node_infoset, tree.node_chance_prob,
-            tree.infoset_seq_start, tree.infoset_num_actions, util)
+    return SampledTree(tree.node_kind, tree.node_child_start, tree.node_infoset,
+                       tree.node_chance_prob, tree.infoset_seq_start, tree.infoset_num_actions,
+                       util)
 
 
-def _work_arrays(tree: GameTree) -> tuple:
+def _work_arrays(tree: GameTree) -> SampleWork:
     n = tree.num_nodes
-    return (np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.ones(n), np.ones(n),
-            np.zeros(n), np.zeros(tree.num_infosets, dtype=np.int64),
-            np.zeros(tree.num_infosets, dtype=np.int64))
+    return SampleWork(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.ones(n),
+                      np.ones(n), np.zeros(n), np.zeros(tree.num_infosets, dtype=np.int64),
+                      np.zeros(tree.num_infosets, dtype=np.int64))
 
 
 def seed_state(seed: int | None) -> np.ndarray:
@@ -462,42 +501,89 @@ def exact_regrets(game: GameTree | Any, strategy: Any, player: int) -> np.ndarra
     plan = padded(tree.num_sequences)
     realization_plan(probs, 0, tree.num_infosets, tree.infoset_seq_start,
                      tree.infoset_num_actions, tree.infoset_parent_seq, plan)
-    bounds = np.array([0, tree.num_infosets_per_player[0], tree.num_infosets], dtype=np.int64)
-    seq_bounds = np.array([0, tree.num_sequences_per_player[0], tree.num_sequences],
-                          dtype=np.int64)
     inst = np.zeros(tree.num_sequences)
-    player_regrets(player, probs, bounds, seq_bounds, tree.infoset_seq_start,
-                   tree.infoset_num_actions, tree.infoset_parent_seq, tree.terminal_seq,
-                   tree.terminal_coef, plan, np.zeros(tree.num_sequences + 2), inst)
+    player_regrets(player, probs, full_tree(tree), plan, np.zeros(tree.num_sequences + 2), inst)
     return inst
 
 
-# -- the solver --------------------------------------------------------------------------
+# -- the pass and the solver ---------------------------------------------------------------
+class SampledPass:
+    """A sampled tree pass (:func:`sampled_pass`) with its generator state (SplitMix64, one
+    word) and scratch arrays; one player per pass."""
+
+    def __init__(self, tree: GameTree, scheme: int, epsilon: float, beta: float, tau: float,
+                 seed: int | None) -> None:
+        self.tree = tree
+        self.scheme = scheme
+        self.epsilon, self.beta, self.tau = epsilon, beta, tau
+        self.arrays = _tree_arrays(tree)
+        self.work = _work_arrays(tree)
+        self.rng = seed_state(seed)
+        self.counter = np.zeros(1, dtype=np.int64)
+        ft = full_tree(tree)
+        self.bounds, self.seq_bounds = ft.bounds, ft.seq_bounds
+
+    def run(self, players, strategy, weight, avg, inst) -> int:
+        (player,) = players
+        inst[:] = 0.0
+        self.counter[0] += 1
+        n, _ = sampled_pass(self.scheme, player, weight, self.epsilon, self.beta, self.tau,
+                            self.arrays, strategy, avg, self.rng, inst, self.work,
+                            self.counter[0])
+        return int(n)
+
+    def fuses(self, rule: UpdateRule) -> bool:
+        return True
+
+    def run_fused(self, solver: RegretSolver, max_iters: int, node_budget: int) -> None:
+        est = solver.estimator_
+        its, nodes = run_sampled(
+            self.scheme, max_iters, node_budget, solver.iteration, solver.avg_power_,
+            solver.rule_.params, solver.link_.kind, solver.link_.param, self.epsilon,
+            self.beta, self.tau, self.arrays, self.bounds, self.seq_bounds, est.regrets,
+            est.prediction, est.values_, solver.strategy_, solver.avg_weights_, self.rng,
+            self.counter, solver._inst, self.work)
+        solver.iteration += int(its)
+        solver.nodes_visited += int(nodes)
+
+
+def check_rule(scheme: str, rule: UpdateRule) -> None:
+    """Refuse update rules that the literature does not define with a sampled pass."""
+    if rule.predictive:
+        raise RcfrError(f"{rule.name} predicts the next regrets by the last exact ones (Farina "
+                        f"et al. 2021); it is not defined with the sampled pass {scheme}")
+    if rule.kind == DISCOUNTED and scheme != "es":
+        raise RcfrError(f"{rule.name} with a sampled pass is defined for external sampling "
+                        f"(Brown & Sandholm 2019), not {scheme}")
+
+
 class MCCFRSolver(RegretSolver):
-    """Monte Carlo CFR (Lanctot et al. 2009; Gibson et al. 2012): a sampled tree pass
-    (``scheme`` ``"cs"``, ``"es"``, ``"os"`` or ``"as"``) + a regret estimator + a link.
+    """Monte Carlo CFR (Lanctot et al. 2009; Gibson et al. 2012): the solver loop with a
+    sampled tree pass (``scheme`` ``"cs"``, ``"es"``, ``"os"`` or ``"as"``).
 
     Parameters are configured here and validated in :meth:`run` / :meth:`run_nodes`:
     ``epsilon`` in (0, 1] (OS exploration, default 0.5; AS floor, default 0.05), ``beta >= 0``
     and ``tau >= 1`` (AS bonus and threshold, defaults 1e6 and 1000).  ``estimator`` defaults to
-    the tabular one (regret-matching+ clipping with ``plus=True``); ``averaging`` as in
-    :class:`RegretSolver` (default uniform); updates always alternate.  Any object with
-    ``initialize(tree)`` / ``update(inst, s_lo, s_hi, t)`` / ``predict()`` gets the sampled
-    regrets through the Python loop.  ``seed`` makes runs bit-identical; the generator's
-    state is saved in checkpoints.  :attr:`nodes_visited` counts every history each pass
-    touched.
+    the tabular one with ``rule`` (default ``cfr``; ``plus=True`` is ``cfr+``); ``lcfr`` and
+    ``dcfr`` discount the whole table after each external-sampling pass (Brown & Sandholm
+    2019).  ``averaging`` as in :class:`RegretSolver`, except that it stays uniform for ``cfr``
+    and ``cfr+`` unless given; updates always alternate.  Any estimator gets the sampled regrets
+    (dense, zero outside the touched information sets) through the Python loop.  ``seed`` makes
+    runs bit-identical; the generator's state is saved in checkpoints.  :attr:`nodes_visited`
+    counts every history each pass touched.
     """
 
-    _config_keys = ("link", "alternating", "averaging", "epsilon", "beta", "tau")
+    _config_keys = ("rule", "link", "alternating", "averaging", "epsilon", "beta", "tau")
 
     def __init__(self, game: GameTree | Any, scheme: str = "es", *,
                  epsilon: float | None = None, beta: float = 1e6, tau: float = 1000.0,
                  seed: int | None = None, estimator: Any = None,
+                 rule: str | UpdateRule | None = None,
                  link: str | Link | None = None, averaging: str | float | None = None,
                  plus: bool = False, alternating: bool = True) -> None:
-        super().__init__(game, estimator=TabularRegrets(plus) if estimator is None else estimator,
-                         link=link, alternating=alternating,
-                         averaging="uniform" if averaging is None else averaging, seed=seed,
+        rule = legacy_rule(plus) if rule is None and plus else rule
+        super().__init__(game, estimator=estimator, rule=rule, link=link,
+                         alternating=alternating, averaging=averaging, seed=seed,
                          name=str(scheme).strip().lower())
         self.scheme = scheme
         self.epsilon = epsilon
@@ -505,63 +591,18 @@ class MCCFRSolver(RegretSolver):
         self.tau = tau
         self.plus = plus
 
-    def _setup_pass(self) -> None:
+    def _default_averaging(self) -> str | float:
+        return "uniform" if self.rule_.name in ("cfr", "cfr+") else super()._default_averaging()
+
+    def _make_pass(self) -> SampledPass:
         if not self.alternating:
             raise RcfrError("Monte Carlo CFR alternates updates (one sampled pass per player); "
                             "simultaneous updates are not supported")
         key, self.epsilon_, self.beta_, self.tau_ = check_parameters(
             self.scheme, self.epsilon, self.beta, self.tau)
-        self.scheme_code_ = SCHEMES[key]
-        self._tree_arrays = _tree_arrays(self.tree)
-        self._work = _work_arrays(self.tree)
-        self._rng = seed_state(self.seed)
-        self._counter = np.zeros(1, dtype=np.int64)
-
-    # -- iterations ----------------------------------------------------------------------
-    def _run_fused(self, iterations: int) -> None:
-        self._run_kernel(iterations, _UNLIMITED)
-
-    def _run_kernel(self, max_iters: int, node_budget: int) -> None:
-        its, nodes = run_sampled(
-            self.scheme_code_, max_iters, node_budget, self.iteration, self.avg_power_,
-            self.estimator_.plus, self.link_.kind, self.link_.param, self.epsilon_, self.beta_,
-            self.tau_, self._tree_arrays, self.estimator_.regrets, self.strategy_,
-            self.avg_weights_, self._rng, self._counter, self._inst, self._work)
-        self.iteration += int(its)
-        self.nodes_visited += int(nodes)
-
-    def _step(self) -> None:
-        """One iteration through Python: the estimator gets each pass's sampled regrets as a
-        dense vector (zero outside the touched information sets)."""
-        t = self.tree
-        self.iteration += 1
-        weight = float(self.iteration) ** self.avg_power_
-        for p in (0, 1):
-            self._inst[:] = 0.0
-            self._counter[0] += 1
-            n, _ = sampled_pass(self.scheme_code_, p, weight, self.epsilon_, self.beta_,
-                                self.tau_, self._tree_arrays, self.strategy_, self.avg_weights_,
-                                self._rng, self._inst, self._work, self._counter[0])
-            self.nodes_visited += int(n)
-            s_lo, s_hi = int(self.seq_bounds_[p]), int(self.seq_bounds_[p + 1])
-            self.estimator_.update(self._inst, s_lo, s_hi, self.iteration)
-            apply_link(self.link_.kind, self.link_.param, self.estimator_.predict(),
-                       self.bounds_[p], self.bounds_[p + 1], t.infoset_seq_start,
-                       t.infoset_num_actions, self.strategy_)
-
-    def run_nodes(self, budget: int) -> MCCFRSolver:
-        """Advance whole iterations until ``budget`` more histories have been visited (the
-        last iteration may overshoot): the cost measure of Gibson et al. 2012, sec. 5."""
-        if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget <= 0:
-            raise RcfrError(f"the node budget must be a positive whole number, got {budget!r}")
-        self._setup()
-        if getattr(self.estimator_, "fused", False):
-            self._run_kernel(_UNLIMITED, int(budget))
-        else:
-            target = self.nodes_visited + int(budget)
-            while self.nodes_visited < target:
-                self._step()
-        return self
+        check_rule(key, self.rule_)
+        return SampledPass(self.tree, SCHEMES[key], self.epsilon_, self.beta_, self.tau_,
+                           self.seed)
 
     # -- outputs and checkpoints ---------------------------------------------------------
     def _info(self) -> dict[str, Any]:
@@ -574,21 +615,22 @@ class MCCFRSolver(RegretSolver):
         return info
 
     def _extra_state(self) -> dict[str, np.ndarray]:
-        return {"rng_state": self._rng}
+        return {"rng_state": self.pass_.rng}
 
     def _load_extra_state(self, arrays: dict[str, np.ndarray]) -> None:
         state = np.array(arrays["rng_state"], dtype=np.uint64)
         if state.shape != (1,):
             raise ValueError("rng_state")
-        self._rng = state
+        self.pass_.rng = state
 
     def sample_regrets(self, player: int, samples: int = 1) -> np.ndarray:
         """Sampled regrets of ``player`` at the current strategy (:func:`sample_regrets` with
         this solver's scheme, parameters and average strategy; its own generator is untouched)."""
         self._setup()
         return sample_regrets(self.tree, self.strategy_, player, self.name, samples=samples,
-                              seed=int(self._rng[0] >> np.uint64(1)), epsilon=self.epsilon_,
-                              beta=self.beta_, tau=self.tau_, avg_weights=self.avg_weights_)
+                              seed=int(self.pass_.rng[0] >> np.uint64(1)),
+                              epsilon=self.epsilon_, beta=self.beta_, tau=self.tau_,
+                              avg_weights=self.avg_weights_)
 
 
 def nodes_curve(game: GameTree | Any, scheme: str, budgets: list[int], *, seed: int = 0,

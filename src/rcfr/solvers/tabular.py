@@ -1,49 +1,71 @@
-"""The tabular regret estimator: exact cumulative regrets (CFR, Zinkevich et al. 2007) or
-Q-regrets clipped at zero (CFR+, Tammelin 2014; Morrill 2016, eq. 2.6)."""
+"""The tabular regret estimator: one table of regrets over all sequences, updated by an update
+rule (:mod:`rcfr.solvers.rules`): cumulative regrets (CFR, Zinkevich et al. 2007), Q-regrets
+clipped at zero (CFR+, Tammelin 2014; Morrill 2016, eq. 2.6), discounted (LCFR / DCFR, Brown &
+Sandholm 2019) or predictive (PCFR+, Farina et al. 2021)."""
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .rules import UpdateRule, link_input, parse_rule, rule_update
 
 
-@njit(cache=True)
-def tabular_update(inst, s_lo, s_hi, plus, regrets):
-    """``R += r`` for sequences ``[s_lo, s_hi)``; with ``plus``, ``Q = max(Q + r, 0)``."""
-    for s in range(s_lo, s_hi):
-        v = regrets[s] + inst[s]
-        regrets[s] = v if (v > 0.0 or not plus) else 0.0
+def legacy_rule(rule: str | UpdateRule | bool | None) -> str | UpdateRule:
+    """``True`` / ``False`` (the former ``plus`` flag) as ``"cfr+"`` / ``"cfr"``."""
+    if isinstance(rule, bool):
+        return "cfr+" if rule else "cfr"
+    return "cfr" if rule is None else rule
 
 
 class TabularRegrets:
-    """One table of (Q-)regrets over all sequences."""
+    """One table of regrets over all sequences, updated by ``rule`` (a spec string or an
+    :class:`~rcfr.solvers.rules.UpdateRule`; ``True`` / ``False`` mean ``cfr+`` / ``cfr``;
+    without a rule, ``plus=True`` is ``cfr+``).
 
-    fused = True  # the solver loop runs it inside one numba kernel
+    The solvers run exactly this class inside their fused numba kernels; a subclass always goes
+    through the Python loop, so its own :meth:`update` is called."""
 
-    def __init__(self, plus: bool = False) -> None:
-        self.plus = bool(plus)
+    def __init__(self, rule: str | UpdateRule | bool | None = None, *,
+                 plus: bool = False) -> None:
+        self.rule = parse_rule(legacy_rule(bool(plus) if rule is None else rule))
+        self.plus = plus
         self.regrets: np.ndarray | None = None
 
     def initialize(self, tree) -> None:
-        self.regrets = np.zeros(tree.num_sequences)
+        S = tree.num_sequences
+        self.bounds_ = [(r.start, r.stop) for r in (tree.player_sequences(0),
+                                                   tree.player_sequences(1))]
+        self.regrets = np.zeros(S)
+        self.prediction = np.zeros(S)  # the last instantaneous regrets (predictive rules)
+        self.values_ = np.zeros(S)  # what the link reads, for predictive rules
 
-    def update(self, inst: np.ndarray, s_lo: int, s_hi: int, iteration: int) -> None:
-        tabular_update(inst, s_lo, s_hi, self.plus, self.regrets)
+    def update(self, player: int, regrets: np.ndarray, iteration: int) -> None:
+        lo, hi = self.bounds_[player]
+        rule_update(self.rule.params, iteration, regrets, lo, hi, self.regrets, self.prediction)
 
-    def predict(self) -> np.ndarray:
-        return self.regrets
+    def predict(self, player: int) -> np.ndarray:
+        lo, hi = self.bounds_[player]
+        return link_input(self.rule.params, self.regrets, self.prediction, lo, hi, self.values_)
 
     @property
     def complexity(self) -> int:
         return 0 if self.regrets is None else int(self.regrets.shape[0])
 
     def state(self) -> dict[str, np.ndarray]:
-        return {"regrets": self.regrets}
+        out = {"regrets": self.regrets}
+        if self.rule.predictive:
+            out["prediction"] = self.prediction
+        return out
 
     def load_state(self, arrays: dict[str, np.ndarray]) -> None:
-        """Take regrets from a checkpoint; their shape must match the table (the kernels do
-        not check bounds)."""
+        """Take regrets (and predictions) from a checkpoint; their shape must match the table
+        (the kernels do not check bounds)."""
         regrets = np.array(arrays["regrets"], dtype=np.float64)
         if self.regrets is not None and regrets.shape != self.regrets.shape:
             raise ValueError(f"regrets of shape {regrets.shape}, expected {self.regrets.shape}")
+        if self.rule.predictive:
+            prediction = np.array(arrays["prediction"], dtype=np.float64)
+            if prediction.shape != regrets.shape:
+                raise ValueError("predictions of the wrong shape")
+            self.prediction = prediction
         self.regrets = regrets
