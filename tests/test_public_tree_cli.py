@@ -38,13 +38,18 @@ def test_solve_and_evaluate_on_the_public_form(capsys, tmp_path):
     code, out, err = run(capsys, "evaluate", "kuhn", path, "--form", "public", "--json")
     assert code == 0, err
     assert json.loads(out)["exploitability"] == pytest.approx(info["exploitability"], abs=1e-12)
+    code, out, err = run(capsys, "solve", "leduc(canonical=true)", "--form", "public", "-a", "es",
+                         "-n", "1000", "--json")
+    assert code == 0, err
+    assert json.loads(out)["exploitability"] < 1.0 and json.loads(out)["nodes_visited"] > 0
     code, out, err = run(capsys, "evaluate", "liars_dice", "--uniform", "--form", "public",
                          "--json")
     assert json.loads(out)["exploitability"] == pytest.approx(0.78074432, abs=1e-8)
 
 
 @pytest.mark.parametrize("args", [
-    ("solve", "kuhn", "--form", "public", "-a", "es"),
+    ("solve", "kuhn", "--form", "public", "-a", "rcfr"),
+    ("solve", "kuhn", "--form", "public", "-a", "es", "--leaves", "4"),
     ("solve", "kuhn", "--form", "public", "--leaves", "4"),
     ("solve", "kuhn", "--form", "sideways"),
     ("evaluate", "goofspiel", "--uniform", "--form", "public"),

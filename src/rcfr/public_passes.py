@@ -261,16 +261,24 @@ class PublicCFRSolver(CFRSolver):
         return {**super()._info(), "form": "public"}  # files say which form they index
 
 
-def make_public_solver(tree: PublicTree, algorithm: str, **options) -> PublicCFRSolver:
-    """A solver on the public form for a tabular update rule (``cfr``, ``cfr+``, ``lcfr``,
-    ``dcfr``, ``pcfr+``, ``pdcfr+``), with the options and checks of
-    :func:`rcfr.solvers.run.make_solver`."""
+def make_public_solver(tree: PublicTree, algorithm: str, **options):
+    """A solver on the public form: a tabular update rule (``cfr``, ``cfr+``, ``lcfr``,
+    ``dcfr``, ``pcfr+``, ``pdcfr+``) or Monte Carlo CFR (``cs``, ``es``, ``os``, ``as``), with
+    the options and checks of :func:`rcfr.solvers.run.make_solver`."""
+    from .public_sampling import PublicMCCFRSolver
     from .solvers.run import make_solver
+    from .solvers.sampling import SCHEMES
 
     key = str(algorithm).strip().lower()
-    if key.partition(":")[0] not in ALGORITHMS:
-        raise RcfrError(f"the public form runs {', '.join(ALGORITHMS)}, not {algorithm!r}; "
-                        "use --form history")
-    solver = make_solver(tree, key, **options)  # validates the options, resolves the rule
-    return PublicCFRSolver(tree, solver.rule, alternating=solver.alternating,
-                           averaging=solver.averaging, link=solver.link, seed=solver.seed)
+    if key.partition(":")[0] not in ALGORITHMS and key not in SCHEMES:
+        raise RcfrError(f"the public form runs {', '.join([*ALGORITHMS, *SCHEMES])}, not "
+                        f"{algorithm!r}; use --form history")
+    s = make_solver(tree, key, **options)  # validates the options, resolves the rule
+    if key in SCHEMES:
+        if s.estimator is not None:
+            raise RcfrError("regression estimators need the history form; use --form history")
+        return PublicMCCFRSolver(tree, key, epsilon=s.epsilon, beta=s.beta, tau=s.tau,
+                                 seed=s.seed, rule=s.rule, link=s.link, averaging=s.averaging,
+                                 plus=s.plus, alternating=s.alternating)
+    return PublicCFRSolver(tree, s.rule, alternating=s.alternating, averaging=s.averaging,
+                           link=s.link, seed=s.seed)

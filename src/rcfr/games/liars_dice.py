@@ -154,7 +154,7 @@ class LiarsDice(Game):
             pairing="independent", weights=(weights[0], weights[1]),
             deal_histories=np.outer(orders[0], orders[1]).astype(np.int64),
             prefix_histories=sum(self.faces**k for k in range(self.total_dice)),
-            counts=(counts[0], counts[1]))
+            counts=(counts[0], counts[1]), deal_depth=self.total_dice)
 
 
 class LiarsDicePublicState(PublicState):

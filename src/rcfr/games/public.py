@@ -71,6 +71,7 @@ class PublicStructure:
     weights: tuple[np.ndarray, np.ndarray] | None = None
     deal: np.ndarray | None = None
     counts: tuple[np.ndarray, np.ndarray] | None = None
+    deal_depth: int = 2  # the history form's chance nodes on one deal's path (cards, dice)
 
 
 class StandInState(PublicState):
