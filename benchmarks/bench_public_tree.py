@@ -96,6 +96,32 @@ def bench_bluff21(repeats: int) -> dict[str, Any]:
             "exploitability_s": expl_s, "cfr+_iteration_s": iter_s}
 
 
+def bench_sampling(spec: str, iters: int, repeats: int) -> dict[str, Any]:
+    """Histories visited per second by ES and AS on the public form (and the history form
+    where it fits)."""
+    from rcfr.public_sampling import PublicMCCFRSolver
+    from rcfr.solvers.sampling import MCCFRSolver
+
+    game = load_game(spec)
+    out: dict[str, Any] = {}
+    forms = [("public", PublicMCCFRSolver, compile_public(game))]
+    if not hasattr(game, "num_histories") or game.num_histories() < 2_000_000:
+        forms.append(("history", MCCFRSolver, compile_game(game, form="history")))
+    for scheme in ("es", "as"):
+        for form, cls, tree in forms:
+            solver = cls(tree, scheme, seed=0)
+            solver.run(2)
+
+            def step(s=solver):
+                s.run(iters)
+
+            n0 = solver.nodes_visited
+            seconds = median_time(step, repeats)
+            per_call = (solver.nodes_visited - n0) / repeats
+            out[f"{scheme}_{form}_nodes_per_s"] = per_call / seconds
+    return out
+
+
 def bench_rounds() -> dict[str, Any]:
     from rcfr.bluff_rounds import OPENERS, multi_round_best_responses
 
@@ -125,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
         res[spec]["openspiel"] = ({"available": False, "reason": "skipped (--no-openspiel)"}
                                   if args.no_openspiel else bench_openspiel(spec, iters, 3))
     res["bluff21"] = bench_bluff21(3 if args.quick else 5)
+    res["sampling"] = {"liars_dice": bench_sampling("liars_dice", 200, repeats),
+                       "bluff21": bench_sampling("liars_dice(dice=2,dice2=1)", 5, 3)}
     if args.rounds:
         res["bluff21_rounds"] = bench_rounds()
     if args.json:
@@ -148,6 +176,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{b['peak_rss_mb']:.0f} MiB  one exploitability {b['exploitability_s']:.3f} s  "
           f"one CFR+ iteration {b['cfr+_iteration_s']:.3f} s")
     print(f"  uniform profile exploitability (one round) {b['uniform_exploitability']:.6f}")
+    for spec, r in res["sampling"].items():
+        print(f"  {spec}: " + "  ".join(f"{k.replace('_nodes_per_s', '')} {v / 1e6:.2f}M nodes/s"
+                                         for k, v in r.items()))
     for opener, r in res.get("bluff21_rounds", {}).items():
         print(f"  multi-round, next round opened by {opener:6s}: {r['exploitability']:.6f}")
     return 0

@@ -10,8 +10,10 @@ AS, Gibson et al. 2012) over them, so estimates, averaging and their unbiasednes
 history form's.  Nodes visited are counted in histories: each public node the walk visits is
 one history of the sampled deal, plus the chance nodes that dealt it.
 
-Writing the per-deal arrays costs O(public nodes) per pass, so a pass costs what a full sweep
-of the public nodes does; the sampled walk itself visits only its sample.
+Writing a deal's arrays costs a sweep of the public nodes; they are kept per deal where all
+deals fit in ``CACHE_BYTES`` (Kuhn, Leduc, Bluff(1,1)), else written again for every pass
+(Bluff(2,1): 126 joint rolls x 524,287 nodes), which then costs what a full sweep of the public
+nodes does.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ from .solvers.sampling import (
 )
 from .tree import KIND_CHANCE
 
+CACHE_BYTES = 256 * 2**20  # every deal's node arrays are kept when they fit in this
+
 
 class PublicSampledPass:
     """A sampled pass over the public tree (a :class:`rcfr.solvers.loop.TreePass`); one
@@ -59,6 +63,8 @@ class PublicSampledPass:
         parent = tree.node_parent
         self.chance_children = np.flatnonzero((parent >= 0)
                                               & (kind[np.maximum(parent, 0)] == KIND_CHANCE))
+        fits = 20 * n * int((self.deal > 0).sum()) <= CACHE_BYTES
+        self.cache: dict | None = {} if fits else None
         self.infoset = np.full(n, -1, dtype=np.int32)
         self.prob = np.ones(n)
         self.util = np.zeros(n)
@@ -68,7 +74,20 @@ class PublicSampledPass:
                                np.zeros(tree.num_infosets, dtype=np.int64))
 
     def deal_arrays(self, x0: int, x1: int) -> SampledTree:
-        """The history form's node arrays of the histories that follow the deal ``(x0, x1)``."""
+        """The history form's node arrays of the histories that follow the deal ``(x0, x1)``
+        (kept per deal while all deals fit in ``CACHE_BYTES``)."""
+        cached = self.cache.get((x0, x1)) if self.cache is not None else None
+        if cached is not None:
+            return cached
+        arrays = self._write_deal(x0, x1)
+        if self.cache is not None:
+            arrays = arrays._replace(node_infoset=arrays.node_infoset.copy(),
+                                     chance_prob=arrays.chance_prob.copy(),
+                                     util=arrays.util.copy())
+            self.cache[(x0, x1)] = arrays
+        return arrays
+
+    def _write_deal(self, x0: int, x1: int) -> SampledTree:
         t, T = self.tree, self.tree.arrays
         ctx = t.node_ctx
         for p, x in ((0, x0), (1, x1)):
