@@ -23,6 +23,8 @@ from .fileio import check_writable, write_json
 from .games.registry import STANDARD_GAMES, load_game, registered_games
 from .lp import solve_lp
 from .policy import TabularPolicy
+from .public_passes import make_public_solver
+from .public_tree import PublicTree, form_sizes
 from .solvers.rcfr import REGRESSORS
 from .solvers.rules import RULES
 from .solvers.run import ALL_ALGORITHMS, make_solver
@@ -36,6 +38,9 @@ out = Console(markup=False, highlight=False)
 err = Console(stderr=True, markup=False, highlight=False)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object for scripts.")]
+FormOpt = Annotated[str, typer.Option(
+    "--form", help="Compiled form: history, public (poker and dice games) or auto (the public "
+                   "form where the history form would not fit).")]
 
 
 def _emit(obj) -> None:
@@ -59,17 +64,21 @@ def games(
     rows = []
     for spec in names or STANDARD_GAMES:
         game = load_game(spec)
-        sizes = compile_game(game).sizes()
+        sizes = form_sizes(game)  # both compiled forms
         rows.append({"name": str(game), "description": descriptions.get(game.short_name, ""),
                      **sizes})
     if as_json:
         _emit(rows)
         return
-    table = Table("game", "histories", "terminals", "infosets", "sequences")
+    table = Table("game", "histories", "terminals", "infosets", "sequences", "history MiB",
+                  "public nodes", "public MiB")
     table.columns[0].no_wrap = True
     for r in rows:
         table.add_row(r["name"], *(f"{r[k]:,}" for k in ("histories", "terminals", "infosets",
-                                                          "sequences")))
+                                                          "sequences")),
+                      ("~" if r["history_mb_estimated"] else "") + f"{r['history_mb']:,.1f}",
+                      *(("-", "-") if r["public_nodes"] is None else
+                        (f"{r['public_nodes']:,}", f"{r['public_mb']:,.1f}")))
     out.print(table)
     if not names:
         families = [f"{k}: {v}" for k, v in descriptions.items()]
@@ -153,6 +162,7 @@ def solve(
     out_abstract: Annotated[Path | None, typer.Option(
         "--out-abstract", help="With --abstraction: write the abstract game's average strategy "
                                "here (.npz).")] = None,
+    form: FormOpt = "auto",
     as_json: JsonOpt = False,
 ) -> None:
     """Run a solver and write its average strategy."""
@@ -168,10 +178,14 @@ def solve(
         raise RcfrError(f"--eval-every must be >= 0, got {eval_every}")
     for path in (out_file, current_file, checkpoint, out_abstract):
         check_writable(path)
-    tree = compile_game(game)
+    tree = compile_game(game, form)
     solve_tree = tree  # the game the solver runs on: the abstract one with --abstraction
     if abstraction is not None:
         from .abstraction import abstract_game
+
+        if isinstance(tree, PublicTree):
+            raise RcfrError("--abstraction solves the abstract game's history form; "
+                            "leave out --form public")
 
         solve_tree = abstract_game(tree, abstraction)
     elif out_abstract is not None:
@@ -184,8 +198,9 @@ def solve(
         if v is not None and v is not False}
     if averaging is not None:
         rcfr_options["averaging"] = averaging
-    solver = make_solver(solve_tree, algorithm, rule=rule, alternating=not simultaneous,
-                         link=link, seed=seed, **rcfr_options)
+    solver = (make_public_solver if isinstance(solve_tree, PublicTree) else make_solver)(
+        solve_tree, algorithm, rule=rule, alternating=not simultaneous, link=link, seed=seed,
+        **rcfr_options)
     if resume is not None:
         solver.load_checkpoint(resume)
     progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(),
@@ -244,10 +259,11 @@ def evaluate(
     strategy: Annotated[Path | None, typer.Argument(help="Strategy file (.npz).")] = None,
     uniform: Annotated[bool, typer.Option("--uniform", help="Evaluate the uniform "
                                                             "policy.")] = False,
+    form: FormOpt = "auto",
     as_json: JsonOpt = False,
 ) -> None:
     """Value, best-response values and exploitability of a strategy."""
-    tree = compile_game(game)
+    tree = compile_game(game, form)
     if uniform == (strategy is not None):
         raise RcfrError("give either a strategy file or --uniform")
     policy = TabularPolicy.uniform(tree) if uniform else TabularPolicy.load(strategy, tree)
