@@ -14,12 +14,29 @@ from rcfr.features import (
 from rcfr.solvers.rcfr import RCFRSolver
 
 
-def row(tree, player, key, action):
+def row_index(tree, player, key, action):
     i = tree.infoset_index(key, player)
     start = tree.infoset_seq_start[i]
     names = [tree.seq_action_names[s] for s in range(start, start + tree.infoset_num_actions[i])]
-    s = start + names.index(action) - tree.player_sequences(player).start
-    return sequence_features(tree, player, "thesis")[s]
+    return start + names.index(action) - tree.player_sequences(player).start
+
+
+def row(tree, player, key, action, spec="thesis"):
+    return sequence_features(tree, player, spec)[row_index(tree, player, key, action)]
+
+
+def test_waugh_betting_features_by_hand():
+    tree = rcfr.compile_game("leduc(canonical=true)")
+    # K in hand, K on board: player 1 re-raises after check-raise preflop and a flop bet
+    r = row(tree, 1, "K|K|crrc/r", "raise", "waugh")
+    assert r[0] == 1.0 and r[1] == 3.0 and r[2] == 1.0  # pair of kings: always wins
+    # round 2; player 2 acts; a raise; raises by (round, player): 1 and 1 preflop, 1 by
+    # player 1 on the flop; first raisers: player 2 preflop, player 1 on the flop; 1 raise in
+    # this round before; pot 10 + 4 before, 10 + 4 + 8 after
+    np.testing.assert_allclose(r[3:], [1, 0, 1, 0, 0, 1, 1, 1, 1, 0, 2, 1, 1, 14, 22])
+    for p in (0, 1):  # every sequence of canonical Leduc has its own features
+        X = sequence_features(tree, p, "waugh")
+        assert len(np.unique(X, axis=0)) == X.shape[0] == 336
 
 
 def test_leduc_thesis_features_by_hand():
@@ -30,8 +47,9 @@ def test_leduc_thesis_features_by_hand():
     assert r[1] == 1.0  # board rank: J + 1
     # the newest action first: player 0 raises 4 into a pot of 6 (3 each), stack 13 - 3
     np.testing.assert_allclose(r[2:13], [1, 0, 10, 6, 0, 0, 1, 0, 4, 4 / 6, 4 / 10])
-    # then player 1's call of the first-round raise (3 chips, pot 6 after)
-    np.testing.assert_allclose(r[13:24], [0, 1, 6, 10, 0, 1, 0, 0, 2, 2 / 4, 2 / 12])
+    # then player 1's call of the first-round raise (2 chips; pot 6 after, and 6 once it has
+    # matched player 0's 3 chips)
+    np.testing.assert_allclose(r[13:24], [0, 1, 6, 10, 0, 1, 0, 0, 2, 2 / 6, 2 / 12])
     assert row(tree, 1, "K|-|c", "call")[1] == 0.0  # no board yet
 
 
@@ -56,9 +74,14 @@ def test_one_card_features():
     tree = rcfr.compile_game("nl_one_card")
     r = row(tree, 1, "3|r4", "raise to 10")  # the best card, re-raising all-in
     assert r[0] == 1.0 and r[1] == 0.0
-    # all-in by player 1: 9 more chips into a pot of 5, its stack of 9 all used
-    np.testing.assert_allclose(r[2:13], [1, 0, 14, 0, 0, 0, 0, 1, 9, 9 / 5, 1.0])
-    np.testing.assert_allclose(r[13:24], [0, 1, 5, 6, 0, 0, 1, 0, 3, 3 / 2, 3 / 9])
+    # all-in by player 2 (index 1): 9 more chips, the pot being 8 once it matches the 4, its
+    # stack of 9 all used
+    np.testing.assert_allclose(r[2:13], [0, 1, 14, 0, 0, 0, 0, 1, 9, 9 / 8, 1.0])
+    # player 1's raise to 4: 3 chips into a matched pot of 2
+    np.testing.assert_allclose(r[13:24], [1, 0, 5, 6, 0, 0, 1, 0, 3, 3 / 2, 3 / 9])
+    # the earlier reading: actor-is-me indicators, fractions of the pot before the action
+    old = sequence_features(tree, 1, "thesis-relative")[row_index(tree, 1, "3|r4", "raise to 10")]
+    np.testing.assert_allclose(old[2:13], [1, 0, 14, 0, 0, 0, 0, 1, 9, 9 / 5, 1.0])
     solver = RCFRSolver(tree, "rcfr+", leaves=1600).run(100)
     assert rcfr.exploitability(tree, solver.average_policy()) < 0.2
 

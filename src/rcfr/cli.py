@@ -23,6 +23,8 @@ from .fileio import check_writable, write_json
 from .games.registry import STANDARD_GAMES, load_game, registered_games
 from .lp import solve_lp
 from .policy import TabularPolicy
+from .public_passes import make_public_solver
+from .public_tree import PublicTree, form_sizes
 from .solvers.rcfr import REGRESSORS
 from .solvers.rules import RULES
 from .solvers.run import ALL_ALGORITHMS, make_solver
@@ -36,6 +38,9 @@ out = Console(markup=False, highlight=False)
 err = Console(stderr=True, markup=False, highlight=False)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object for scripts.")]
+FormOpt = Annotated[str, typer.Option(
+    "--form", help="Compiled form: history, public (poker and dice games) or auto (the public "
+                   "form where the history form would not fit).")]
 
 
 def _emit(obj) -> None:
@@ -59,17 +64,21 @@ def games(
     rows = []
     for spec in names or STANDARD_GAMES:
         game = load_game(spec)
-        sizes = compile_game(game).sizes()
+        sizes = form_sizes(game)  # both compiled forms
         rows.append({"name": str(game), "description": descriptions.get(game.short_name, ""),
                      **sizes})
     if as_json:
         _emit(rows)
         return
-    table = Table("game", "histories", "terminals", "infosets", "sequences")
+    table = Table("game", "histories", "terminals", "infosets", "sequences", "history MiB",
+                  "public nodes", "public MiB")
     table.columns[0].no_wrap = True
     for r in rows:
         table.add_row(r["name"], *(f"{r[k]:,}" for k in ("histories", "terminals", "infosets",
-                                                          "sequences")))
+                                                          "sequences")),
+                      ("~" if r["history_mb_estimated"] else "") + f"{r['history_mb']:,.1f}",
+                      *(("-", "-") if r["public_nodes"] is None else
+                        (f"{r['public_nodes']:,}", f"{r['public_mb']:,.1f}")))
     out.print(table)
     if not names:
         families = [f"{k}: {v}" for k, v in descriptions.items()]
@@ -157,6 +166,14 @@ def solve(
     checkpoint: Annotated[Path | None, typer.Option(help="Write the solver state here at the "
                                                          "end.")] = None,
     resume: Annotated[Path | None, typer.Option(help="Continue from this checkpoint.")] = None,
+    abstraction: Annotated[str | None, typer.Option(
+        help="Solve an abstract game and play it in the full game: identity; leduc's JQK, "
+             "J.QK, JQ.K, J.Q.K; wager abstractions null, P, HP, PD, HPD or bets:0.5,1,2 "
+             "(pot fractions).")] = None,
+    out_abstract: Annotated[Path | None, typer.Option(
+        "--out-abstract", help="With --abstraction: write the abstract game's average strategy "
+                               "here (.npz).")] = None,
+    form: FormOpt = "auto",
     as_json: JsonOpt = False,
 ) -> None:
     """Run a solver and write its average strategy."""
@@ -170,9 +187,20 @@ def solve(
         eval_nodes = max(1, nodes // 10) if nodes is not None else 0
     if eval_every < 0:
         raise RcfrError(f"--eval-every must be >= 0, got {eval_every}")
-    for path in (out_file, current_file, checkpoint):
+    for path in (out_file, current_file, checkpoint, out_abstract):
         check_writable(path)
-    tree = compile_game(game)
+    tree = compile_game(game, form)
+    solve_tree = tree  # the game the solver runs on: the abstract one with --abstraction
+    if abstraction is not None:
+        from .abstraction import abstract_game
+
+        if isinstance(tree, PublicTree):
+            raise RcfrError("--abstraction solves the abstract game's history form; "
+                            "leave out --form public")
+
+        solve_tree = abstract_game(tree, abstraction)
+    elif out_abstract is not None:
+        raise RcfrError("--out-abstract needs --abstraction")
     rcfr_options = {k: v for k, v in (
         ("regressor", regressor), ("leaves", leaves), ("features", features),
         ("bootstrap", bootstrap), ("threshold", threshold), ("criterion", criterion),
@@ -183,8 +211,9 @@ def solve(
         if v is not None and v is not False}
     if averaging is not None:
         rcfr_options["averaging"] = averaging
-    solver = make_solver(tree, algorithm, rule=rule, alternating=not simultaneous, link=link,
-                         seed=seed, **rcfr_options)
+    solver = (make_public_solver if isinstance(solve_tree, PublicTree) else make_solver)(
+        solve_tree, algorithm, rule=rule, alternating=not simultaneous, link=link, seed=seed,
+        **rcfr_options)
     if resume is not None:
         solver.load_checkpoint(resume)
     progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(),
@@ -200,17 +229,27 @@ def solve(
             progress.update(task, completed=done, **fields)
 
         result = run_solve(tree, iterations=iterations, eval_every=eval_every, nodes=nodes,
-                           eval_nodes=eval_nodes, solver=solver, callback=tick)
+                           eval_nodes=eval_nodes, solver=solver, callback=tick,
+                           abstraction=solve_tree if abstraction is not None else None)
     if out_file is not None:
         result.policy.save(out_file)
+    if out_abstract is not None:
+        result.abstraction.abstract_policy.save(out_abstract)
     if current_file is not None:
-        solver.current_policy().save(current_file)
+        current = solver.current_policy()
+        if abstraction is not None:
+            from .abstraction import lift_policy
+
+            current = lift_policy(tree, solve_tree, current)
+        current.save(current_file)
     if checkpoint is not None:
         solver.save_checkpoint(checkpoint)
     info = result.to_dict()
     info.update({"out": str(out_file) if out_file else None,
                  "out_current": str(current_file) if current_file else None, "seed": seed,
                  "checkpoint": str(checkpoint) if checkpoint else None})
+    if out_abstract is not None:
+        info["out_abstract"] = str(out_abstract)
     if as_json:
         _emit(info)
         return
@@ -236,10 +275,11 @@ def evaluate(
     strategy: Annotated[Path | None, typer.Argument(help="Strategy file (.npz).")] = None,
     uniform: Annotated[bool, typer.Option("--uniform", help="Evaluate the uniform "
                                                             "policy.")] = False,
+    form: FormOpt = "auto",
     as_json: JsonOpt = False,
 ) -> None:
     """Value, best-response values and exploitability of a strategy."""
-    tree = compile_game(game)
+    tree = compile_game(game, form)
     if uniform == (strategy is not None):
         raise RcfrError("give either a strategy file or --uniform")
     policy = TabularPolicy.uniform(tree) if uniform else TabularPolicy.load(strategy, tree)

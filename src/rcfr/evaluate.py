@@ -15,6 +15,7 @@ import numpy as np
 from . import kernels as K
 from .errors import RcfrError
 from .policy import TabularPolicy
+from .public_tree import PublicTree
 from .tree import GameTree, compile_game
 
 
@@ -72,8 +73,11 @@ def _best_response(tree: GameTree, plan: np.ndarray, player: int) -> tuple[float
     acc = np.empty(tree.num_sequences + 2)
     seqs = tree.player_sequences(player)
     infos = tree.player_infosets(player)
-    K.terminal_values(player, plan, tree.terminal_seq, tree.terminal_coef, seqs.start, seqs.stop,
-                      acc)
+    if isinstance(tree, PublicTree):  # the public form's structured terminals
+        tree.terminal_values(player, plan, acc)
+    else:
+        K.terminal_values(player, plan, tree.terminal_seq, tree.terminal_coef, seqs.start,
+                          seqs.stop, acc)
     br = np.zeros(tree.num_sequences)
     value = K.best_response(player, infos.start, infos.stop, tree.infoset_seq_start,
                             tree.infoset_num_actions, tree.infoset_parent_seq, acc, br)
@@ -97,7 +101,12 @@ def expected_value(game, policy=None) -> float:
     if policy is None:
         game, policy = None, game
     tree = _tree_of(game, policy)
-    plan = realization_plans(tree, _probs(tree, policy))
+    return _expected_value(tree, realization_plans(tree, _probs(tree, policy)))
+
+
+def _expected_value(tree, plan: np.ndarray) -> float:
+    if isinstance(tree, PublicTree):
+        return tree.expected_value(plan)
     return float(K.expected_value(plan, tree.terminal_seq, tree.terminal_coef))
 
 
@@ -109,7 +118,7 @@ def evaluate(game, policy=None) -> Evaluation:
         game, policy = None, game
     tree = _tree_of(game, policy)
     plan = realization_plans(tree, _probs(tree, policy))
-    value = float(K.expected_value(plan, tree.terminal_seq, tree.terminal_coef))
+    value = _expected_value(tree, plan)
     br0 = _best_response(tree, plan, 0)[0]
     br1 = _best_response(tree, plan, 1)[0]
     nash_conv = br0 + br1

@@ -8,10 +8,17 @@ Built in (any game unless said otherwise):
   into ``K`` partitions of 10 buckets (information-set features, one linear model per action);
   per sequence it is followed by a one-hot of the action.
 * ``thesis`` (leduc, nl_one_card: registered for those games, and their default): Morrill
-  2016, sec. 4.1: expected hand strength, board rank (0 before the flop), and for every
-  betting action in the sequence, most recent first and zero-padded: acting player
-  indicators, pot after the action, the actor's remaining stack, fold / call / non-all-in
-  wager / all-in indicators, and the wager in chips, as a pot fraction and as a stack fraction.
+  2016, sec. 4.1, as written: expected hand strength, board rank (0 before the flop), and for
+  every betting action in the sequence, most recent first and zero-padded: "player 1 is next
+  to act" and "player 2 is next to act" (the player acting at that information set), pot
+  after the action, the actor's remaining stack, fold / call / non-all-in wager / all-in
+  indicators, and the wager in chips, as a fraction of the pot after matching the opponent's
+  current contribution and as a fraction of the actor's remaining stack.
+* ``thesis-relative`` (the same games): the earlier reading: actor-is-me /
+  actor-is-the-opponent indicators and the wager as a fraction of the pot before the action.
+* ``waugh`` (the same games): limit-poker betting features for recursive partitioning (thesis
+  footnote 2, after Waugh et al. 2015): the card features, whether the board pairs the
+  private card, and a fixed set of counts over the betting (:func:`_waugh_features`).
 
 A game (or a user) adds its own with :func:`register_features` (a name usable as
 ``--features NAME``) and :func:`register_default_features`; ``features=`` also takes a
@@ -322,7 +329,7 @@ def _hand_strength(game, own: int, board: int | None) -> float:
     return score / total
 
 
-def _thesis_features(tree: GameTree, player: int) -> np.ndarray:
+def _thesis_features(tree: GameTree, player: int, relative: bool = False) -> np.ndarray:
     game = tree.game
     stack, limit = _poker_spec(game)
     seqs = tree.player_sequences(player)
@@ -345,11 +352,16 @@ def _thesis_features(tree: GameTree, player: int) -> np.ndarray:
             wager = float(after[actor] - before[actor])
             is_raise = a >= 2
             all_in = is_raise and after[actor] >= stack and not limit
+            if relative:  # actor is me / the opponent; the pot before the action
+                who = [float(actor == player), float(actor != player)]
+                pot_before = before[0] + before[1]
+            else:  # player 1 / player 2 acts; the pot once the actor has matched
+                who = [float(actor == 0), float(actor == 1)]
+                pot_before = 2 * max(before)
             events.append([
-                float(actor == player), float(actor != player), pot,
-                float(stack - after[actor]), float(a == 0), float(a == 1),
+                *who, pot, float(stack - after[actor]), float(a == 0), float(a == 1),
                 float(is_raise and not all_in), float(all_in), wager,
-                wager / (before[0] + before[1]), wager / (stack - before[actor]),
+                wager / pot_before, wager / (stack - before[actor]),
             ])
         cards = state.cards
         own = cards[player]
@@ -367,13 +379,75 @@ def _thesis_features(tree: GameTree, player: int) -> np.ndarray:
     return out
 
 
+_WAUGH_WIDTH = 18
+
+
+def _waugh_features(tree: GameTree, player: int) -> np.ndarray:
+    """Betting features for recursive partitioning in limit poker (thesis footnote 2; after
+    Waugh et al. 2015, whose exact list is not in the thesis): expected hand strength, board
+    rank, board pairs the private card; the round; player 1 / player 2 acts; fold / call /
+    raise; raises so far by each player in each round (two rounds) and who raised first in each
+    (0: nobody, 1 or 2: that player); raises in the current round before the action; the pot
+    before and after the action.  Counts of raises describe limit
+    betting only (every raise has one size), which is why the thesis used the ``thesis``
+    features for no-limit one-card poker."""
+    game = tree.game
+    _poker_spec(game)
+    seqs = tree.player_sequences(player)
+    out = np.zeros((len(seqs), _WAUGH_WIDTH))
+    for r, s in enumerate(seqs):
+        info = int(tree.seq_infoset[s])
+        state = game.new_initial_state()
+        history = _history(tree, int(tree.infoset_node[info]))
+        raises = np.zeros((2, 2))  # [round, player]
+        first = [0.0, 0.0]  # who raised first in each round (0: nobody)
+        round_ = 0
+        dealt = 0
+        for a in history:
+            actor = state.current_player()
+            if actor == CHANCE:
+                dealt += 1
+                round_ = max(0, dealt - 2)
+                state.apply_action(a)
+                continue
+            if a >= 2:
+                if not raises[min(round_, 1)].any():
+                    first[min(round_, 1)] = 1.0 + actor
+                raises[min(round_, 1), actor] += 1
+            state.apply_action(a)
+        actor = state.current_player()
+        pot_before = float(sum(state.spent))
+        a = int(tree.seq_action[s])
+        in_round = raises[min(round_, 1)].sum()
+        cards = state.cards
+        own = cards[player]
+        board = cards[2] if len(cards) > 2 else None
+        rank = lambda c: c if getattr(game, "canonical", True) else c // 2  # noqa: E731
+        after = state.child(a)
+        out[r] = [
+            _hand_strength(game, own, board),
+            0.0 if board is None else 1.0 + rank(board),
+            float(board is not None and rank(board) == rank(own)),
+            float(round_), float(actor == 0), float(actor == 1),
+            float(a == 0), float(a == 1), float(a >= 2),
+            *raises.ravel(), *first, in_round, pot_before, float(sum(after.spent)),
+        ]
+    return out
+
+
 register_features("onehot", lambda tree, player, k, seed: _onehot(
     len(tree.player_sequences(player)), "sequences"),
     prepare=lambda tree, player, k, seed: len(tree.player_sequences(player)), rows=_onehot_rows,
     infosets=lambda tree, player, k, seed: _onehot(len(tree.player_infosets(player)),
                                                    "information sets"))
+POKER = (LeducPoker, NLOneCardPoker)
 register_features("thesis", lambda tree, player, k, seed: _thesis_features(tree, player),
-                  games=(LeducPoker, NLOneCardPoker), games_text="leduc and nl_one_card")
+                  games=POKER, games_text="leduc and nl_one_card")
+register_features("thesis-relative",
+                  lambda tree, player, k, seed: _thesis_features(tree, player, relative=True),
+                  games=POKER, games_text="leduc and nl_one_card")
+register_features("waugh", lambda tree, player, k, seed: _waugh_features(tree, player),
+                  games=POKER, games_text="leduc and nl_one_card")
 register_features("hashing", _hashing_sequences, prepare=_hashing_prepare, rows=_hashing_rows,
                   infosets=_hashing_infosets, param=True)
 register_default_features(LeducPoker, "thesis")

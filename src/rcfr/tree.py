@@ -66,8 +66,59 @@ class StringTable(Sequence):
         return int(self._data.nbytes + self._order.nbytes)
 
 
+class SequenceIndex:
+    """What both compiled forms share (the history form here, the public form in
+    :mod:`rcfr.public_tree`): information sets and sequences by player, lookups by
+    information-state string, and the fingerprint that files are checked against."""
+
+    _fingerprint_tag = ""  # tells the forms' fingerprints apart (their orders differ)
+
+    @property
+    def num_infosets(self) -> int:
+        return int(self.infoset_player.shape[0])
+
+    @property
+    def num_sequences(self) -> int:
+        return int(self.seq_infoset.shape[0])
+
+    def empty_seq(self, player: int) -> int:
+        """Index of ``player``'s empty sequence in padded sequence arrays."""
+        return self.num_sequences + player
+
+    def player_infosets(self, player: int) -> range:
+        n0 = self.num_infosets_per_player[0]
+        return range(0, n0) if player == 0 else range(n0, self.num_infosets)
+
+    def player_sequences(self, player: int) -> range:
+        s0 = self.num_sequences_per_player[0]
+        return range(0, s0) if player == 0 else range(s0, self.num_sequences)
+
+    # -- lookup --------------------------------------------------------------------------
+    def infoset_index(self, key: str, player: int | None = None) -> int:
+        """The information set with this information-state string (searching both players
+        unless ``player`` is given)."""
+        players = (0, 1) if player is None else (player,)
+        for p in players:
+            idx = self.infoset_keys.find(key, p)
+            if idx >= 0:
+                return idx
+        raise RcfrError(f"no information state {key!r} in {self.game}")
+
+    def infoset_actions(self, infoset: int) -> np.ndarray:
+        start = self.infoset_seq_start[infoset]
+        return self.seq_action[start : start + self.infoset_num_actions[infoset]]
+
+    def fingerprint(self) -> str:
+        """A hash of the information sets and their actions, to check files against a game."""
+        h = hashlib.sha256(f"{self.game}{self._fingerprint_tag}".encode())
+        for i, key in enumerate(self.infoset_keys):
+            h.update(f"{self.infoset_player[i]}|{key}|".encode())
+            h.update(self.infoset_actions(i).tobytes())
+        return h.hexdigest()[:32]
+
+
 @dataclass(eq=False)
-class GameTree:
+class GameTree(SequenceIndex):
     """A game compiled to arrays.  Build it with :func:`compile_game`."""
 
     game: Game
@@ -108,14 +159,6 @@ class GameTree:
         return int(self.terminal_nodes.shape[0])
 
     @property
-    def num_infosets(self) -> int:
-        return int(self.infoset_player.shape[0])
-
-    @property
-    def num_sequences(self) -> int:
-        return int(self.seq_infoset.shape[0])
-
-    @property
     def node_num_children(self) -> np.ndarray:
         """Number of children of each node (computed from ``node_child_start``)."""
         return np.diff(self.node_child_start)
@@ -125,18 +168,6 @@ class GameTree:
         """Memory held by the compiled arrays and string tables, in bytes."""
         return sum(getattr(v, "nbytes", 0) for v in vars(self).values()
                    if isinstance(v, (np.ndarray, StringTable)))
-
-    def empty_seq(self, player: int) -> int:
-        """Index of ``player``'s empty sequence in padded sequence arrays."""
-        return self.num_sequences + player
-
-    def player_infosets(self, player: int) -> range:
-        n0 = self.num_infosets_per_player[0]
-        return range(0, n0) if player == 0 else range(n0, self.num_infosets)
-
-    def player_sequences(self, player: int) -> range:
-        s0 = self.num_sequences_per_player[0]
-        return range(0, s0) if player == 0 else range(s0, self.num_sequences)
 
     def sizes(self) -> dict:
         """Histories, terminals, information sets and sequences (in all and per player)."""
@@ -152,36 +183,29 @@ class GameTree:
             "sequences_per_player": list(self.num_sequences_per_player),
         }
 
-    # -- lookup --------------------------------------------------------------------------
-    def infoset_index(self, key: str, player: int | None = None) -> int:
-        """The information set with this information-state string (searching both players
-        unless ``player`` is given)."""
-        players = (0, 1) if player is None else (player,)
-        for p in players:
-            idx = self.infoset_keys.find(key, p)
-            if idx >= 0:
-                return idx
-        raise RcfrError(f"no information state {key!r} in {self.game}")
-
-    def infoset_actions(self, infoset: int) -> np.ndarray:
-        start = self.infoset_seq_start[infoset]
-        return self.seq_action[start : start + self.infoset_num_actions[infoset]]
-
-    def fingerprint(self) -> str:
-        """A hash of the information sets and their actions, to check files against a game."""
-        h = hashlib.sha256(str(self.game).encode())
-        for i, key in enumerate(self.infoset_keys):
-            h.update(f"{self.infoset_player[i]}|{key}|".encode())
-            h.update(self.infoset_actions(i).tobytes())
-        return h.hexdigest()[:32]
+FORMS = ("auto", "history", "public")
+HISTORY_BUDGET = 20_000_000  # histories (about 1.1 GB) above which "auto" picks the public form
 
 
-def compile_game(game: GameTree | Game | str) -> GameTree:
-    """Walk ``game`` breadth-first into a :class:`GameTree` (cached on the game object; a tree
-    passes through)."""
-    if isinstance(game, GameTree):
+def compile_game(game, form: str = "auto"):
+    """Compile ``game`` once (cached on the game object; a compiled tree passes through).
+
+    ``form="history"``: the :class:`GameTree` of histories; ``"public"``: the public tree
+    (:mod:`rcfr.public_tree`, for games that describe one); ``"auto"``: the history form unless
+    the game offers the public form and its history form would exceed ``HISTORY_BUDGET``."""
+    if form not in FORMS:
+        raise RcfrError(f"unknown form {form!r}; use one of {', '.join(FORMS)}")
+    if isinstance(game, GameTree) or getattr(game, "form", None) == "public":
         return game
     game = load_game(game)
+    if form == "auto":
+        estimate = getattr(game, "num_histories", None)
+        big = callable(estimate) and estimate() > HISTORY_BUDGET
+        form = "public" if big and callable(getattr(game, "public_structure", None)) else "history"
+    if form == "public":
+        from .public_tree import compile_public
+
+        return compile_public(game)
     cached = getattr(game, "_compiled_tree", None)
     if cached is not None:
         return cached

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .protocol import CHANCE, TERMINAL, Game, State
+from .public import FOLD_RULE, SHOWDOWN_RULE, PublicStructure, StandInState
 
 _CARDS = "JQK"
 PASS, BET = 0, 1
@@ -73,3 +76,24 @@ class KuhnPoker(Game):
 
     def num_distinct_actions(self) -> int:
         return 2
+
+    def public_structure(self) -> PublicStructure:
+        """The public form (:mod:`rcfr.public_tree`): one card each from J, Q, K."""
+        root = KuhnPublicState(KuhnState((0, 1)))  # stand-in cards: betting ignores them
+        return PublicStructure(root=root, labels=(list(_CARDS), list(_CARDS)),
+                               pairing="exclusive", weights=(np.full(3, 1 / 6), np.ones(3)),
+                               deal_histories=np.ones((3, 3), dtype=np.int64),
+                               prefix_histories=4)
+
+
+class KuhnPublicState(StandInState):
+    """A betting history of Kuhn poker (the public form's node)."""
+
+    def terminal(self) -> tuple[int, float, int, int]:
+        history = self._state.history
+        if history in ("bp", "pbp"):
+            return FOLD_RULE, self._state.returns()[0], 0, 0
+        return SHOWDOWN_RULE, 2.0 if "b" in history else 1.0, 0, 0
+
+    def ranks(self, player: int) -> np.ndarray:
+        return np.arange(3)

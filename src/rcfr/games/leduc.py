@@ -10,8 +10,11 @@ gives 288 information sets and 672 sequences instead of 936 and 2184.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
+from .public import FOLD_RULE, SHOWDOWN_RULE, PublicStructure, StandInState
 
 FOLD, CALL, RAISE = 0, 1, 2
 _RANKS = "JQK"
@@ -141,3 +144,50 @@ class LeducPoker(Game):
 
     def num_distinct_actions(self) -> int:
         return 3
+
+    def public_structure(self) -> PublicStructure:
+        """The public form (:mod:`rcfr.public_tree`): one card each (exclusive), or one rank
+        each with card removal as a dense 3 x 3 deal when ``canonical``."""
+        stand_in = LeducState(self.canonical)
+        stand_in.cards = (0, 1)  # betting ignores the private cards
+        root = LeducPublicState(stand_in)
+        if not self.canonical:
+            return PublicStructure(root=root, labels=(root.labels, root.labels),
+                                   pairing="exclusive", weights=(np.full(6, 1 / 30), np.ones(6)),
+                                   deal_histories=np.ones((6, 6), dtype=np.int64),
+                                   prefix_histories=7)
+        deal = (2.0 - np.eye(3)) / 15.0  # P(r0) = 1/3, then 2 (or 1) of the 5 cards left
+        return PublicStructure(root=root, labels=(root.labels, root.labels), pairing="dense",
+                               deal=deal, deal_histories=np.ones((3, 3), dtype=np.int64),
+                               prefix_histories=4)
+
+
+class LeducPublicState(StandInState):
+    """The betting so far and the board card (the public form's node)."""
+
+    def __init__(self, state: LeducState) -> None:
+        super().__init__(state)
+        self.labels = [state._card_name(c) for c in range(3 if state.canonical else 6)]
+
+    def legal_actions(self) -> list[int]:
+        if self._state.current_player() == CHANCE:  # any board card: the deal reweighs
+            return list(range(len(self.labels)))
+        return self._state.legal_actions()
+
+    def chance_factor(self, outcome: int):
+        if not self._state.canonical:  # the board is neither private card; 4 cards left
+            other = (np.arange(6) != outcome).astype(np.float64)
+            return other / 4.0, other
+        same = (np.arange(3) == outcome).astype(np.float64)
+        return (2.0 - same[:, None] - same[None, :]) / 4.0
+
+    def terminal(self) -> tuple[int, float, int, int]:
+        s = self._state
+        if s.hist[-1].endswith("f"):
+            return FOLD_RULE, s.returns()[0], 0, 0
+        return SHOWDOWN_RULE, float(s.spent[0]), 0, 0
+
+    def ranks(self, player: int) -> np.ndarray:
+        s = self._state
+        r = np.array([s._rank(c) for c in range(len(self.labels))])
+        return r + 3 * (r == s._rank(s.cards[2]))  # a pair with the board beats any card

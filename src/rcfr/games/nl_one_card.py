@@ -12,8 +12,11 @@ sequences, as in the thesis.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
+from .public import FOLD_RULE, SHOWDOWN_RULE, PublicStructure, StandInState
 
 FOLD, CALL = 0, 1
 
@@ -132,3 +135,28 @@ class NLOneCardPoker(Game):
 
     def num_distinct_actions(self) -> int:
         return self.stack + 1
+
+    def public_structure(self) -> PublicStructure:
+        """The public form (:mod:`rcfr.public_tree`): one card each from one deck."""
+        n = self.cards
+        stand_in = NLOneCardState(self)
+        stand_in.cards = (0, 1)  # betting ignores the private cards
+        labels = [str(c) for c in range(n)]
+        return PublicStructure(root=NLOneCardPublicState(stand_in), labels=(labels, labels),
+                               pairing="exclusive",
+                               weights=(np.full(n, 1.0 / (n * (n - 1))), np.ones(n)),
+                               deal_histories=np.ones((n, n), dtype=np.int64),
+                               prefix_histories=1 + n)
+
+
+class NLOneCardPublicState(StandInState):
+    """The betting so far (the public form's node)."""
+
+    def terminal(self) -> tuple[int, float, int, int]:
+        s = self._state
+        if s.folded:
+            return FOLD_RULE, s.returns()[0], 0, 0
+        return SHOWDOWN_RULE, float(s.spent[0]), 0, 0
+
+    def ranks(self, player: int) -> np.ndarray:
+        return np.arange(self._state.game.cards)

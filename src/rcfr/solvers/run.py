@@ -161,7 +161,7 @@ def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
           solver: RegretSolver | None = None,
           callback: Callable[[int, float | None], None] | None = None,
           checkpoint: str | os.PathLike | None = None, checkpoint_every: float = 60.0,
-          should_stop: Callable[[], bool] | None = None,
+          should_stop: Callable[[], bool] | None = None, abstraction=None,
           **options) -> SolveResult:
     """Run ``iterations`` iterations of ``algorithm`` on ``game`` -- or, with ``nodes``, whole
     iterations until that many more histories have been visited.  The average strategy is
@@ -175,7 +175,18 @@ def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
     a run killed midway resumes from its last checkpoint.  ``should_stop()`` is asked after
     every chunk; when it returns true the run stops after the current iteration (the result
     says ``interrupted``).  Chunks are kept short (about 0.25 s) so both react quickly; the
-    chunking never changes the result."""
+    chunking never changes the result.
+
+    With ``abstraction`` (a name such as ``"J.QK"`` or ``"HP"``, see :mod:`rcfr.abstraction`)
+    the abstract game is solved and the result is the full game's."""
+    if abstraction is not None:
+        from ..abstraction import solve_with_abstraction
+
+        return solve_with_abstraction(game, algorithm, iterations, eval_every,
+                                      abstraction=abstraction, nodes=nodes,
+                                      eval_nodes=eval_nodes, solver=solver, callback=callback,
+                                      checkpoint=checkpoint, checkpoint_every=checkpoint_every,
+                                      should_stop=should_stop, **options)
     if nodes is None:
         _positive("iterations", iterations)
     else:

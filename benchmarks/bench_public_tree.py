@@ -1,0 +1,188 @@
+#!/usr/bin/env python
+"""The public tree against the history tree (and OpenSpiel's C++ CFR+ in the same run): CFR+
+iterations per second on Leduc and Bluff(1,1), one exploitability, and Bluff(2,1) at the
+paper's scale (compile time, memory, one exploitability, one CFR+ iteration).
+
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_public_tree.py    # about a minute
+    .venv/bin/python benchmarks/bench_public_tree.py --quick --no-openspiel
+    .venv/bin/python benchmarks/bench_public_tree.py --rounds   # + multi-round Bluff(2,1)
+    .venv/bin/python benchmarks/bench_public_tree.py --json
+
+Figures are medians over repeats after an untimed warm-up (which also loads the numba
+kernels).  Memory is the compiled tree's arrays (``nbytes``) and the process's peak resident
+memory after compiling and running Bluff(2,1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+try:
+    import rcfr
+except ImportError:  # running from a checkout without an installed package
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+    import rcfr
+from timing import median_time
+
+from rcfr.games.registry import load_game
+from rcfr.policy import TabularPolicy
+from rcfr.public_passes import PublicCFRSolver
+from rcfr.public_tree import compile_public
+from rcfr.solvers.loop import CFRSolver
+from rcfr.tree import compile_game
+
+OPENSPIEL_NAMES = {"leduc": "leduc_poker", "liars_dice": "liars_dice"}
+
+
+def bench_cfr(spec: str, iters: int, repeats: int) -> dict[str, Any]:
+    """CFR+ iterations/s and one exploitability in both forms."""
+    out: dict[str, Any] = {}
+    game = load_game(spec)
+    for form, tree, solver_cls in (("history", compile_game(game, form="history"), CFRSolver),
+                                   ("public", compile_public(game), PublicCFRSolver)):
+        solver = solver_cls(tree, "cfr+")
+        solver.run(2)  # warm-up
+        per = median_time(lambda s=solver: s.run(iters), repeats) / iters
+        policy = solver.average_policy()
+        rcfr.exploitability(tree, policy)
+        ms = median_time(lambda t=tree, p=policy: rcfr.exploitability(t, p), 5 * repeats) * 1e3
+        out[form] = {"cfr+_iters_per_s": 1.0 / per, "exploitability_ms": ms,
+                     "exploitability": rcfr.exploitability(tree, policy),
+                     "iterations": solver.iteration}
+    out["speedup"] = out["public"]["cfr+_iters_per_s"] / out["history"]["cfr+_iters_per_s"]
+    return out
+
+
+def bench_openspiel(spec: str, iters: int, repeats: int) -> dict[str, Any]:
+    try:
+        import pyspiel
+    except ImportError as exc:
+        return {"available": False, "reason": f"not installed (import pyspiel: {exc})"}
+    game = pyspiel.load_game(OPENSPIEL_NAMES[spec])
+    solver = pyspiel.CFRPlusSolver(game)
+    solver.evaluate_and_update_policy()
+
+    def step():
+        for _ in range(iters):
+            solver.evaluate_and_update_policy()
+
+    per = median_time(step, repeats) / iters
+    policy = solver.average_policy()
+    ms = median_time(lambda: pyspiel.exploitability(game, policy), 1) * 1e3
+    return {"available": True, "cfr+_iters_per_s": 1.0 / per, "exploitability_ms": ms}
+
+
+def bench_bluff21(repeats: int) -> dict[str, Any]:
+    game = load_game("liars_dice(dice=2,dice2=1)")
+    t0, c0 = time.perf_counter(), time.process_time()
+    tree = compile_public(game)
+    compile_s, compile_cpu_s = time.perf_counter() - t0, time.process_time() - c0
+    uniform = TabularPolicy.uniform(tree)
+    rcfr.exploitability(tree, uniform)
+    expl_s = median_time(lambda: rcfr.exploitability(tree, uniform), repeats)
+    solver = PublicCFRSolver(tree, "cfr+")
+    solver.run(1)
+    iter_s = median_time(lambda: solver.run(1), repeats)
+    return {**tree.sizes(), "compile_s": compile_s, "compile_cpu_s": compile_cpu_s,
+            "tree_mb": tree.nbytes / 2**20,
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "uniform_exploitability": rcfr.exploitability(tree, uniform),
+            "exploitability_s": expl_s, "cfr+_iteration_s": iter_s}
+
+
+def bench_sampling(spec: str, iters: int, repeats: int) -> dict[str, Any]:
+    """Histories visited per second by ES and AS on the public form (and the history form
+    where it fits)."""
+    from rcfr.public_sampling import PublicMCCFRSolver
+    from rcfr.solvers.sampling import MCCFRSolver
+
+    game = load_game(spec)
+    out: dict[str, Any] = {}
+    forms = [("public", PublicMCCFRSolver, compile_public(game))]
+    if not hasattr(game, "num_histories") or game.num_histories() < 2_000_000:
+        forms.append(("history", MCCFRSolver, compile_game(game, form="history")))
+    for scheme in ("es", "as"):
+        for form, cls, tree in forms:
+            solver = cls(tree, scheme, seed=0)
+            solver.run(2)
+
+            def step(s=solver):
+                s.run(iters)
+
+            n0 = solver.nodes_visited
+            seconds = median_time(step, repeats)
+            per_call = (solver.nodes_visited - n0) / repeats
+            out[f"{scheme}_{form}_nodes_per_s"] = per_call / seconds
+    return out
+
+
+def bench_rounds() -> dict[str, Any]:
+    from rcfr.bluff_rounds import OPENERS, multi_round_best_responses
+
+    out = {}
+    for opener in OPENERS:
+        t0 = time.perf_counter()
+        br = multi_round_best_responses(2, 1, opener)
+        out[opener] = {"best_responses": list(br), "exploitability": sum(br) / 2,
+                       "seconds": time.perf_counter() - t0}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer iterations and repeats")
+    ap.add_argument("--json", action="store_true", help="one JSON object instead of a table")
+    ap.add_argument("--no-openspiel", action="store_true", help="skip OpenSpiel")
+    ap.add_argument("--rounds", action="store_true",
+                    help="also multi-round Bluff(2,1)'s uniform exploitability per opener rule")
+    args = ap.parse_args(argv)
+    repeats = 3 if args.quick else 5
+    res: dict[str, Any] = {
+        "leduc": bench_cfr("leduc", 500 if args.quick else 2000, repeats),
+        "liars_dice": bench_cfr("liars_dice", 20 if args.quick else 100, repeats),
+    }
+    for spec, iters in (("leduc", 200), ("liars_dice", 1)):
+        res[spec]["openspiel"] = ({"available": False, "reason": "skipped (--no-openspiel)"}
+                                  if args.no_openspiel else bench_openspiel(spec, iters, 3))
+    res["bluff21"] = bench_bluff21(3 if args.quick else 5)
+    res["sampling"] = {"liars_dice": bench_sampling("liars_dice", 200, repeats),
+                       "bluff21": bench_sampling("liars_dice(dice=2,dice2=1)", 5, 3)}
+    if args.rounds:
+        res["bluff21_rounds"] = bench_rounds()
+    if args.json:
+        print(json.dumps(res, indent=2))
+        return 0
+    for spec, name in (("leduc", "Leduc"), ("liars_dice", "Bluff(1,1)")):
+        r = res[spec]
+        h, p, o = r["history"], r["public"], r["openspiel"]
+        print(f"{name}: CFR+ iterations/s  public {p['cfr+_iters_per_s']:,.0f}  history "
+              f"{h['cfr+_iters_per_s']:,.0f}  ({r['speedup']:.2f}x)", end="")
+        print(f"  OpenSpiel {o['cfr+_iters_per_s']:,.1f}" if o.get("available") else "")
+        print(f"  one exploitability  public {p['exploitability_ms']:.3f} ms  history "
+              f"{h['exploitability_ms']:.3f} ms", end="")
+        print(f"  OpenSpiel {o['exploitability_ms']:,.0f} ms" if o.get("available") else "")
+    b = res["bluff21"]
+    print(f"Bluff(2,1): {b['public_nodes']:,} public nodes, {b['infosets']:,} information sets, "
+          f"{b['sequences']:,} sequences, {b['joint_histories']:,} (public node, joint roll) "
+          f"pairs, {b['histories']:,} histories")
+    print(f"  compile {b['compile_s']:.2f} s ({b['compile_cpu_s']:.2f} s CPU)  tree "
+          f"{b['tree_mb']:.0f} MiB  peak RSS "
+          f"{b['peak_rss_mb']:.0f} MiB  one exploitability {b['exploitability_s']:.3f} s  "
+          f"one CFR+ iteration {b['cfr+_iteration_s']:.3f} s")
+    print(f"  uniform profile exploitability (one round) {b['uniform_exploitability']:.6f}")
+    for spec, r in res["sampling"].items():
+        print(f"  {spec}: " + "  ".join(f"{k.replace('_nodes_per_s', '')} {v / 1e6:.2f}M nodes/s"
+                                         for k, v in r.items()))
+    for opener, r in res.get("bluff21_rounds", {}).items():
+        print(f"  multi-round, next round opened by {opener:6s}: {r['exploitability']:.6f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

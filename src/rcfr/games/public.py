@@ -1,0 +1,102 @@
+"""The public-form protocol (:mod:`rcfr.public_tree`): what a game describes so that it can be
+compiled to its public tree: public states, each player's private states and the deal."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+
+FOLD_RULE, SHOWDOWN_RULE, COUNT_RULE = 0, 1, 2
+PAIRINGS = ("independent", "exclusive", "dense")
+
+
+class PublicState(ABC):
+    """A public state of a game that offers the public form: what everybody sees."""
+
+    @abstractmethod
+    def current_player(self) -> int:
+        """0 or 1 for a player to act, ``CHANCE`` for a public chance event, or ``TERMINAL``."""
+
+    @abstractmethod
+    def legal_actions(self) -> list[int]:
+        """The acting player's actions, or the public chance outcomes, ascending."""
+
+    @abstractmethod
+    def child(self, action: int) -> PublicState:
+        """The public state after ``action`` (or chance outcome)."""
+
+    def chance_factor(self, outcome: int):
+        """How public chance ``outcome`` reweighs the deal: ``(f0, f1)`` (the new weight is
+        ``W * outer(f0, f1)``) or an n0 x n1 matrix ``F`` (``W * F``)."""
+        raise NotImplementedError
+
+    def terminal(self) -> tuple[int, float, int, int]:
+        """``(rule, value, quantity, face)``: ``FOLD_RULE`` with player 0's payoff,
+        ``SHOWDOWN_RULE`` with the stake, or ``COUNT_RULE`` with +1 (-1) if player 0 (1) made
+        the bid ``quantity`` dice showing ``face``."""
+        raise NotImplementedError
+
+    def ranks(self, player: int) -> np.ndarray:
+        """Showdown ranks of ``player``'s private states here (higher wins)."""
+        raise NotImplementedError
+
+    @abstractmethod
+    def information_state_string(self, player: int, private: int) -> str:
+        """The history form's information-state string of ``player`` holding ``private``."""
+
+    @abstractmethod
+    def action_to_string(self, player: int, action: int) -> str:
+        """The action's name (as the history form names it)."""
+
+
+@dataclass
+class PublicStructure:
+    """What a game tells the public form: its root public state, each player's private states,
+    the deal, and how many histories the history form spends on dealing.
+
+    ``weights=(w0, w1)`` with ``pairing`` ``"independent"`` or ``"exclusive"`` (one card each
+    from one deck: private state ``x`` of both players is the same card) gives the deal
+    ``outer(w0, w1)`` (times ``[x0 != x1]``); ``pairing="dense"`` gives it as ``deal``.
+    ``deal_histories[x0, x1]``: how many history-form deals (orders of dealing) give the pair;
+    ``prefix_histories``: the history form's chance nodes before the deal is complete.
+    ``counts[p][x, f]`` (liar's dice): dice of private state ``x`` that count for face ``f``."""
+
+    root: PublicState
+    labels: tuple[list[str], list[str]]
+    pairing: str
+    deal_histories: np.ndarray
+    prefix_histories: int
+    weights: tuple[np.ndarray, np.ndarray] | None = None
+    deal: np.ndarray | None = None
+    counts: tuple[np.ndarray, np.ndarray] | None = None
+    deal_depth: int = 2  # the history form's chance nodes on one deal's path (cards, dice)
+
+
+class StandInState(PublicState):
+    """A public state kept as the history form's state with stand-in private cards
+    (``state.cards``, which the betting ignores): a poker game's public form in a few lines.
+    Keys put the private card in the player's place."""
+
+    def __init__(self, state) -> None:
+        self._state = state
+
+    def current_player(self) -> int:
+        return self._state.current_player()
+
+    def legal_actions(self) -> list[int]:
+        return self._state.legal_actions()
+
+    def child(self, action: int) -> PublicState:
+        return type(self)(self._state.child(action))
+
+    def information_state_string(self, player: int, private: int) -> str:
+        state = self._state.clone()
+        cards = list(state.cards)
+        cards[player] = private
+        state.cards = tuple(cards)
+        return state.information_state_string(player)
+
+    def action_to_string(self, player: int, action: int) -> str:
+        return self._state.action_to_string(player, action)

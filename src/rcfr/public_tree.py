@@ -1,0 +1,541 @@
+"""The public tree: the second compiled form (ARCHITECTURE.md, "Two compiled forms").
+
+For games whose actions are all public and whose private information is dealt by chance
+(poker, liar's dice), a node is a *public* state (betting or bidding history, board cards) and
+each player has a vector of private states (cards, dice).  Chance over the private states is a
+joint weight ``W[x0, x1]`` per *chance context* (the public chance outcomes so far, e.g. the
+board), which carries card removal.  Terminals are structured rules (Johanson et al. 2011,
+"Accelerating best response calculation in large extensive games", sec. 4):
+
+* ``FOLD_RULE``: a payoff that does not depend on the private states (a scalar times the joint
+  reach);
+* ``SHOWDOWN_RULE``: the higher rank wins the stake, evaluated with sorted ranks and running sums
+  in O(n0 + n1) per terminal (ranks are sorted once, at compile time);
+* ``COUNT_RULE`` (liar's dice): the bid holds if both players' matching dice reach its quantity,
+  evaluated by bucketing the opponent's reach by its count in O(n0 + n1).
+
+Where the joint weight factors as ``w0[x0] * w1[x1]`` (dice) or ``w0[x0] * w1[x1] * [x0 != x1]``
+(one card each from one deck) the rules use the factors; otherwise (``pairing="dense"``, e.g.
+Leduc with ranks for cards) the n0 x n1 matrix.
+
+An information set is a (public decision node, private state) pair; its actions are a contiguous
+slice of sequences (the history form's contract, :mod:`rcfr.tree`): at public node ``u`` the
+sequence of private row ``k`` and action ``a`` is ``node_seq_base[u] + k * A[u] + a``.  Player
+0's information sets and sequences come first, in breadth-first order of their public nodes,
+so realization plans, regrets, links, best responses and policies run unchanged on this form;
+:func:`convert_policy` maps a strategy between the forms exactly.
+
+Sizes are counted in *histories* as the history form counts them, so that curves stay
+comparable: a public node in chance context ``c`` stands for as many histories as there are
+deals of nonzero probability that reach it.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from .errors import RcfrError
+from .games.protocol import CHANCE, TERMINAL, Game
+from .games.public import (  # noqa: F401 (re-exported)
+    COUNT_RULE,
+    FOLD_RULE,
+    PAIRINGS,
+    SHOWDOWN_RULE,
+    PublicState,
+    PublicStructure,
+)
+from .tree import KIND_CHANCE, KIND_TERMINAL, SequenceIndex, StringTable
+
+# what the numba passes read (rcfr.public_passes)
+PublicArrays = namedtuple("PublicArrays", [
+    "num_private",  # int64 [2]
+    "exclusive",  # bool: W = outer(w0, w1) * [x0 != x1]
+    "node_ctx", "node_seq_base", "node_num_actions",  # per public node
+    "term_ctx", "term_rule", "term_value", "term_q", "term_face",  # per public terminal
+    "term_miss",  # COUNT_RULE: player 0's payoff if the bid fails (term_value: if it holds)
+    "term_last", "term_last_act",  # int32 [2, Z]: each player's last public decision node
+    # ... and, from it, the player's sequence at terminal z holding x:
+    # term_seq_base[p, z] + row_of[p, term_row_ctx[p, z], x] * term_stride[p, z] (-1: empty)
+    "term_seq_base", "term_stride", "term_row_ctx",
+    "weight",  # float64 [2, C, nmax]: factored weights (0 where impossible)
+    "valid",  # float64 [2, C, nmax]: 1 where the private state is possible
+    "row_of",  # int32 [2, C, nmax]: row of the private state at nodes of context C (-1)
+    "rank", "rank_order", "num_valid",  # showdown ranks, valid states sorted by rank, counts
+    "joint",  # float64 [C, n0, n1]: the joint weights
+    "counts",  # int64 [2, faces, nmax]: dice of each private state counting for a face
+    "max_count",  # int64 [2]
+])
+
+
+@dataclass(eq=False)
+class PublicTree(SequenceIndex):
+    """A game compiled to its public tree.  Build it with :func:`compile_public` (or
+    ``compile_game(game, form="public")``)."""
+
+    game: Game
+    structure: PublicStructure = field(repr=False)
+    # public nodes (breadth-first)
+    node_kind: np.ndarray  # int8: 0/1 player to act, 2 chance, 3 terminal
+    node_parent: np.ndarray  # int32
+    node_child_start: np.ndarray  # int32 [n + 1]
+    node_action: np.ndarray  # int32, action or chance outcome on the edge in (-1 at the root)
+    node_ctx: np.ndarray  # int32, chance context
+    node_num_actions: np.ndarray  # int32 (decision nodes)
+    node_seq_base: np.ndarray  # int64, first sequence of a decision node (global index)
+    node_info_base: np.ndarray  # int64, first information set of a decision node
+    terminal_nodes: np.ndarray  # int32
+    # chance contexts
+    ctx_histories: np.ndarray  # int64, history-form histories per public node of the context
+    ctx_joint_states: np.ndarray  # int64, (x0, x1) pairs of nonzero weight
+    # information sets and sequences (the history form's contract)
+    infoset_player: np.ndarray
+    infoset_seq_start: np.ndarray
+    infoset_num_actions: np.ndarray
+    infoset_parent_seq: np.ndarray
+    infoset_public_node: np.ndarray  # int32
+    infoset_private: np.ndarray  # int32, the private state
+    seq_infoset: np.ndarray
+    seq_action: np.ndarray
+    num_infosets_per_player: tuple[int, int]
+    num_sequences_per_player: tuple[int, int]
+    arrays: PublicArrays = field(repr=False)
+    pairing: str = "dense"
+    form: str = "public"
+    _fingerprint_tag = "|public"
+
+    # -- sizes ---------------------------------------------------------------------------
+    @property
+    def num_public_nodes(self) -> int:
+        return int(self.node_kind.shape[0])
+
+    @property
+    def num_nodes(self) -> int:
+        """Histories (as the history form counts them): what a full-width pass visits."""
+        return int(self.structure.prefix_histories
+                   + self.ctx_histories[self.node_ctx].sum())
+
+    @property
+    def num_terminals(self) -> int:
+        return int(self.ctx_histories[self.node_ctx[self.terminal_nodes]].sum())
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held by the compiled arrays, in bytes."""
+        own = sum(v.nbytes for v in vars(self).values() if isinstance(v, np.ndarray))
+        return int(own + sum(v.nbytes for v in self.arrays if isinstance(v, np.ndarray)))
+
+    def sizes(self) -> dict:
+        """The history form's sizes (histories, terminals, information sets, sequences) plus the
+        public tree's own (public nodes, deals, memory)."""
+        kind = self.node_kind
+        per_node = self.ctx_histories[self.node_ctx]
+        decision = int(per_node[kind < 2].sum())
+        chance = int(per_node[kind == KIND_CHANCE].sum()) + self.structure.prefix_histories
+        n0, n1 = (len(x) for x in self.structure.labels)
+        return {
+            "histories": self.num_nodes,
+            "terminals": self.num_terminals,
+            "chance_nodes": chance,
+            "decision_nodes": decision,
+            "infosets": self.num_infosets,
+            "sequences": self.num_sequences,
+            "infosets_per_player": list(self.num_infosets_per_player),
+            "sequences_per_player": list(self.num_sequences_per_player),
+            "public_nodes": self.num_public_nodes,
+            "private_states": [n0, n1],
+            # public nodes times the joint private states they hold (the papers' count)
+            "joint_histories": int(self.ctx_joint_states[self.node_ctx].sum()),
+        }
+
+    # -- lookup --------------------------------------------------------------------------
+    @cached_property
+    def _states(self) -> list:
+        """The public states, by node (rebuilt on demand: only names and keys need them)."""
+        states = [self.structure.root]
+        for u in range(self.num_public_nodes):
+            lo, hi = self.node_child_start[u], self.node_child_start[u + 1]
+            states.extend(states[u].child(int(a)) for a in self.node_action[lo:hi])
+        return states
+
+    @cached_property
+    def infoset_keys(self) -> StringTable:
+        """Information-state strings (the history form's), player 0's then player 1's; built on
+        first use."""
+        states = self._states
+        keys = [states[u].information_state_string(int(p), int(x)) for u, p, x in
+                zip(self.infoset_public_node, self.infoset_player, self.infoset_private,
+                    strict=True)]
+        n0 = self.num_infosets_per_player[0]
+        return StringTable(keys, [(0, n0), (n0, self.num_infosets)])
+
+    @cached_property
+    def seq_action_names(self) -> StringTable:
+        states = self._states
+        return StringTable([
+            states[self.infoset_public_node[i]].action_to_string(int(self.infoset_player[i]),
+                                                                 int(self.seq_action[s]))
+            for s, i in enumerate(self.seq_infoset)])
+
+    # -- passes (rcfr.public_passes) -----------------------------------------------------
+    def terminal_values(self, player: int, plan: np.ndarray, acc: np.ndarray,
+                        dense: bool = False) -> None:
+        """``acc[s]``: the counterfactual value to ``player`` of the terminals whose last
+        ``player`` sequence is ``s`` (``plan``: padded realization plans; see
+        :func:`rcfr.kernels.terminal_values`).  ``dense`` uses the n0 x n1 matrices."""
+        from .public_passes import terminal_values
+
+        seqs = self.player_sequences(player)
+        terminal_values(player, plan, self.arrays, dense or self.pairing == "dense",
+                        seqs.start, seqs.stop, acc)
+
+    def expected_value(self, plan: np.ndarray) -> float:
+        """Player 0's expected payoff under the padded realization plans."""
+        acc = np.zeros(self.num_sequences + 2)
+        self.terminal_values(0, plan, acc)
+        s0 = self.num_sequences_per_player[0]
+        S = self.num_sequences
+        return float(np.sum(acc[:s0] * plan[:s0]) + acc[S] * plan[S])  # (no BLAS threads)
+
+
+PUBLIC_NODE_BUDGET = 4_000_000  # public nodes; Bluff(2,1) has 524,287 (about 1 GB to solve)
+
+
+def offers_public_form(game: Game) -> bool:
+    return callable(getattr(game, "public_structure", None))
+
+
+def compile_public(game: Game | str) -> PublicTree:
+    """Walk ``game``'s public states breadth-first into a :class:`PublicTree` (cached on the
+    game object)."""
+    from .games.registry import load_game
+
+    game = load_game(game)
+    cached = getattr(game, "_compiled_public", None)
+    if cached is not None:
+        return cached
+    if not offers_public_form(game):
+        raise RcfrError(f"{game} has no public form (its private information is not dealt by "
+                        "chance alone, or it does not describe it); use the history form")
+    estimate = getattr(game, "num_public_nodes", None)
+    if callable(estimate) and estimate() > PUBLIC_NODE_BUDGET:
+        raise RcfrError(f"{game} is too large for the public form: {estimate():,} public nodes "
+                        f"(the budget is {PUBLIC_NODE_BUDGET:,})")
+    tree = _compile(game, game.public_structure())
+    game._compiled_public = tree
+    return tree
+
+
+def _contexts_root(spec: PublicStructure, n: tuple[int, int]):
+    if spec.pairing not in PAIRINGS:
+        raise RcfrError(f"unknown pairing {spec.pairing!r}")
+    if spec.pairing == "dense":
+        return None, np.asarray(spec.deal, dtype=np.float64)
+    w0, w1 = (np.asarray(w, dtype=np.float64) for w in spec.weights)
+    return (w0, w1), _joint(w0, w1, spec.pairing)
+
+
+def _joint(w0: np.ndarray, w1: np.ndarray, pairing: str) -> np.ndarray:
+    W = np.outer(w0, w1)
+    if pairing == "exclusive":
+        np.fill_diagonal(W, 0.0)
+    return W
+
+
+def _compile(game: Game, spec: PublicStructure) -> PublicTree:
+    n = (len(spec.labels[0]), len(spec.labels[1]))
+    if spec.pairing == "exclusive" and n[0] != n[1]:
+        raise RcfrError("an exclusive deal needs the same private states for both players")
+    factors, W = _contexts_root(spec, n)
+    ctx_factors = [factors]
+    ctx_joint = [W]
+    ctx_ranks: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    states = [spec.root]
+    kind, parent, action_in, ctx = [], [-1], [-1], [0]
+    child_start, nact, actions_flat = [], [], []
+    last = ([-1], [-1])  # per player: last own public decision node above
+    last_act = ([-1], [-1])
+    rules: list[tuple[int, float, int, int]] = []
+    i = 0
+    while i < len(states):
+        state = states[i]
+        states[i] = None
+        player = state.current_player()
+        child_start.append(len(states))
+        c = ctx[i]
+        if len(states) > PUBLIC_NODE_BUDGET:
+            raise RcfrError(f"{game} is too large for the public form: more than "
+                            f"{PUBLIC_NODE_BUDGET:,} public nodes")
+        if player == TERMINAL:
+            kind.append(KIND_TERMINAL)
+            nact.append(0)
+            rule = state.terminal()
+            rules.append(rule)
+            if rule[0] == SHOWDOWN_RULE and c not in ctx_ranks:
+                ctx_ranks[c] = (np.asarray(state.ranks(0)), np.asarray(state.ranks(1)))
+        elif player == CHANCE:
+            kind.append(KIND_CHANCE)
+            nact.append(0)
+            for o in state.legal_actions():
+                f = state.chance_factor(o)
+                if isinstance(f, tuple):
+                    if ctx_factors[c] is None:
+                        raise RcfrError("factored chance in a dense deal")
+                    w0, w1 = ctx_factors[c]
+                    nw = (w0 * np.asarray(f[0]), w1 * np.asarray(f[1]))
+                    ctx_factors.append(nw)
+                    ctx_joint.append(_joint(nw[0], nw[1], spec.pairing))
+                else:
+                    ctx_factors.append(None)
+                    ctx_joint.append(ctx_joint[c] * np.asarray(f, dtype=np.float64))
+                states.append(state.child(o))
+                parent.append(i)
+                action_in.append(o)
+                ctx.append(len(ctx_joint) - 1)
+                for p in (0, 1):
+                    last[p].append(last[p][i])
+                    last_act[p].append(last_act[p][i])
+        else:
+            kind.append(player)
+            acts = state.legal_actions()
+            k = len(acts)
+            nact.append(k)
+            actions_flat.extend(acts)
+            states.extend([state.child(a) for a in acts])
+            parent.extend([i] * k)
+            action_in.extend(acts)
+            ctx.extend([c] * k)
+            last[player].extend([i] * k)
+            last_act[player].extend(range(k))
+            other = 1 - player
+            last[other].extend([last[other][i]] * k)
+            last_act[other].extend([last_act[other][i]] * k)
+        i += 1
+    child_start.append(len(states))
+    del states
+
+    node_kind = np.asarray(kind, dtype=np.int8)
+    node_ctx = np.asarray(ctx, dtype=np.int32)
+    node_nact = np.asarray(nact, dtype=np.int32)
+    N = node_kind.shape[0]
+    C = len(ctx_joint)
+    nmax = max(n)
+    joint = np.stack(ctx_joint)  # [C, n0, n1]
+    if np.any(joint < 0) or abs(joint[0].sum() - 1.0) > 1e-9:
+        raise RcfrError(f"the deal of {game} is not a probability distribution")
+
+    # private states possible in each context, their rows, weights and ranks
+    valid = np.zeros((2, C, nmax))
+    valid[0, :, : n[0]] = joint.sum(axis=2) > 0
+    valid[1, :, : n[1]] = joint.sum(axis=1) > 0
+    num_valid = valid.sum(axis=2).astype(np.int64)
+    row_of = (np.cumsum(valid, axis=2) - 1).astype(np.int32)
+    row_of[valid == 0] = -1
+    weight = np.zeros((2, C, nmax))
+    if spec.pairing != "dense":
+        for c, (w0, w1) in enumerate(ctx_factors):
+            weight[0, c, : n[0]] = w0
+            weight[1, c, : n[1]] = w1
+    weight *= valid
+    rank = np.zeros((2, C, nmax), dtype=np.int64)
+    rank_order = np.zeros((2, C, nmax), dtype=np.int32)
+    for c in range(C):
+        for p in (0, 1):
+            if c in ctx_ranks:
+                rank[p, c, : n[p]] = ctx_ranks[c][p]
+            ok = np.flatnonzero(valid[p, c])
+            rank_order[p, c, : ok.size] = ok[np.argsort(rank[p, c, ok], kind="stable")]
+    H = np.asarray(spec.deal_histories, dtype=np.int64) * (joint > 0)
+    ctx_histories = H.reshape(C, -1).sum(axis=1)
+    ctx_joint_states = (joint > 0).reshape(C, -1).sum(axis=1)
+
+    # information sets: (decision node, valid private state), player 0's first
+    last_node = np.asarray(last, dtype=np.int64)
+    last_k = np.asarray(last_act, dtype=np.int64)
+    node_seq_base = np.full(N, -1, dtype=np.int64)
+    node_info_base = np.full(N, -1, dtype=np.int64)
+    act_start = np.zeros(N + 1, dtype=np.int64)
+    act_start[1:] = np.cumsum(node_nact)
+    actions_flat = np.asarray(actions_flat, dtype=np.int32)
+    blocks = []
+    info_off = seq_off = 0
+    n_info, n_seq = [0, 0], [0, 0]
+    for p in (0, 1):
+        nodes = np.flatnonzero(node_kind == p)
+        rows = num_valid[p, node_ctx[nodes]]
+        A = node_nact[nodes].astype(np.int64)
+        node_info_base[nodes] = info_off + np.concatenate([[0], np.cumsum(rows)[:-1]])
+        node_seq_base[nodes] = seq_off + np.concatenate([[0], np.cumsum(rows * A)[:-1]])
+        n_info[p], n_seq[p] = int(rows.sum()), int((rows * A).sum())
+        info_node = np.repeat(nodes, rows)
+        k = np.arange(n_info[p]) - np.repeat(node_info_base[nodes] - info_off, rows)
+        # the k-th valid private state
+        cum = np.cumsum(valid[p], axis=1)  # [C, nmax]
+        ctx_i = node_ctx[info_node]
+        x = np.empty(n_info[p], dtype=np.int64)
+        for c in np.unique(ctx_i):
+            sel = ctx_i == c
+            x[sel] = np.searchsorted(cum[c], k[sel] + 1)
+        blocks.append((info_node, k, x))
+        info_off += n_info[p]
+        seq_off += n_seq[p]
+    S = seq_off
+    info_node = np.concatenate([b[0] for b in blocks])
+    info_k = np.concatenate([b[1] for b in blocks])
+    info_x = np.concatenate([b[2] for b in blocks])
+    infoset_player = np.repeat(np.array([0, 1], dtype=np.int8), n_info)
+    A = node_nact[info_node].astype(np.int64)
+    infoset_seq_start = node_seq_base[info_node] + info_k * A
+    pp = infoset_player.astype(np.int64)
+    up = last_node[pp, info_node]
+    ap = last_k[pp, info_node]
+    safe = np.maximum(up, 0)
+    parent_seq = (node_seq_base[safe]
+                  + row_of[pp, node_ctx[safe], info_x].astype(np.int64) * node_nact[safe] + ap)
+    parent_seq = np.where(up < 0, S + pp, parent_seq)
+    seq_infoset = np.repeat(np.arange(info_node.size, dtype=np.int32), A)
+    a_idx = np.arange(S, dtype=np.int64) - infoset_seq_start[seq_infoset]
+    seq_action = actions_flat[act_start[info_node[seq_infoset]] + a_idx]
+
+    terminal_nodes = np.flatnonzero(node_kind == KIND_TERMINAL).astype(np.int32)
+    rule_arr = np.asarray(rules, dtype=np.float64).reshape(-1, 4)
+    counts = np.zeros((2, 1, nmax), dtype=np.int64)
+    max_count = np.zeros(2, dtype=np.int64)
+    if spec.counts is not None:
+        faces = spec.counts[0].shape[1]
+        counts = np.zeros((2, faces, nmax), dtype=np.int64)
+        for p in (0, 1):
+            counts[p, :, : n[p]] = np.asarray(spec.counts[p]).T
+            max_count[p] = int(spec.counts[p].max())
+    tl = last_node[:, terminal_nodes]
+    tls = np.maximum(tl, 0)
+    arrays = PublicArrays(
+        num_private=np.asarray(n, dtype=np.int64),
+        exclusive=spec.pairing == "exclusive",
+        node_ctx=node_ctx,
+        node_seq_base=node_seq_base,
+        node_num_actions=node_nact,
+        term_ctx=np.ascontiguousarray(node_ctx[terminal_nodes]),
+        term_rule=rule_arr[:, 0].astype(np.int8),
+        term_value=np.ascontiguousarray(rule_arr[:, 1]),
+        term_q=rule_arr[:, 2].astype(np.int64),
+        term_face=rule_arr[:, 3].astype(np.int64),
+        term_miss=-rule_arr[:, 1],
+        term_last=np.ascontiguousarray(tl.astype(np.int32)),
+        term_last_act=np.ascontiguousarray(last_k[:, terminal_nodes].astype(np.int32)),
+        term_seq_base=np.where(tl < 0, -1, node_seq_base[tls] + last_k[:, terminal_nodes]),
+        term_stride=np.where(tl < 0, 0, node_nact[tls]).astype(np.int64),
+        term_row_ctx=np.where(tl < 0, 0, node_ctx[tls]).astype(np.int64),
+        weight=weight,
+        valid=valid,
+        row_of=row_of,
+        rank=rank,
+        rank_order=rank_order,
+        num_valid=num_valid,
+        joint=joint,
+        counts=counts,
+        max_count=max_count,
+    )
+    return PublicTree(
+        game=game,
+        structure=spec,
+        node_kind=node_kind,
+        node_parent=np.asarray(parent, dtype=np.int32),
+        node_child_start=np.asarray(child_start, dtype=np.int32),
+        node_action=np.asarray(action_in, dtype=np.int32),
+        node_ctx=node_ctx,
+        node_num_actions=node_nact,
+        node_seq_base=node_seq_base,
+        node_info_base=node_info_base,
+        terminal_nodes=terminal_nodes,
+        ctx_histories=ctx_histories,
+        ctx_joint_states=ctx_joint_states,
+        infoset_player=infoset_player,
+        infoset_seq_start=infoset_seq_start.astype(np.int32),
+        infoset_num_actions=A.astype(np.int32),
+        infoset_parent_seq=parent_seq.astype(np.int32),
+        infoset_public_node=info_node.astype(np.int32),
+        infoset_private=info_x.astype(np.int32),
+        seq_infoset=seq_infoset,
+        seq_action=seq_action,
+        num_infosets_per_player=(n_info[0], n_info[1]),
+        num_sequences_per_player=(n_seq[0], n_seq[1]),
+        arrays=arrays,
+        pairing=spec.pairing,
+    )
+
+
+def infoset_map(source, target) -> np.ndarray:
+    """``m[i]``: the information set of ``source`` with ``target``'s information set ``i``'s
+    key (both trees of one game, in either form)."""
+    m = np.empty(target.num_infosets, dtype=np.int64)
+    for p in (0, 1):
+        src, dst = source.player_infosets(p), target.player_infosets(p)
+        sk = np.array(source.infoset_keys[src.start : src.stop])
+        tk = np.array(target.infoset_keys[dst.start : dst.stop])
+        order = np.argsort(sk)
+        pos = np.minimum(np.searchsorted(sk[order], tk), max(len(sk) - 1, 0))
+        found = order[pos] if len(sk) else pos
+        if len(sk) != len(tk) or (len(tk) and np.any(sk[found] != tk)):
+            raise RcfrError(f"the two trees of {target.game} have different information sets")
+        m[dst.start : dst.stop] = src.start + found
+    if not np.array_equal(source.infoset_num_actions[m], target.infoset_num_actions):
+        raise RcfrError(f"the two trees of {target.game} have different actions")
+    starts = np.repeat(source.infoset_seq_start[m], target.infoset_num_actions)
+    offsets = (np.arange(target.num_sequences)
+               - np.repeat(target.infoset_seq_start, target.infoset_num_actions))
+    if not np.array_equal(source.seq_action[starts + offsets], target.seq_action):
+        raise RcfrError(f"the two trees of {target.game} have different actions")
+    return m
+
+
+def sequence_map(source, target) -> np.ndarray:
+    """``m[s]``: the sequence of ``source`` that is ``target``'s sequence ``s``."""
+    m = infoset_map(source, target)
+    return (np.repeat(source.infoset_seq_start[m], target.infoset_num_actions)
+            + np.arange(target.num_sequences)
+            - np.repeat(target.infoset_seq_start, target.infoset_num_actions))
+
+
+def convert_policy(policy, tree):
+    """The same strategy profile on ``tree`` (the other compiled form of its game): each
+    information set's probabilities are copied, so the conversion is exact."""
+    from .policy import TabularPolicy
+
+    src = policy.tree
+    if src is tree:
+        return policy
+    if str(src.game) != str(tree.game):
+        raise RcfrError(f"the policy is for {src.game}, not for {tree.game}")
+    return TabularPolicy(tree, policy.probs[sequence_map(src, tree)], policy.metadata)
+
+
+BYTES_PER_HISTORY = 55  # the history form's memory per history (benchmarks/bench_games.py)
+
+
+def form_sizes(game: Game | str) -> dict:
+    """``game``'s sizes (the history form's counts, which both forms share) with each form's
+    memory in MiB: measured where the form is compiled, estimated (``~``) for a history form
+    too large to build, ``None`` where a form does not exist."""
+    from .games.registry import load_game
+    from .tree import HISTORY_BUDGET, compile_game
+
+    game = load_game(game)
+    estimate = getattr(game, "num_histories", None)
+    too_big = callable(estimate) and estimate() > HISTORY_BUDGET
+    history = None if too_big else compile_game(game, form="history")
+    public = compile_public(game) if offers_public_form(game) else None
+    sizes = (history or public).sizes()
+    keep = ("histories", "terminals", "chance_nodes", "decision_nodes", "infosets", "sequences",
+            "infosets_per_player", "sequences_per_player")
+    out = {k: sizes[k] for k in keep}
+    out["history_mb"] = (history.nbytes if history else BYTES_PER_HISTORY * out["histories"]
+                         ) / 2**20
+    out["history_mb_estimated"] = history is None
+    out["public_nodes"] = public.num_public_nodes if public else None
+    out["public_mb"] = public.nbytes / 2**20 if public else None
+    return out
