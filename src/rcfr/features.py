@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .budget import check_matrix
 from .errors import RcfrError
 from .games.leduc import LeducPoker
 from .games.nl_one_card import NLOneCardPoker
@@ -78,6 +79,7 @@ def infoset_features(tree: GameTree, player: int, spec: str = "onehot",
     if kind == "hashing":
         from .regressors import tug_of_war_features
 
+        check_matrix(len(infosets), 10.0 * k, f"hashing:{k} features for {tree.game}")
         keys = [tree.infoset_keys[i] for i in infosets]
         return tug_of_war_features(keys, k, buckets=10, seed=seed + 7919 * player)
     raise RcfrError("the thesis features describe sequences; use onehot or hashing:K for "

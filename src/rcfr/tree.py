@@ -13,11 +13,13 @@ kernels use carry two extra slots and need no branch for it.
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from .budget import check_game, walk_exceeded
 from .errors import RcfrError
 from .games.protocol import CHANCE, TERMINAL, Game
 from .games.registry import load_game
@@ -176,21 +178,31 @@ class GameTree:
         return h.hexdigest()[:32]
 
 
-def compile_game(game: GameTree | Game | str) -> GameTree:
+def compile_game(game: GameTree | Game | str,
+                 max_memory: str | float | int | None = None) -> GameTree:
     """Walk ``game`` breadth-first into a :class:`GameTree` (cached on the game object; a tree
-    passes through)."""
+    passes through).  A game larger than ``max_memory`` (bytes or e.g. ``"4G"``; default: see
+    :mod:`rcfr.budget`) is refused before it is built, or as soon as the walk passes it."""
     if isinstance(game, GameTree):
         return game
     game = load_game(game)
     cached = getattr(game, "_compiled_tree", None)
     if cached is not None:
         return cached
-    tree = _compile(game)
+    limit = check_game(game, max_memory)
+    try:
+        tree = _compile(game, limit)
+    except (_WalkLimit, MemoryError):
+        raise walk_exceeded(game, limit, max_memory) from None
     game._compiled_tree = tree
     return tree
 
 
-def _compile(game: Game) -> GameTree:
+class _WalkLimit(Exception):
+    """The walk reached more histories than the memory budget allows."""
+
+
+def _compile(game: Game, max_histories: int = sys.maxsize) -> GameTree:
     states = [game.new_initial_state()]
     kind, parent, child_start, action_in = [], [-1], [], [-1]
     infoset_of, chance_prob, chance_reach, utility = [], [1.0], [1.0], []
@@ -210,6 +222,8 @@ def _compile(game: Game) -> GameTree:
         states[i] = None  # free memory as we go
         player = state.current_player()
         child_start.append(len(states))
+        if len(states) > max_histories:
+            raise _WalkLimit
         if player == TERMINAL:
             kind.append(KIND_TERMINAL)
             ret = state.returns()
