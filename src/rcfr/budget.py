@@ -58,20 +58,25 @@ def available_memory() -> int:
         return 4 * 2**30
 
 
-_limit: list[int] = []  # set by memory_limit()
+_limit: list[int] = []  # set by set_memory_limit() or memory_limit()
+
+
+def set_memory_limit(value: str | float | int | None) -> None:
+    """Make ``value`` the budget wherever none is given (``None``: back to the default)."""
+    _limit.clear()
+    if value is not None:
+        _limit.append(parse_memory(value))
 
 
 @contextmanager
 def memory_limit(value: str | float | int | None) -> Iterator[None]:
-    """Within the block, the budget is ``value`` wherever none is given (``None``: unchanged)."""
-    if value is None:
-        yield
-        return
-    _limit.append(parse_memory(value))
+    """Within the block, the budget is ``value`` wherever none is given."""
+    saved = list(_limit)
+    set_memory_limit(value)
     try:
         yield
     finally:
-        _limit.pop()
+        _limit[:] = saved
 
 
 def parse_memory(value: str | float | int | None) -> int:

@@ -38,18 +38,19 @@ def check_writable(path: str | os.PathLike | None, probe: bool = True) -> Path |
     return path
 
 
-def check_outputs(*paths: str | os.PathLike | None) -> None:
-    """Check that every output of a command can be written and that no two are the same file."""
-    seen: dict[Path, Path] = {}
-    for path in paths:
+def check_outputs(outputs: dict[str, str | os.PathLike | None]) -> None:
+    """Check, before any work, that every output of a command (``{option: path}``) can be
+    written and that no two options name the same file."""
+    seen: dict[Path, str] = {}
+    for option, path in outputs.items():
         if path is None:
             continue
         check_writable(path)
-        key = Path(os.path.abspath(path))
+        key = Path(os.path.realpath(path))
         if key in seen:
-            raise RcfrError(f"{seen[key]} and {path} are the same file: give each output its "
-                            f"own path")
-        seen[key] = Path(path)
+            raise RcfrError(f"{seen[key]} and {option} name the same file {path}: give each "
+                            f"output its own path")
+        seen[key] = option
 
 
 def _umask() -> int:

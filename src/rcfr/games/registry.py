@@ -102,8 +102,9 @@ def parse_game_string(spec: str) -> tuple[str, dict[str, Any]]:
 def _parameters(factory: Callable[..., Game]) -> dict[str, inspect.Parameter]:
     """The keyword parameters ``factory`` takes; a game class that keeps the protocol's
     ``Game.__init__(**params)`` takes none (its ``**params`` only records them)."""
-    if isinstance(factory, type) and issubclass(factory, Game) and factory.__init__ is Game.__init__:
-        return {}
+    if isinstance(factory, type) and issubclass(factory, Game):
+        if factory.__init__ is Game.__init__:
+            return {}
     try:
         return dict(inspect.signature(factory).parameters)
     except (TypeError, ValueError):  # a builtin without a signature: let it check for itself
