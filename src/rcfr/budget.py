@@ -27,6 +27,7 @@ from .errors import RcfrError
 BYTES_PER_HISTORY = 450
 DEFAULT_SHARE = 0.5  # of the memory available
 _UNITS = {"": 1, "B": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+_HUGE_EXPONENT = 1000  # sizes beyond 2^1000 histories are reported as "more than"
 _NL_EXACT_STACK = 1500  # one-card poker's closed form is O(stack^2); above, a lower bound
 
 
@@ -118,6 +119,8 @@ def _liars_dice(dice: int, faces: int) -> SizeEstimate:
     terminal after each non-empty one, so ``2^(B+1) - 1`` nodes.  A player's information sets
     are her sorted dice times her decision nodes of that tree."""
     bids = 2 * dice * faces
+    if bids > _HUGE_EXPONENT:  # beyond any memory: skip the exact count
+        return SizeEstimate(2.0**_HUGE_EXPONENT, None, at_least=True)
     rolls = faces ** (2 * dice)
     chance = sum(faces**k for k in range(2 * dice))  # chance nodes above the rolls
     histories = chance + rolls * (2 ** (bids + 1) - 1)
@@ -149,8 +152,8 @@ def _nl_one_card(cards: int, stack: int, ante: int) -> SizeEstimate:
     raises = suffix[a, a + 1] if a < s else 0.0  # the first raise, to any k > ante
     check = 2.0 + raises  # after a check: call (showdown) or raise
     betting = 1.0 + check + raises
-    deals = cards * (cards - 1)
-    return SizeEstimate(float(1.0 + cards + deals * betting), None, at_least)
+    c = float(min(cards, 2**_HUGE_EXPONENT))
+    return SizeEstimate(float(1.0 + c + c * (c - 1.0) * betting), None, at_least)
 
 
 def _goofspiel(num_cards: int, points_order: str) -> SizeEstimate:
@@ -163,6 +166,8 @@ def _goofspiel(num_cards: int, points_order: str) -> SizeEstimate:
         nodes = 1.0 + k + k * k * nodes
         if chance:
             nodes = 1.0 + k * nodes
+        if nodes > 2.0**_HUGE_EXPONENT:  # beyond any memory: stop counting
+            return SizeEstimate(nodes, None, at_least=True)
     return SizeEstimate(nodes)
 
 

@@ -6,6 +6,7 @@ gives a one-line ``error: ...`` on stderr and exit code 2.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import json
@@ -545,12 +546,19 @@ def _interrupted(exc: BaseException | None) -> bool:
     return False
 
 
+@functools.cache
+def _command():
+    """The click command behind ``app``, built once (typer rebuilds it on every call)."""
+    return typer.main.get_command(app)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app, turning every input error into one line and exit code 2
     (130 after Ctrl-C, 143 after SIGTERM)."""
     args = sys.argv[1:] if argv is None else list(argv)
     try:
-        code = app(args=args or ["--help"], prog_name="rcfr", standalone_mode=False)
+        code = _command().main(args=args or ["--help"], prog_name="rcfr",
+                               standalone_mode=False)
     except RcfrError as exc:
         err.print(f"error: {exc}")
         return 2

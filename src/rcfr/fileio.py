@@ -14,6 +14,8 @@ import numpy as np
 
 from .errors import RcfrError
 
+FORMAT_VERSION = 1  # of the JSON header of strategy and checkpoint files
+
 
 def check_writable(path: str | os.PathLike | None, probe: bool = True) -> Path | None:
     """Fail early, with one line naming ``path`` as given, if it cannot be written: a folder,
@@ -115,15 +117,21 @@ def read_npz(path: str | os.PathLike, kind: str) -> tuple[dict[str, np.ndarray],
         raise RcfrError(f"{path} is not an rcfr file: its JSON header is broken") from None
     if not isinstance(meta, dict) or meta.get("format") != kind:
         raise RcfrError(f"{path} is not a {kind} file")
+    if meta.get("version") != FORMAT_VERSION:
+        raise RcfrError(f"{path} is a {kind} file of version {meta.get('version')!r}; this rcfr "
+                        f"reads version {FORMAT_VERSION}")
     return arrays, meta
 
 
 def check_game_matches(path: str | os.PathLike, what: str, meta: dict[str, Any], tree) -> None:
     """Refuse a file whose header names another game than ``tree``'s, saying what differs."""
     fingerprint = tree.fingerprint()
-    if meta.get("fingerprint") == fingerprint:
-        return
     theirs, ours = meta.get("game"), str(tree.game)
+    if meta.get("fingerprint") == fingerprint:
+        n = meta.get("num_sequences", tree.num_sequences)
+        if theirs != ours or n != tree.num_sequences:
+            raise RcfrError(f"{path} is corrupted: its header contradicts itself")
+        return
     if theirs != ours:
         raise RcfrError(f"{path} holds {what} for {theirs!r}, not for {ours!r}")
     n = meta.get("num_sequences")

@@ -109,4 +109,10 @@ class TabularPolicy:
         probs = arrays.get("probs")
         if probs is None or probs.dtype != np.float64 or probs.ndim != 1:
             raise RcfrError(f"{path} is corrupted: no float64 probability vector")
-        return cls(tree, probs, meta.get("metadata"))
+        metadata = meta.get("metadata")
+        if metadata is not None and not isinstance(metadata, dict):
+            raise RcfrError(f"{path} is corrupted: its metadata is not a JSON object")
+        try:
+            return cls(tree, probs, metadata)
+        except RcfrError as exc:
+            raise RcfrError(f"{path} is corrupted: {exc}") from None

@@ -265,7 +265,7 @@ class RegretSolver:
             if strategy.shape != (S,) or avg.shape != (S,):
                 raise KeyError("shape")
             iteration, nodes_visited = meta.get("iterations", 0), meta.get("nodes_visited", 0)
-            if not all(type(v) is int and v >= 0 for v in (iteration, nodes_visited)):
+            if not all(type(v) is int and 0 <= v <= 2**62 for v in (iteration, nodes_visited)):
                 raise ValueError("counts")
             self.estimator_.load_state(state)
             self._load_extra_state(arrays)
