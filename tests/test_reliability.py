@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 import rcfr
-from rcfr.budget import BYTES_PER_HISTORY, estimate_size, parse_memory
 from rcfr.cli import main
 from rcfr.errors import RcfrError
 from rcfr.games.registry import load_game
@@ -47,6 +46,8 @@ def one_line_error(code: int, err: str) -> str:
     "nl_one_card(cards=3,stack=12,ante=2)", "nl_one_card(stack=2,ante=2)",
 ])
 def test_closed_form_sizes_equal_the_compiled_trees(spec):
+    from rcfr.budget import estimate_size
+
     est = estimate_size(load_game(spec))
     tree = rcfr.compile_game(spec)
     assert est.histories == tree.num_nodes
@@ -56,6 +57,8 @@ def test_closed_form_sizes_equal_the_compiled_trees(spec):
 
 
 def test_known_sizes_of_large_games():
+    from rcfr.budget import estimate_size
+
     # Bluff(1,1): 294,883 histories (Lanctot et al.); Bluff(2,2) bids over 24 values
     assert estimate_size(load_game("liars_dice")).histories == 294_883
     assert estimate_size(load_game("liars_dice(dice=2,faces=6)")).histories == \
@@ -76,6 +79,8 @@ def test_games_beyond_the_budget_are_refused_at_once(capsys, args):
 
 
 def test_the_walk_stops_at_the_budget_for_games_without_a_closed_form():
+    from rcfr.budget import BYTES_PER_HISTORY, estimate_size
+
     game = load_game("random_game(seed=3,depth=5,branching=3)")
     assert estimate_size(game) is None
     limit = 500 * BYTES_PER_HISTORY
@@ -87,6 +92,8 @@ def test_the_walk_stops_at_the_budget_for_games_without_a_closed_form():
 
 
 def test_max_memory_parsing_and_default():
+    from rcfr.budget import parse_memory
+
     assert parse_memory("4G") == 4 * 2**30
     assert parse_memory("512M") == 512 * 2**20
     assert parse_memory("1.5GB") == int(1.5 * 2**30)
