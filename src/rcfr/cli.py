@@ -6,9 +6,15 @@ gives a one-line ``error: ...`` on stderr and exit code 2.
 
 from __future__ import annotations
 
+import functools
+import importlib
 import inspect
 import json
+import os
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -17,9 +23,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from .budget import set_memory_limit
 from .errors import RcfrError
 from .evaluate import evaluate as evaluate_policy
-from .fileio import check_writable, write_json
+from .fileio import check_outputs, write_json
 from .games.registry import STANDARD_GAMES, load_game, registered_games
 from .lp import solve_lp
 from .policy import TabularPolicy
@@ -34,13 +41,123 @@ from .tree import compile_game
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   rich_markup_mode=None,
                   help="Solve two-player zero-sum imperfect-information games with CFR.")
-out = Console(markup=False, highlight=False)
-err = Console(stderr=True, markup=False, highlight=False)
+# soft_wrap: lines are never broken by rich (a pipe gets whole lines, a terminal wraps them)
+out = Console(markup=False, highlight=False, soft_wrap=True)
+err = Console(stderr=True, markup=False, highlight=False, soft_wrap=True)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object for scripts.")]
 FormOpt = Annotated[str, typer.Option(
     "--form", help="Compiled form: history, public (poker and dice games) or auto (the public "
                    "form where the history form would not fit).")]
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            text = version("rcfr")
+        except PackageNotFoundError:  # pragma: no cover - run from a source tree
+            text = "unknown"
+        out.print(f"rcfr {text}")
+        raise typer.Exit(0)
+
+
+def import_game_module(name: str) -> None:
+    """Import ``name`` (a module, or a ``.py`` file) so the games it registers with
+    :func:`rcfr.games.register` can be loaded by name; the current folder is searched first."""
+    path = Path(name)
+    if name.endswith(".py"):
+        if not path.is_file():
+            raise RcfrError(f"--game-module {name}: no such file")
+        name, folder = path.stem, str(path.resolve().parent)
+    else:
+        folder = os.getcwd()
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    try:
+        importlib.import_module(name)
+    except ImportError as exc:
+        raise RcfrError(f"--game-module {name}: cannot import it ({exc})") from None
+    except RcfrError:
+        raise
+    except Exception as exc:
+        raise RcfrError(f"--game-module {name}: importing it failed with "
+                        f"{type(exc).__name__}: {exc}") from None
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+    game_module: Annotated[list[str] | None, typer.Option(
+        "--game-module", metavar="MODULE",
+        help="Import this module (or .py file) first, so the games it registers with "
+             "rcfr.games.register can be named; repeatable.")
+    ] = None,
+) -> None:
+    """Solve two-player zero-sum imperfect-information games with CFR."""
+    for name in game_module or ():
+        import_game_module(name)
+
+
+def _max_memory(value: str | None) -> str | None:
+    if value is not None:
+        set_memory_limit(value)  # main() clears it after the command
+    return value
+
+
+MaxMemoryOpt = Annotated[str | None, typer.Option(
+    "--max-memory", callback=_max_memory,
+    help="Refuse games and feature matrices needing more memory than this, e.g. 8G or 512M "
+         "(default: half of the memory available).")]
+MAX_COUNT = 2**62  # counts reach numba as 64-bit integers
+EXIT_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143}
+
+
+def _count(name: str, value: int | None, low: int = 1) -> None:
+    """Refuse a count option below ``low`` or beyond what the kernels can hold."""
+    if value is not None and not low <= value <= MAX_COUNT:
+        bound = ("positive" if low == 1 else f">= {low}") if value < low else \
+            f"at most {MAX_COUNT:,}"
+        raise RcfrError(f"{name} must be {bound}, got {value}")
+
+
+def _seed(value: int) -> None:
+    if not 0 <= value < 2**63:
+        raise RcfrError(f"--seed must be a whole number from 0 to 2**63 - 1, got {value}")
+
+
+class _StopFlag:
+    """SIGINT/SIGTERM handlers that only record the signal, so the solver stops between two
+    iterations instead of being interrupted inside numba or a regressor's fit; a second
+    signal stops at once."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    def __call__(self) -> bool:
+        return self.signum is not None
+
+    def _handle(self, signum, frame) -> None:
+        if self.signum is not None:
+            raise KeyboardInterrupt
+        self.signum = signum
+        err.print(f"{signal.Signals(signum).name}: stopping after the current iteration "
+                  "(again to quit now)")
+
+    @contextmanager
+    def installed(self) -> Iterator[_StopFlag]:
+        try:
+            old = {s: signal.signal(s, self._handle) for s in EXIT_SIGNAL}
+        except ValueError:  # not the main thread: leave the handlers alone
+            yield self
+            return
+        try:
+            yield self
+        finally:
+            for s, handler in old.items():
+                signal.signal(s, handler)
 
 
 def _emit(obj) -> None:
@@ -57,9 +174,10 @@ def _fmt_expl(ev) -> str:
 @app.command()
 def games(
     names: Annotated[list[str] | None, typer.Argument(help="Game strings (default: all).")] = None,
+    max_memory: MaxMemoryOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """List games with their sizes."""
+    """List games with their sizes (--json: a list of objects, one per game)."""
     descriptions = registered_games()
     rows = []
     for spec in names or STANDARD_GAMES:
@@ -99,7 +217,9 @@ def solve(
     rule: Annotated[str | None, typer.Option(
         help=f"rcfr and cs/es/os/as: the update rule, one of {', '.join(RULES)} (default cfr; "
              "rcfr+ is rcfr with cfr+).")] = None,
-    iterations: Annotated[int, typer.Option("--iterations", "-n")] = 1000,
+    iterations: Annotated[int, typer.Option(
+        "--iterations", "-n", help="Iterations to run (with --resume: further iterations, "
+                                   "added to the checkpoint's).")] = 1000,
     nodes: Annotated[int | None, typer.Option(
         help="Run until this many histories have been visited, instead of --iterations.")] = None,
     epsilon: Annotated[float | None, typer.Option(
@@ -115,7 +235,7 @@ def solve(
     eval_every: Annotated[int | None, typer.Option(
         "--eval-every", help="Evaluate the average strategy every K iterations (default: ten "
                              "times in a run; 0: only at the end).")] = None,
-    seed: Annotated[int, typer.Option(help="Random seed (recorded; full-width CFR is "
+    seed: Annotated[int, typer.Option(help="Random seed, >= 0 (recorded; full-width CFR is "
                                            "deterministic).")] = 0,
     simultaneous: Annotated[bool, typer.Option("--simultaneous",
                                                help="Simultaneous instead of alternating "
@@ -125,8 +245,8 @@ def solve(
              "cfr+ and lcfr, t^gamma for dcfr, quadratic for pcfr+; uniform for rcfr/rcfr+ and "
              "the sampling schemes with cfr or cfr+).")] = None,
     link: Annotated[str | None, typer.Option(
-        help="Link function: poly:P (P > 1; poly:2 = regret matching) or exp:T (softmax with "
-             "temperature T > 0).")] = None,
+        help="Link function: poly:P (P > 1), rm (= poly:2, regret matching) or exp:T (softmax "
+             "with temperature T > 0).")] = None,
     regressor: Annotated[str | None, typer.Option(
         help=f"rcfr and cs/es/os/as: {', '.join(REGRESSORS)} (default best-first; the "
              "sampling schemes are tabular without one).")] = None,
@@ -163,9 +283,6 @@ def solve(
     current_file: Annotated[Path | None, typer.Option(
         "--out-current", help="Write the current strategy (the link applied to the last "
                               "estimates) here (.npz).")] = None,
-    checkpoint: Annotated[Path | None, typer.Option(help="Write the solver state here at the "
-                                                         "end.")] = None,
-    resume: Annotated[Path | None, typer.Option(help="Continue from this checkpoint.")] = None,
     abstraction: Annotated[str | None, typer.Option(
         help="Solve an abstract game and play it in the full game: identity; leduc's JQK, "
              "J.QK, JQ.K, J.Q.K; wager abstractions null, P, HP, PD, HPD or bets:0.5,1,2 "
@@ -174,21 +291,37 @@ def solve(
         "--out-abstract", help="With --abstraction: write the abstract game's average strategy "
                                "here (.npz).")] = None,
     form: FormOpt = "auto",
+    checkpoint: Annotated[Path | None, typer.Option(
+        help="Write the solver state here (atomically) every --checkpoint-every seconds, at "
+             "the end, and when stopped by Ctrl-C or SIGTERM.")] = None,
+    checkpoint_every: Annotated[float | None, typer.Option(
+        "--checkpoint-every", help="Seconds between checkpoints (default 60; needs "
+                                   "--checkpoint).")] = None,
+    resume: Annotated[Path | None, typer.Option(
+        help="Continue from this checkpoint: -n counts further iterations (--nodes further "
+             "histories); the game, algorithm, --link, --averaging, --simultaneous and the "
+             "regressor options must match the run that wrote it.")] = None,
+    max_memory: MaxMemoryOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Run a solver and write its average strategy."""
-    if iterations <= 0:
-        raise RcfrError(f"--iterations must be positive, got {iterations}")
-    if nodes is not None and nodes <= 0:
-        raise RcfrError(f"--nodes must be positive, got {nodes}")
+    """Run a solver and write its average strategy.  Ctrl-C or SIGTERM stops after the current
+    iteration, writes the checkpoint and strategies asked for, and exits 130 or 143."""
+    _count("--iterations", iterations)
+    _count("--nodes", nodes)
+    _count("--eval-every", eval_every, low=0)
+    _seed(seed)
+    if checkpoint_every is not None:
+        if checkpoint is None:
+            raise RcfrError("--checkpoint-every needs --checkpoint FILE")
+        if not 0 < checkpoint_every < float("inf"):
+            raise RcfrError(f"--checkpoint-every must be a positive number of seconds, "
+                            f"got {checkpoint_every}")
     eval_nodes = 0
     if eval_every is None:
         eval_every = 0 if nodes is not None else max(1, iterations // 10)
         eval_nodes = max(1, nodes // 10) if nodes is not None else 0
-    if eval_every < 0:
-        raise RcfrError(f"--eval-every must be >= 0, got {eval_every}")
-    for path in (out_file, current_file, checkpoint, out_abstract):
-        check_writable(path)
+    check_outputs({"--out": out_file, "--out-current": current_file, "--checkpoint": checkpoint,
+                   "--out-abstract": out_abstract})
     tree = compile_game(game, form)
     solve_tree = tree  # the game the solver runs on: the abstract one with --abstraction
     if abstraction is not None:
@@ -220,7 +353,8 @@ def solve(
                         MofNCompleteColumn(), TextColumn("expl {task.fields[expl]}"),
                         TimeElapsedColumn(),
                         console=err, transient=True, disable=not err.is_terminal)
-    with progress:
+    stop = _StopFlag()
+    with stop.installed(), progress:
         task = progress.add_task(f"{algorithm} on {tree.game}",
                                  total=iterations if nodes is None else nodes, expl="-")
 
@@ -230,20 +364,20 @@ def solve(
 
         result = run_solve(tree, iterations=iterations, eval_every=eval_every, nodes=nodes,
                            eval_nodes=eval_nodes, solver=solver, callback=tick,
+                           checkpoint=checkpoint, checkpoint_every=checkpoint_every or 60.0,
+                           should_stop=stop,
                            abstraction=solve_tree if abstraction is not None else None)
-    if out_file is not None:
-        result.policy.save(out_file)
-    if out_abstract is not None:
-        result.abstraction.abstract_policy.save(out_abstract)
-    if current_file is not None:
-        current = solver.current_policy()
-        if abstraction is not None:
-            from .abstraction import lift_policy
+        if out_file is not None:
+            result.policy.save(out_file)
+        if out_abstract is not None:
+            result.abstraction.abstract_policy.save(out_abstract)
+        if current_file is not None:
+            current = solver.current_policy()
+            if abstraction is not None:
+                from .abstraction import lift_policy
 
-            current = lift_policy(tree, solve_tree, current)
-        current.save(current_file)
-    if checkpoint is not None:
-        solver.save_checkpoint(checkpoint)
+                current = lift_policy(tree, solve_tree, current)
+            current.save(current_file)
     info = result.to_dict()
     info.update({"out": str(out_file) if out_file else None,
                  "out_current": str(current_file) if current_file else None, "seed": seed,
@@ -252,7 +386,19 @@ def solve(
         info["out_abstract"] = str(out_abstract)
     if as_json:
         _emit(info)
-        return
+    else:
+        _print_solve(result, info, tree, out_file)
+    if stop.signum is not None:
+        written = [f"{what} -> {path}" for what, path in (
+            ("checkpoint", checkpoint), ("average strategy", out_file),
+            ("current strategy", current_file)) if path is not None]
+        err.print(f"interrupted by {signal.Signals(stop.signum).name} after iteration "
+                  f"{result.iterations:,}" + (": " + ", ".join(written) if written else
+                                              " (nothing written: no --checkpoint or --out)"))
+        raise typer.Exit(EXIT_SIGNAL[stop.signum])
+
+
+def _print_solve(result, info: dict, tree, out_file) -> None:
     ev = result.evaluation
     out.print(f"{result.algorithm} on {result.game}: {result.iterations:,} iterations, "
               f"{info['nodes_visited']:,} nodes visited in {result.seconds:.2f} s "
@@ -276,6 +422,7 @@ def evaluate(
     uniform: Annotated[bool, typer.Option("--uniform", help="Evaluate the uniform "
                                                             "policy.")] = False,
     form: FormOpt = "auto",
+    max_memory: MaxMemoryOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Value, best-response values and exploitability of a strategy."""
@@ -300,10 +447,11 @@ def lp(
     game: Annotated[str, typer.Argument(help="Game string.")],
     out_file: Annotated[Path | None, typer.Option("--out", "-o",
                                                   help="Write the equilibrium here.")] = None,
+    max_memory: MaxMemoryOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Exact game value and an equilibrium from the sequence-form linear program."""
-    check_writable(out_file)
+    check_outputs({"--out": out_file})
     tree = compile_game(game)
     sol = solve_lp(tree)
     policy = TabularPolicy(tree, sol.strategy, {"algorithm": "lp"})
@@ -325,7 +473,8 @@ def play(
     seat: Annotated[int, typer.Option(help="Your seat: 0 (first to act) or 1.")] = 0,
     hands: Annotated[int, typer.Option(help="Hands to play.")] = 1,
     seed: Annotated[int, typer.Option(help="Seed for chance and the strategy's "
-                                           "actions.")] = 0,
+                                           "actions, >= 0.")] = 0,
+    max_memory: MaxMemoryOpt = None,
 ) -> None:
     """Play against a saved strategy: pick actions by number or name; end of input stops."""
     import numpy as np
@@ -334,8 +483,8 @@ def play(
 
     if seat not in (0, 1):
         raise RcfrError(f"--seat must be 0 or 1, got {seat}")
-    if hands <= 0:
-        raise RcfrError(f"--hands must be positive, got {hands}")
+    _count("--hands", hands)
+    _seed(seed)
     tree = compile_game(game)
     policy = TabularPolicy.load(strategy, tree)
     rng = np.random.default_rng(seed)
@@ -360,6 +509,23 @@ def play(
               + (f", {total / played:+.3f} per hand" if played else ""))
 
 
+def _figure_defaults(param: str) -> str:
+    """``"default: fig_a 1000, fig_b 3000000"``: the figures' own defaults for ``param``."""
+    from .figures import FIGURES
+
+    shown = []
+    for fig, (_, function) in FIGURES.items():
+        p = inspect.signature(function).parameters.get(param)
+        if p is not None and p.default is not inspect.Parameter.empty:
+            value = p.default
+            if isinstance(value, (list, tuple)):
+                value = ",".join(str(v) for v in value)
+            elif isinstance(value, float) and value.is_integer():
+                value = f"{value:g}"
+            shown.append(f"{fig} {value}")
+    return "default: " + ", ".join(shown) if shown else "each figure has a default"
+
+
 def _csv(text: str | None, cast) -> list | None:
     if text is None:
         return None
@@ -377,16 +543,22 @@ def figure(
                                                   help="PNG to write (default NAME.png).")] = None,
     data_file: Annotated[Path | None, typer.Option("--data", help="Also write the figure's "
                                                                   "data here (JSON).")] = None,
-    game: Annotated[str | None, typer.Option(help="The game (each figure has a default).")] = None,
-    iterations: Annotated[int | None, typer.Option("--iterations", "-n")] = None,
-    budget: Annotated[float | None, typer.Option(help="mccfr_nodes: largest node budget.")] = None,
-    seeds: Annotated[int | None, typer.Option(help="Runs per point (mean and 95% band).")] = None,
+    game: Annotated[str | None, typer.Option(
+        help=f"The game ({_figure_defaults('game')}).")] = None,
+    iterations: Annotated[int | None, typer.Option(
+        "--iterations", "-n", help=f"Iterations per run ({_figure_defaults('iterations')}).")
+    ] = None,
+    budget: Annotated[float | None, typer.Option(
+        help=f"mccfr_nodes: largest node budget ({_figure_defaults('budget')}).")] = None,
+    seeds: Annotated[int | None, typer.Option(
+        help=f"Runs per point, mean and 95% band ({_figure_defaults('seeds')}).")] = None,
     shares: Annotated[str | None, typer.Option(
         help="rcfr_complexity: leaves as shares of the sequences, e.g. 0.1,0.3,0.5.")] = None,
     partitions: Annotated[str | None, typer.Option(
         help="frcfr_links: numbers of hashing partitions, e.g. 2,4,8,16.")] = None,
     algorithms: Annotated[str | None, typer.Option(
-        help="convergence: e.g. cfr,cfr+,rcfr+.")] = None,
+        help=f"convergence: e.g. cfr,cfr+,rcfr+ ({_figure_defaults('algorithms')}).")] = None,
+    max_memory: MaxMemoryOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Compute one of the papers' figures and plot it: RCFR exploitability vs complexity
@@ -397,8 +569,12 @@ def figure(
     if name not in FIGURES:
         raise RcfrError(f"unknown figure {name!r}; use one of {', '.join(FIGURES)}")
     out_file = out_file if out_file is not None else Path(f"{name}.png")
-    for path in (out_file, data_file):
-        check_writable(path)
+    check_outputs({"--out": out_file, "--data": data_file})
+    _count("--iterations", iterations)
+    _count("--seeds", seeds)
+    if budget is not None and not 1 <= budget <= MAX_COUNT:
+        raise RcfrError(f"--budget must be a number of nodes from 1 to {MAX_COUNT:.3g}, "
+                        f"got {budget:g}")
     _, function = FIGURES[name]
     given = {"game": game, "iterations": iterations, "budget": budget, "seeds": seeds,
              "shares": _csv(shares, float), "partitions": _csv(partitions, int),
@@ -418,6 +594,8 @@ def figure(
             progress.update(task, completed=done, total=total, label=label)
 
         data = function(**given, progress=tick)
+    if data_file is not None:
+        json.dumps(data, allow_nan=False)  # fails before the PNG is written, not after
     plot(data, out_file)
     if data_file is not None:
         write_json(data_file, data)
@@ -429,31 +607,54 @@ def figure(
               + (f" (data: {data_file})" if data_file else ""))
 
 
+def _interrupted(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is, or was raised while handling, a Ctrl-C (numba turns a
+    KeyboardInterrupt raised inside a kernel into a SystemError)."""
+    seen = 0
+    while exc is not None and seen < 20:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
+@functools.cache
+def _command():
+    """The click command behind ``app``, built once (typer rebuilds it on every call)."""
+    return typer.main.get_command(app)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: run the app, turning every input error into one line and exit code 2."""
+    """Entry point: run the app, turning every input error into one line and exit code 2
+    (130 after Ctrl-C, 143 after SIGTERM)."""
     args = sys.argv[1:] if argv is None else list(argv)
     try:
-        app(args=args or ["--help"], prog_name="rcfr", standalone_mode=False)
+        code = _command().main(args=args or ["--help"], prog_name="rcfr",
+                               standalone_mode=False)
     except RcfrError as exc:
-        err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        err.print(f"error: {exc}")
         return 2
-    except typer.Abort:
-        err.print("aborted", markup=False)
-        return 130
     except typer.Exit as exc:
         return exc.exit_code
+    except (typer.Abort, KeyboardInterrupt):
+        err.print("interrupted")
+        return 130
     except OSError as exc:
-        err.print(f"error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
-                  markup=False, highlight=False, soft_wrap=True)
+        err.print(f"error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
         return 2
     except Exception as exc:
+        if _interrupted(exc):
+            err.print("interrupted")
+            return 130
         if not callable(getattr(exc, "format_message", None)):
             raise
         # a usage error from the argument parser (click's, vendored or not)
         msg = " ".join(exc.format_message().split())
-        err.print(f"error: {msg}", markup=False, highlight=False, soft_wrap=True)
+        err.print(f"error: {msg}")
         return 2
-    return 0
+    finally:
+        set_memory_limit(None)
+    return code if isinstance(code, int) else 0
 
 
 def entry() -> None:  # pragma: no cover - console script

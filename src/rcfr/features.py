@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from .budget import check_matrix
 from .errors import RcfrError
 from .games.leduc import LeducPoker
 from .games.nl_one_card import NLOneCardPoker
@@ -255,13 +256,16 @@ def _hashing_rows(h: _Hashed, idx: np.ndarray) -> np.ndarray:
 
 
 def _hashing_sequences(tree: GameTree, player: int, k: int, seed: int) -> np.ndarray:
-    return _hashing_rows(_hashing_prepare(tree, player, k, seed),
-                         np.arange(len(tree.player_sequences(player))))
+    n = len(tree.player_sequences(player))
+    check_matrix(n, HASH_BUCKETS * k, f"hashing:{k} features for {tree.game}")
+    return _hashing_rows(_hashing_prepare(tree, player, k, seed), np.arange(n))
 
 
 def _hashing_infosets(tree: GameTree, player: int, k: int, seed: int) -> np.ndarray:
     from .regressors.tug_of_war import tug_of_war_rows
 
+    check_matrix(len(tree.player_infosets(player)), HASH_BUCKETS * k,
+                 f"hashing:{k} features for {tree.game}")
     h = _hashing_prepare(tree, player, k, seed)
     return tug_of_war_rows(h.bucket, h.sign, HASH_BUCKETS)
 

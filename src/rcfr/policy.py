@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .errors import RcfrError
-from .fileio import read_npz, write_npz
+from .fileio import check_game_matches, read_npz, write_npz
 from .games.protocol import Game, State
 from .kernels import normalize
 from .tree import GameTree, compile_game
@@ -101,13 +101,18 @@ class TabularPolicy:
         """Read a policy file, checking it against ``game`` (default: the game it names)."""
         arrays, meta = read_npz(path, POLICY_FORMAT)
         if game is None:
-            game = meta.get("game", "")
+            game = meta.get("game")
+            if not isinstance(game, str) or not game:
+                raise RcfrError(f"{path} is corrupted: its header names no game")
         tree = compile_game(game)
-        if meta.get("fingerprint") != tree.fingerprint():
-            raise RcfrError(
-                f"{path} holds a strategy for {meta.get('game')!r}, not for {str(tree.game)!r}"
-            )
+        check_game_matches(path, "a strategy", meta, tree)
         probs = arrays.get("probs")
         if probs is None or probs.dtype != np.float64 or probs.ndim != 1:
             raise RcfrError(f"{path} is corrupted: no float64 probability vector")
-        return cls(tree, probs, meta.get("metadata"))
+        metadata = meta.get("metadata")
+        if metadata is not None and not isinstance(metadata, dict):
+            raise RcfrError(f"{path} is corrupted: its metadata is not a JSON object")
+        try:
+            return cls(tree, probs, metadata)
+        except RcfrError as exc:
+            raise RcfrError(f"{path} is corrupted: {exc}") from None

@@ -527,8 +527,12 @@ def form_sizes(game: Game | str) -> dict:
     game = load_game(game)
     estimate = getattr(game, "num_histories", None)
     too_big = callable(estimate) and estimate() > HISTORY_BUDGET
+    offered = offers_public_form(game)
+    nodes = getattr(game, "num_public_nodes", None)
+    if too_big and not (offered and (not callable(nodes) or nodes() <= PUBLIC_NODE_BUDGET)):
+        too_big = False  # neither form fits: the history form's memory guard says so
     history = None if too_big else compile_game(game, form="history")
-    public = compile_public(game) if offers_public_form(game) else None
+    public = compile_public(game) if offered else None
     sizes = (history or public).sizes()
     keep = ("histories", "terminals", "chance_nodes", "decision_nodes", "infosets", "sequences",
             "infosets_per_player", "sequences_per_player")

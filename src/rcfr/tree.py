@@ -13,11 +13,13 @@ kernels use carry two extra slots and need no branch for it.
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from .budget import check_game, walk_exceeded
 from .errors import RcfrError
 from .games.protocol import CHANCE, TERMINAL, Game
 from .games.registry import load_game
@@ -187,12 +189,14 @@ FORMS = ("auto", "history", "public")
 HISTORY_BUDGET = 20_000_000  # histories (about 1.1 GB) above which "auto" picks the public form
 
 
-def compile_game(game, form: str = "auto"):
+def compile_game(game, form: str = "auto", max_memory: str | float | int | None = None):
     """Compile ``game`` once (cached on the game object; a compiled tree passes through).
 
     ``form="history"``: the :class:`GameTree` of histories; ``"public"``: the public tree
     (:mod:`rcfr.public_tree`, for games that describe one); ``"auto"``: the history form unless
-    the game offers the public form and its history form would exceed ``HISTORY_BUDGET``."""
+    the game offers the public form and its history form would exceed ``HISTORY_BUDGET``.
+    A history form larger than ``max_memory`` (bytes or e.g. ``"4G"``; default: see
+    :mod:`rcfr.budget`) is refused before it is built, or as soon as the walk passes it."""
     if form not in FORMS:
         raise RcfrError(f"unknown form {form!r}; use one of {', '.join(FORMS)}")
     if isinstance(game, GameTree) or getattr(game, "form", None) == "public":
@@ -201,7 +205,13 @@ def compile_game(game, form: str = "auto"):
     if form == "auto":
         estimate = getattr(game, "num_histories", None)
         big = callable(estimate) and estimate() > HISTORY_BUDGET
-        form = "public" if big and callable(getattr(game, "public_structure", None)) else "history"
+        public = callable(getattr(game, "public_structure", None))
+        if public:  # the public form only where it fits its own budget
+            from .public_tree import PUBLIC_NODE_BUDGET
+
+            nodes = getattr(game, "num_public_nodes", None)
+            public = not callable(nodes) or nodes() <= PUBLIC_NODE_BUDGET
+        form = "public" if big and public else "history"
     if form == "public":
         from .public_tree import compile_public
 
@@ -209,12 +219,20 @@ def compile_game(game, form: str = "auto"):
     cached = getattr(game, "_compiled_tree", None)
     if cached is not None:
         return cached
-    tree = _compile(game)
+    limit = check_game(game, max_memory)
+    try:
+        tree = _compile(game, limit)
+    except (_WalkLimit, MemoryError):
+        raise walk_exceeded(game, limit, max_memory) from None
     game._compiled_tree = tree
     return tree
 
 
-def _compile(game: Game) -> GameTree:
+class _WalkLimit(Exception):
+    """The walk reached more histories than the memory budget allows."""
+
+
+def _compile(game: Game, max_histories: int = sys.maxsize) -> GameTree:
     states = [game.new_initial_state()]
     kind, parent, child_start, action_in = [], [-1], [], [-1]
     infoset_of, chance_prob, chance_reach, utility = [], [1.0], [1.0], []
@@ -234,6 +252,8 @@ def _compile(game: Game) -> GameTree:
         states[i] = None  # free memory as we go
         player = state.current_player()
         child_start.append(len(states))
+        if len(states) > max_histories:
+            raise _WalkLimit
         if player == TERMINAL:
             kind.append(KIND_TERMINAL)
             ret = state.returns()

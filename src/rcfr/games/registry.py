@@ -49,7 +49,7 @@ def _split_top_level(text: str) -> list[str]:
     if depth != 0:
         raise RcfrError(f"unbalanced brackets in game parameters {text!r}")
     parts.append("".join(cur))
-    return [p.strip() for p in parts if p.strip()]
+    return [p.strip() for p in parts]
 
 
 def _parse_value(text: str) -> Any:
@@ -83,14 +83,32 @@ def parse_game_string(spec: str) -> tuple[str, dict[str, Any]]:
         raise RcfrError(f"malformed game string {spec!r}: expected name(param=value,...)")
     name, body = spec[: spec.index("(")].strip(), spec[spec.index("(") + 1 : -1]
     params: dict[str, Any] = {}
-    for part in _split_top_level(body):
+    parts = _split_top_level(body) if body.strip() else []
+    for part in parts:
+        if not part:
+            raise RcfrError(f"malformed game string {spec!r}: an empty parameter between commas")
         if "=" not in part:
             raise RcfrError(f"malformed game parameter {part!r}: expected param=value")
         key, value = part.split("=", 1)
+        key = key.strip()
         if not value.strip():
-            raise RcfrError(f"game parameter {key.strip()!r} has no value")
-        params[key.strip()] = _parse_value(value.strip())
+            raise RcfrError(f"game parameter {key!r} has no value")
+        if key in params:
+            raise RcfrError(f"game parameter {key!r} is given twice in {spec!r}")
+        params[key] = _parse_value(value.strip())
     return name, params
+
+
+def _parameters(factory: Callable[..., Game]) -> dict[str, inspect.Parameter]:
+    """The keyword parameters ``factory`` takes; a game class that keeps the protocol's
+    ``Game.__init__(**params)`` takes none (its ``**params`` only records them)."""
+    if isinstance(factory, type) and issubclass(factory, Game):
+        if factory.__init__ is Game.__init__:
+            return {}
+    try:
+        return dict(inspect.signature(factory).parameters)
+    except (TypeError, ValueError):  # a builtin without a signature: let it check for itself
+        return {"params": inspect.Parameter("params", inspect.Parameter.VAR_KEYWORD)}
 
 
 def load_game(spec: str | Game) -> Game:
@@ -107,11 +125,12 @@ def load_game(spec: str | Game) -> Game:
         known = ", ".join(sorted(_REGISTRY))
         raise RcfrError(f"unknown game {name!r}; known games: {known}")
     factory, _ = _REGISTRY[name]
-    accepted = inspect.signature(factory).parameters
+    accepted = _parameters(factory)
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
     unknown = [k for k in params if k not in accepted and not takes_any]
     if unknown:
-        names = ", ".join(k for k in accepted if k != "action_names") or "none"
+        names = ", ".join(k for k, p in accepted.items() if k != "action_names"
+                          and p.kind is not inspect.Parameter.VAR_KEYWORD) or "none"
         raise RcfrError(f"game {name!r} has no parameter {unknown[0]!r}; parameters: {names}")
     try:
         return factory(**params)

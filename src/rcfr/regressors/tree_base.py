@@ -154,7 +154,7 @@ class RegressionTree(RegressorMixin, BaseEstimator):
             left = np.array(arrays["children_left"], dtype=np.int64)
             right = np.array(arrays["children_right"], dtype=np.int64)
             value = np.array(arrays["value"], dtype=np.float64)
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, OverflowError):
             raise ValueError("not the state of a regression tree") from None
         m = value.shape[0]
         inner = left >= 0

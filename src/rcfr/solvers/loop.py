@@ -28,7 +28,7 @@ from numba import njit
 
 from .. import kernels as K
 from ..errors import RcfrError
-from ..fileio import read_npz, write_npz
+from ..fileio import check_game_matches, read_npz, write_npz
 from ..links import Link, apply_link, parse_link
 from ..policy import TabularPolicy
 from ..tree import GameTree, compile_game
@@ -364,9 +364,7 @@ class RegretSolver:
         """Resume from a checkpoint of the same game, algorithm and update rule."""
         self._setup()
         arrays, meta = read_npz(path, CHECKPOINT_FORMAT)
-        if meta.get("fingerprint") != self.tree.fingerprint():
-            raise RcfrError(f"{path} is a checkpoint for {meta.get('game')!r}, "
-                            f"not for {str(self.tree.game)!r}")
+        check_game_matches(path, "a checkpoint", meta, self.tree)
         if meta.get("algorithm") != self.name:
             raise RcfrError(f"{path} is a {meta.get('algorithm')} checkpoint, not {self.name}")
         mine = self._info()
@@ -383,13 +381,15 @@ class RegretSolver:
             avg = np.array(arrays["avg_weights"], dtype=np.float64)
             if strategy.shape != (S,) or avg.shape != (S,):
                 raise KeyError("shape")
+            iteration, nodes_visited = meta.get("iterations", 0), meta.get("nodes_visited", 0)
+            if not all(type(v) is int and 0 <= v <= 2**62 for v in (iteration, nodes_visited)):
+                raise ValueError("counts")
             self.estimator_.load_state(state)
             self._load_extra_state(arrays)
-        except (KeyError, ValueError):
+        except (KeyError, ValueError, TypeError, IndexError, OverflowError):
             raise RcfrError(f"{path} is corrupted: its arrays do not fit the game") from None
         self.strategy_, self.avg_weights_ = strategy, avg
-        self.iteration = int(meta.get("iterations", 0))
-        self.nodes_visited = int(meta.get("nodes_visited", 0))
+        self.iteration, self.nodes_visited = iteration, nodes_visited
         return self
 
 

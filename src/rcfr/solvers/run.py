@@ -29,6 +29,7 @@ RULE_OPTIONS = {"dcfr": ("alpha", "beta", "gamma"), "pdcfr+": ("alpha", "gamma")
 NUMERIC_OPTIONS = ("epsilon", "beta", "tau", "alpha", "gamma")
 ALL_ALGORITHMS = (*ALGORITHMS, *RCFR_ALGORITHMS, *SCHEMES)
 CHUNK_SECONDS = 0.25  # solve() runs chunks of about this long between its hooks
+FIRST_CHUNK = 64  # iterations at most before the first chunk has been timed
 
 
 @dataclass
@@ -215,6 +216,8 @@ def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
         n = chunk - (solver.iteration % chunk)
         if per_iteration > 0:
             n = min(n, max(1, int(CHUNK_SECONDS / per_iteration)))
+        else:  # a short first chunk times the iterations (a stop is not kept waiting)
+            n = min(n, FIRST_CHUNK)
         if nodes is None:
             n = min(n, iterations - done_it)
         else:  # stay close to the budget and to the next evaluation point
