@@ -6,7 +6,6 @@ gives a one-line ``error: ...`` on stderr and exit code 2.
 
 from __future__ import annotations
 
-import inspect
 import json
 import sys
 from pathlib import Path
@@ -19,7 +18,7 @@ from rich.table import Table
 
 from .errors import RcfrError
 from .evaluate import evaluate as evaluate_policy
-from .fileio import check_writable, write_json
+from .fileio import check_writable
 from .games.registry import STANDARD_GAMES, load_game, registered_games
 from .lp import solve_lp
 from .policy import TabularPolicy
@@ -79,7 +78,8 @@ def games(
 
 @app.command()
 def solve(
-    game: Annotated[str, typer.Argument(help="Game string, e.g. 'leduc(canonical=true)'.")],
+    game: Annotated[str | None, typer.Argument(
+        help="Game string, e.g. 'leduc(canonical=true)'.")] = None,
     algorithm: Annotated[str, typer.Option(
         "--algorithm", "-a",
         help=f"One of: {', '.join(ALL_ALGORITHMS)} (cs/es/os/as: Monte Carlo CFR with chance, "
@@ -132,9 +132,15 @@ def solve(
     checkpoint: Annotated[Path | None, typer.Option(help="Write the solver state here at the "
                                                          "end.")] = None,
     resume: Annotated[Path | None, typer.Option(help="Continue from this checkpoint.")] = None,
+    spec: Annotated[Path | None, typer.Option(
+        help="Run the RunSpec in this TOML file (its fields replace the options).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Run a solver and write its average strategy."""
+    if spec is not None or game is None:
+        from .experiments.commands import solve_spec
+
+        return solve_spec(spec, game, out_file, as_json)
     if iterations <= 0:
         raise RcfrError(f"--iterations must be positive, got {iterations}")
     if nodes is not None and nodes <= 0:
@@ -289,73 +295,9 @@ def play(
               + (f", {total / played:+.3f} per hand" if played else ""))
 
 
-def _csv(text: str | None, cast) -> list | None:
-    if text is None:
-        return None
-    try:
-        return [cast(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise RcfrError(f"cannot read the list {text!r}: comma-separated values expected") from None
+from .experiments.commands import register as _register_experiments  # noqa: E402
 
-
-@app.command()
-def figure(
-    name: Annotated[str, typer.Argument(help="rcfr_complexity, mccfr_nodes, frcfr_links or "
-                                             "convergence.")],
-    out_file: Annotated[Path | None, typer.Option("--out", "-o",
-                                                  help="PNG to write (default NAME.png).")] = None,
-    data_file: Annotated[Path | None, typer.Option("--data", help="Also write the figure's "
-                                                                  "data here (JSON).")] = None,
-    game: Annotated[str | None, typer.Option(help="The game (each figure has a default).")] = None,
-    iterations: Annotated[int | None, typer.Option("--iterations", "-n")] = None,
-    budget: Annotated[float | None, typer.Option(help="mccfr_nodes: largest node budget.")] = None,
-    seeds: Annotated[int | None, typer.Option(help="Runs per point (mean and 95% band).")] = None,
-    shares: Annotated[str | None, typer.Option(
-        help="rcfr_complexity: leaves as shares of the sequences, e.g. 0.1,0.3,0.5.")] = None,
-    partitions: Annotated[str | None, typer.Option(
-        help="frcfr_links: numbers of hashing partitions, e.g. 2,4,8,16.")] = None,
-    algorithms: Annotated[str | None, typer.Option(
-        help="convergence: e.g. cfr,cfr+,rcfr+.")] = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Compute one of the papers' figures and plot it: RCFR exploitability vs complexity
-    (Morrill 2016, figs 4.1/4.3), MCCFR vs nodes visited (Gibson et al. 2012), f-RCFR links vs
-    hashing partitions (D'Orazio et al. 2019), or convergence curves."""
-    from .figures import FIGURES, plot
-
-    if name not in FIGURES:
-        raise RcfrError(f"unknown figure {name!r}; use one of {', '.join(FIGURES)}")
-    out_file = out_file if out_file is not None else Path(f"{name}.png")
-    for path in (out_file, data_file):
-        check_writable(path)
-    _, function = FIGURES[name]
-    given = {"game": game, "iterations": iterations, "budget": budget, "seeds": seeds,
-             "shares": _csv(shares, float), "partitions": _csv(partitions, int),
-             "algorithms": _csv(algorithms, str)}
-    given = {k: v for k, v in given.items() if v is not None}
-    accepted = inspect.signature(function).parameters
-    for key in given:
-        if key not in accepted:
-            raise RcfrError(f"figure {name} takes no --{key}")
-    progress = Progress(TextColumn(name, markup=False), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.fields[label]}", markup=False), TimeElapsedColumn(),
-                        console=err, transient=True, disable=not err.is_terminal)
-    with progress:
-        task = progress.add_task(name, total=None, label="")
-
-        def tick(done: int, total: int, label: str) -> None:
-            progress.update(task, completed=done, total=total, label=label)
-
-        data = function(**given, progress=tick)
-    plot(data, out_file)
-    if data_file is not None:
-        write_json(data_file, data)
-    if as_json:
-        _emit({"figure": name, "out": str(out_file),
-               "data": str(data_file) if data_file else None, "seconds": data["seconds"]})
-        return
-    out.print(f"{name} on {data['game']}: {data['seconds']:.1f} s -> {out_file}"
-              + (f" (data: {data_file})" if data_file else ""))
+_register_experiments(app)  # sweep, results, report, figure
 
 
 def main(argv: list[str] | None = None) -> int:
