@@ -47,7 +47,7 @@ def figure_names() -> list[str]:
     directory = spec_dir()
     if not directory.is_dir():
         return []
-    return sorted(p.stem for p in directory.glob("*.toml") if not p.stem.endswith("_quick"))
+    return sorted({p.stem.removesuffix("_quick") for p in directory.glob("*.toml")})
 
 
 def figure_spec(name: str, quick: bool = False) -> SweepSpec:
@@ -119,11 +119,21 @@ def collect(sweep: SweepSpec, store: Store) -> dict[str, Any]:
         data.update(_collect_complexity(done))
     elif kind == "mccfr_nodes":
         data.update(_collect_curves(done, store, "nodes"))
+        data["uniform"] = _uniform_exploitability(game) if done else None
     elif kind == "convergence":
         data.update(_collect_curves(done, store, "iterations"))
     elif kind == "frcfr_links":
         data.update(_collect_links(done))
     return data
+
+
+def _uniform_exploitability(game: str) -> float:
+    from ..evaluate import exploitability
+    from ..policy import TabularPolicy
+    from ..tree import compile_game
+
+    tree = compile_game(game)
+    return float(exploitability(tree, TabularPolicy.uniform(tree)))
 
 
 def _describe(spec: dict) -> str:
