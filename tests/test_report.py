@@ -61,7 +61,7 @@ def report(tmp_path_factory):
     with Store(db) as store:
         both = [load_sweep(specs / f"{name}.toml") for name in ("thesis_4_1_quick",
                                                                  "gibson_bluff_quick")]
-        run_sweep(SweepSpec("both", both[0].runs + both[1].runs), store, workers=2)
+        run_sweep(SweepSpec("both", both[0].runs + both[1].runs), store, backend="inline")
         info = write_report(store, root / "out")
     yield root, db, info
     patch.undo()

@@ -21,7 +21,7 @@ from .spec import RunSpec
 
 OnStart = Callable[[RunSpec], None]
 OnResult = Callable[[dict[str, Any]], None]
-BACKENDS = ("local", "ray")
+BACKENDS = ("local", "ray")  # the command line's; run_sweep also takes "inline"
 _PARENT: int | None = None  # the driver's pid, in a local worker
 
 
@@ -102,6 +102,14 @@ def _drain(pool: ProcessPoolExecutor, pending: list[RunSpec], workers: int, dire
             on_result(result)
             if pending and not broken:
                 submit()
+
+
+def run_inline(specs: Iterable[RunSpec], directory: Path, *, checkpoint_every: float,
+               on_start: OnStart, on_result: OnResult) -> None:
+    """Run ``specs`` one after the other in this process (for tests and debugging)."""
+    for spec in specs:
+        on_start(spec)
+        on_result(execute(spec, directory, checkpoint_every=checkpoint_every))
 
 
 def _ray_task(spec_json: str, directory: str, checkpoint_every: float) -> dict[str, Any]:

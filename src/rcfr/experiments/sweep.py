@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import RcfrError
 from ..fileio import write_atomic
 from .execute import code_version
-from .runners import BACKENDS, run_local, run_ray
+from .runners import BACKENDS, run_inline, run_local, run_ray
 from .spec import RunSpec, SweepSpec
 from .store import Store
 
@@ -107,9 +107,10 @@ def run_sweep(sweep: SweepSpec | Plan, store: Store, *, workers: int = 1,
               backend: str = "local", ray_address: str | None = None,
               checkpoint_every: float = 60.0,
               progress: Progress | None = None) -> SweepSummary:
-    """Run the runs of ``sweep`` that the store does not have complete; return counts.
+    """Run the runs of ``sweep`` that the store does not have complete on ``backend``
+    (``local`` processes, ``ray`` tasks, or ``inline`` in this process); return counts.
     Ctrl-C marks the runs in flight ``interrupted`` (they resume from their checkpoints)."""
-    if backend not in BACKENDS:
+    if backend not in (*BACKENDS, "inline"):
         raise RcfrError(f"unknown backend {backend!r}; use {' or '.join(BACKENDS)}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise RcfrError(f"workers must be a whole number >= 1, got {workers!r}")
@@ -155,7 +156,10 @@ def run_sweep(sweep: SweepSpec | Plan, store: Store, *, workers: int = 1,
     if progress is not None:
         progress(dict(counts), "")
     try:
-        if backend == "local":
+        if backend == "inline":
+            run_inline(todo, directory, checkpoint_every=checkpoint_every, on_start=on_start,
+                       on_result=on_result)
+        elif backend == "local":
             run_local(todo, directory, workers=workers, checkpoint_every=checkpoint_every,
                       on_start=on_start, on_result=on_result)
         else:
