@@ -109,6 +109,13 @@ def test_figures_are_found_and_read_back(report):
             # leaves used never exceed the budget (share x 672 canonical sequences)
             assert all(round(u * 672) <= round(r * 672) for u, r in zip(
                 row["used"], row["requested"], strict=True))
+        # thesis 4.3: at 80% the tree fits the Q-regrets exactly, so RCFR+ is FULL+ (CFR+ with
+        # uniform averaging); at 10% RCFR+ beats RCFR
+        plus, plain = data["series"]["BF+"], data["series"]["BF"]
+        full = data["references"][0]["exploitability"]
+        assert plus["used"][1] < 0.8 and plus["exploitability"][1] == pytest.approx(full,
+                                                                                    rel=1e-6)
+        assert plus["exploitability"][0] < plain["exploitability"][0]
         curves = collect(figure_spec("gibson_bluff", quick=True), store)
         assert set(curves["series"]) == {"CS", "AS"}
         assert curves["uniform"] == pytest.approx(0.4583333333333333)

@@ -174,8 +174,14 @@ def _execute_abstraction(spec: RunSpec) -> dict[str, Any]:
     options = _solver_options(spec, tree)
     budget = ({"iterations": spec.iterations} if spec.iterations is not None
               else {"nodes": spec.nodes})
-    result = solve(tree, spec.algorithm, eval_every=spec.eval_every, eval_nodes=spec.eval_nodes,
-                   **budget, **options)
+    try:
+        result = solve(tree, spec.algorithm, eval_every=spec.eval_every,
+                       eval_nodes=spec.eval_nodes, **budget, **options)
+    except TypeError as exc:
+        if "abstraction" not in str(exc):
+            raise
+        raise RcfrError(f"abstraction {spec.abstraction!r}: this rcfr has no abstractions "
+                        f"yet (issue 12)") from None
     info = result.to_dict()
     points = [{"iterations": it, "nodes": n, "seconds": None, "exploitability": float(e),
                "value": None} for (it, e), n in zip(result.curve, result.curve_nodes,
