@@ -270,3 +270,12 @@ def test_t_interval():
     mean, half = mean_ci([1.0, 2.0, 3.0])  # sd 1, t(0.975, 2) = 4.30265272975
     assert mean == 2.0 and half == pytest.approx(4.30265272975 / 3 ** 0.5, rel=1e-10)
     assert mean_ci([5.0]) == (5.0, None)
+
+
+def test_cli_solve_reports_the_hash_a_sweep_stores(capsys, tmp_path):
+    code, out, err = run(capsys, "solve", "kuhn", "-a", "cfr+", "-n", "200", "--eval-every",
+                         "50", "--simultaneous", "--json")
+    assert code == 0, err
+    spec = RunSpec(game="kuhn", algorithm="cfr+", iterations=200, eval_every=50,
+                   alternating=False)
+    assert json.loads(out)["run"] == spec.hash

@@ -189,6 +189,12 @@ def solve(
     info.update({"out": str(out_file) if out_file else None,
                  "out_current": str(current_file) if current_file else None, "seed": seed,
                  "checkpoint": str(checkpoint) if checkpoint else None})
+    from .experiments.commands import run_hash  # the run's identity, as a sweep would store it
+
+    info["run"] = run_hash(game=game, algorithm=algorithm, iterations=iterations, nodes=nodes,
+                           seed=seed, alternating=not simultaneous, averaging=averaging,
+                           link=link, eval_every=eval_every, eval_nodes=eval_nodes,
+                           **rcfr_options)
     if as_json:
         _emit(info)
         return

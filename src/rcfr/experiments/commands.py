@@ -257,6 +257,17 @@ def register(app: typer.Typer) -> None:
                   f"{out_file}" + (f" (data: {data_file})" if data_file else ""))
 
 
+def run_hash(**fields: Any) -> str | None:
+    """The hash of the RunSpec with these fields (``iterations`` is dropped when ``nodes`` is
+    the budget), or None when they make no valid RunSpec (e.g. a resumed run)."""
+    if fields.get("nodes") is not None:
+        fields["iterations"] = None
+    try:
+        return RunSpec(**{k: v for k, v in fields.items() if v is not None}).hash
+    except (RcfrError, TypeError):
+        return None
+
+
 def with_share(sweep: SweepSpec, share: float) -> SweepSpec:
     """The sweep with every regressor run's ``share`` replaced by ``share``."""
     runs = []
