@@ -169,6 +169,20 @@ def _sweep_cli(spec: Path, db: Path, *extra: str) -> list[str]:
             *extra]
 
 
+def _parent_of(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def test_kill_9_of_the_driver_then_rerun_equals_an_uninterrupted_sweep(tmp_path):
     spec = write(tmp_path, KILL_SPEC)
     env = dict(os.environ, NUMBA_NUM_THREADS="1")
@@ -180,11 +194,18 @@ def test_kill_9_of_the_driver_then_rerun_equals_an_uninterrupted_sweep(tmp_path)
     while not list(files.glob("*.ckpt.npz")) and time.monotonic() < deadline:
         time.sleep(0.05)
     time.sleep(0.2)
+    children = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()
+                and _parent_of(int(p.name)) == driver.pid]
+    assert len(children) >= 2  # the two workers (and multiprocessing's resource tracker)
     os.kill(driver.pid, signal.SIGKILL)
     driver.wait()
     with Store(killed) as store:
         assert any(r["status"] == "running" for r in store.runs())  # killed mid-sweep
-    time.sleep(1.0)  # the orphaned workers notice and stop after their chunk
+    # the orphaned workers stop after their chunk, write their checkpoints and exit
+    deadline = time.monotonic() + 30
+    while any(_alive(p) for p in children) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in children)  # none is left behind
     subprocess.run(_sweep_cli(spec, killed), env=env, check=True, capture_output=True)
     with Store(clean) as b:  # the same sweep, uninterrupted (in this process)
         assert run_sweep(load_sweep(spec), b, backend="inline").done == 4

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -23,6 +25,7 @@ OnStart = Callable[[RunSpec], None]
 OnResult = Callable[[dict[str, Any]], None]
 BACKENDS = ("local", "ray")  # the command line's; run_sweep also takes "inline"
 _PARENT: int | None = None  # the driver's pid, in a local worker
+_BUSY = threading.Event()  # set while a local worker runs a task
 
 
 def _one_thread() -> None:
@@ -46,6 +49,17 @@ def _init_local_worker(parent: int) -> None:
     global _PARENT
     _PARENT = parent
     _one_thread()
+    threading.Thread(target=_watch_driver, daemon=True).start()
+
+
+def _watch_driver() -> None:
+    """Exit this worker once its driver is gone and it is not running a task (a running task
+    stops at its next chunk and writes its checkpoint first): a ``kill -9`` of the driver
+    leaves no process behind."""
+    while True:
+        time.sleep(0.2)
+        if _driver_gone() and not _BUSY.is_set():
+            os._exit(0)
 
 
 def _driver_gone() -> bool:
@@ -55,8 +69,12 @@ def _driver_gone() -> bool:
 
 
 def _local_task(spec_json: str, directory: str, checkpoint_every: float) -> dict[str, Any]:
-    return execute(spec_json, directory, checkpoint_every=checkpoint_every,
-                   should_stop=_driver_gone)
+    _BUSY.set()
+    try:
+        return execute(spec_json, directory, checkpoint_every=checkpoint_every,
+                       should_stop=_driver_gone)
+    finally:
+        _BUSY.clear()
 
 
 def _failed(spec: RunSpec, message: str) -> dict[str, Any]:

@@ -70,6 +70,12 @@ def _estimate_nodes(spec: RunSpec, sizes: dict[str, int | None]) -> int | None:
 def plan(sweep: SweepSpec, store: Store) -> Plan:
     status = store.statuses(sweep.hashes())
     todo = [r for r in sweep.runs if status.get(r.hash) != "done"]
+    # runs that started before first (they resume), then one seed of every cell before the
+    # next seed, so a figure fills in evenly while a long sweep runs
+    seeds = {s: k for k, s in enumerate(dict.fromkeys(r.seed for r in sweep.runs))}
+    order = {r.hash: k for k, r in enumerate(todo)}
+    todo.sort(key=lambda r: (status.get(r.hash) not in ("running", "interrupted"),
+                             seeds[r.seed], order[r.hash]))
     retry = sum(status.get(r.hash) in ("failed", "interrupted") for r in todo)
     sizes: dict[str, int | None] = {}
     estimates = [_estimate_nodes(r, sizes) for r in todo]
