@@ -149,7 +149,8 @@ def test_report_page_and_markdown(report):
     # our stand-in game is Kuhn poker here: its uniform exploitability is not Bluff's 0.780
     uniform = by_claim["The uniform profile is exploitable for 0.780 in Bluff(1,1)"]
     assert uniform[3] == "0.4583" and uniform[5] == "fails"
-    assert "gibson_bluff_quick: kuhn, 2e+04 nodes, 3 seed(s)" == uniform[4]
+    assert uniform[4] == ("gibson_bluff_quick: kuhn, 2e+04 nodes, 3 seed(s) planned; "
+                          "6 of 6 runs done")
     # the Leduc value comes from FULL+; with no data the claims say so
     value = next(r for r in rows if "loses 86 mbb/g" in r[1])
     assert value[3].endswith("mbb/g (FULL+)")

@@ -251,7 +251,8 @@ def _datasets(store: Store) -> dict[str, dict[str, Any]]:
                 continue
             data = collect(sweep, store)
             if data["done"]:
-                data["settings"] = _settings(sweep)
+                data["settings"] = (f"{_settings(sweep)}; {data['done']} of {data['runs']} "
+                                    f"runs done")
                 out[name] = data
                 break
     return out
@@ -262,7 +263,7 @@ def _settings(sweep) -> str:
     budgets = sorted({f"{r.iterations:,} iterations" if r.iterations else f"{r.nodes:.3g} nodes"
                       for r in runs})
     seeds = len({r.seed for r in runs})
-    return f"{sweep.name}: {runs[0].game}, {', '.join(budgets)}, {seeds} seed(s)"
+    return f"{sweep.name}: {runs[0].game}, {', '.join(budgets)}, {seeds} seed(s) planned"
 
 
 def claims_table(datasets: dict[str, dict[str, Any]]) -> list[dict[str, str]]:
@@ -315,7 +316,7 @@ def write_report(store: Store, out_dir: str | Path) -> dict[str, Any]:
 
 
 def _caption(f: dict) -> str:
-    text = f"{f['settings']} — {f['done']} of {f['runs']} runs done"
+    text = f["settings"]
     if f["failed"]:
         text += f", {f['failed']} failed"
     return text
