@@ -173,9 +173,10 @@ def _collect_complexity(done: list[dict]) -> dict[str, Any]:
             references.append({"label": f"{variant_name(s)} ({s['algorithm'].upper()}, "
                                         f"{_averaging(s)} averaging)",
                                "exploitability": r["exploitability"], "value": r["value"]})
-    for (name, share, leaves), rs in sorted(groups.items(),
-                                            key=lambda kv: (kv[0][0], kv[0][1] or 0,
-                                                            kv[0][2] or 0)):
+    order = ["BF", "BF_BS", "BF+", "BF+_BS", "RP", "RP_BS", "RP+", "RP+_BS"]
+    for (name, share, leaves), rs in sorted(groups.items(), key=lambda kv: (
+            order.index(kv[0][0]) if kv[0][0] in order else len(order), kv[0][0],
+            kv[0][1] or 0, kv[0][2] or 0)):
         row = series.setdefault(name, {"requested": [], "used": [], "exploitability": [],
                                        "ci95": [], "seeds": []})
         mean, half = mean_ci([r["exploitability"] for r in rs])
@@ -295,6 +296,8 @@ def _plot_complexity(axes, data) -> None:
             ax.scatter([100 * x for x in row["used"]], _positive(y) if log else y,
                        color=color, marker="x", s=18, zorder=3)
             _band(ax, req, row["exploitability"], row["ci95"], color, f)
+        if data["series"]:
+            ax.scatter([], [], marker="x", color="0.3", label="leaves actually used")
         for k, a in enumerate(data["abstractions"]):
             y = f * a["exploitability"]
             ax.scatter([100 * (a["complexity_share"] or 0)], [max(y, 1e-12) if log else y],
@@ -306,7 +309,7 @@ def _plot_complexity(axes, data) -> None:
                        linestyle=(":", "-.")[k % 2], label=ref["label"])
         if log:
             ax.set_yscale("log")
-        ax.set_xlabel("complexity (% of the game's sequences; x: leaves used)")
+        ax.set_xlabel("complexity (% of the game's sequences)")
         ax.set_ylabel(data["unit"])
         ax.set_title(f"{'log' if log else 'linear'} scale")
     axes[0].figure.suptitle(f"RCFR on {data['game']} ({data['name']})")
