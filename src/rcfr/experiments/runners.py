@@ -77,8 +77,8 @@ def _local_task(spec_json: str, directory: str, checkpoint_every: float) -> dict
         _BUSY.clear()
 
 
-def _failed(spec: RunSpec, message: str) -> dict[str, Any]:
-    return {"hash": spec.hash, "status": "failed", "error": message, "points": []}
+def _failed(spec: RunSpec, message: str, status: str = "failed") -> dict[str, Any]:
+    return {"hash": spec.hash, "status": status, "error": message, "points": []}
 
 
 def run_local(specs: Iterable[RunSpec], directory: Path, *, workers: int,
@@ -116,7 +116,9 @@ def _drain(pool: ProcessPoolExecutor, pending: list[RunSpec], workers: int, dire
                 result = future.result()
             except BrokenProcessPool:
                 broken = True
-                result = _failed(spec, "the worker process died (killed or out of memory)")
+                # a re-run resumes it from its last checkpoint
+                result = _failed(spec, "a worker process died (killed or out of memory)",
+                                 "interrupted")
             on_result(result)
             if pending and not broken:
                 submit()
