@@ -135,23 +135,6 @@ def test_sweep_fills_the_store_and_a_rerun_runs_nothing(tmp_path):
             np.testing.assert_array_equal(saved.probs, direct.policy.probs)
 
 
-def test_a_failing_cell_is_recorded_and_the_others_finish(tmp_path, capsys):
-    spec = write(tmp_path, SMALL.replace('[grid]', '[grid]\ngame = ["kuhn", "no_such_game"]')
-                 .replace("seeds = [0, 1]", "seeds = [0]")
-                 .replace('["cfr", "cfr+", "rcfr+"]', '["cfr"]'))
-    db = tmp_path / "r.db"
-    code, out, err = run(capsys, "sweep", spec, "--db", db, "--json")
-    assert code == 0, err
-    info = json.loads(out)
-    assert (info["done"], info["failed"]) == (2, 2)
-    with Store(db) as store:
-        failed = store.runs(where={"status": "failed"})
-        assert len(failed) == 2 and all(r["spec"]["game"] == "no_such_game" for r in failed)
-        assert all("unknown game" in r["error"] and "\n" not in r["error"] for r in failed)
-    code, out, _ = run(capsys, "results", "--db", db, "--where", "status=failed", "--json")
-    assert code == 0 and len(json.loads(out)) == 2
-
-
 KILL_SPEC = """
 name = "kill"
 [base]
@@ -253,22 +236,30 @@ def test_ray_backend_gives_the_same_rows_as_local(tmp_path):
 
 
 # -- commands ---------------------------------------------------------------------------------
-def test_results_and_solve_spec_commands(capsys, tmp_path):
-    spec = write(tmp_path, SMALL.replace("seeds = [0, 1]", "seeds = [0]").replace(
-        '["cfr", "cfr+", "rcfr+"]', '["cfr+"]'))
+def test_a_failing_cell_then_results_and_solve_spec(capsys, tmp_path):
+    spec = write(tmp_path, SMALL.replace('[grid]', '[grid]\ngame = ["kuhn", "no_such_game"]')
+                 .replace("seeds = [0, 1]", "seeds = [0]")
+                 .replace('["cfr", "cfr+", "rcfr+"]', '["cfr+"]'))
     db = tmp_path / "r.db"
     code, out, err = run(capsys, "sweep", spec, "--db", db, "--dry-run", "--json")
-    assert code == 0 and json.loads(out)["to_run"] == 2 and not Path(str(db) + ".files").exists()
-    assert run(capsys, "sweep", spec, "--db", db)[0] == 0
-    rows = json.loads(run(capsys, "results", "--db", db, "--where", "alternating=false",
-                          "--json")[1])
+    assert code == 0 and json.loads(out)["to_run"] == 4 and not Path(str(db) + ".files").exists()
+    code, out, err = run(capsys, "sweep", spec, "--db", db, "--json")
+    assert code == 0, err
+    info = json.loads(out)
+    assert (info["done"], info["failed"]) == (2, 2)  # a failing cell does not stop the others
+    failed = json.loads(run(capsys, "results", "--db", db, "--where", "status=failed",
+                            "--json")[1])
+    assert len(failed) == 2 and all(r["spec"]["game"] == "no_such_game" for r in failed)
+    assert all("unknown game" in r["error"] and "\n" not in r["error"] for r in failed)
+    rows = json.loads(run(capsys, "results", "--db", db, "--where",
+                          "alternating=false,game=kuhn", "--json")[1])
     assert len(rows) == 1 and rows[0]["spec"]["alternating"] is False
     curve = json.loads(run(capsys, "results", "--db", db, "--points", rows[0]["hash"][:8],
                            "--json")[1])
     assert [p["iterations"] for p in curve["points"]] == [50, 100, 150, 200]
     csv_file = tmp_path / "runs.csv"
     assert run(capsys, "results", "--db", db, "--csv", csv_file)[0] == 0
-    assert len(csv_file.read_text().splitlines()) == 3
+    assert len(csv_file.read_text().splitlines()) == 5
     # one run from a TOML file gives the stored result
     one = write(tmp_path, 'game = "kuhn"\nalgorithm = "cfr+"\niterations = 200\n'
                 'eval_every = 50\nalternating = false\n', "run.toml")
