@@ -242,7 +242,7 @@ def test_a_failing_cell_then_results_and_solve_spec(capsys, tmp_path):
                  .replace('["cfr", "cfr+", "rcfr+"]', '["cfr+"]'))
     db = tmp_path / "r.db"
     code, out, err = run(capsys, "sweep", spec, "--db", db, "--dry-run", "--json")
-    assert code == 0 and json.loads(out)["to_run"] == 4 and not Path(str(db) + ".files").exists()
+    assert code == 0 and json.loads(out)["to_run"] == 4 and not db.exists()
     code, out, err = run(capsys, "sweep", spec, "--db", db, "--json")
     assert code == 0, err
     info = json.loads(out)

@@ -63,8 +63,8 @@ def execute_sweep(sweep: SweepSpec, db: Path, *, workers: int, backend: str,
     progress bar (runs done / failed / remaining, ETA); return a summary."""
     out, err = _console()
     _check_backend(backend, workers)
-    with Store(db) as store:
-        the_plan = plan(sweep, store)
+    with Store(db if db.exists() or not dry_run else ":memory:") as store:  # a dry run writes
+        the_plan = plan(sweep, store)                                      # nothing
         info: dict[str, Any] = {"sweep": sweep.name, "runs": len(sweep.runs),
                                 "complete": the_plan.complete, "to_run": len(the_plan.todo),
                                 "estimated_nodes": the_plan.nodes,
@@ -73,7 +73,7 @@ def execute_sweep(sweep: SweepSpec, db: Path, *, workers: int, backend: str,
         if dry_run:
             for spec in the_plan.todo:
                 if not as_json:
-                    out.print(f"  {spec.hash[:12]}  {spec.label()}")
+                    out.print(f"  {spec.hash[:12]}  {spec.label()}", soft_wrap=True)
             info["plan"] = [{"hash": s.hash, "spec": s.to_dict()} for s in the_plan.todo]
             return info
         bar = Progress(TextColumn(sweep.name, markup=False), BarColumn(), MofNCompleteColumn(),
