@@ -133,9 +133,9 @@ def _as_fastest(data: dict) -> tuple[str, str, str]:
     else:
         verdict = FAILS
     nodes = rows["AS"]["x"][-1]
-    seeds = rows["AS"]["seeds"]
+    seeds = ", ".join(f"{k} {r['seeds']}" for k, r in rows.items())
     return (f"at {nodes:.3g} nodes: " + ", ".join(parts), verdict,
-            f"mean ± 95% CI, {seeds} seeds; holds when the intervals separate, "
+            f"mean ± 95% CI (seeds: {seeds}); holds when the intervals separate, "
             "inconclusive when AS is lowest but they overlap")
 
 
