@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,torch]'
+	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,torch,ray]'
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -75,28 +75,6 @@ def test_bad_options(capsys, args, message):
     assert "Traceback" not in err
 
 
-def test_figure_command(capsys, tmp_path):
-    png, data = tmp_path / "c.png", tmp_path / "c.json"
-    info = run_json(capsys, "figure", "convergence", "--game", "kuhn", "-n", "300",
-                    "--algorithms", "cfr,cfr+", "-o", png, "--data", data)
-    assert info["out"] == str(png)
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    saved = json.loads(data.read_text())
-    assert saved["figure"] == "convergence" and saved["game"] == "kuhn"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json", "c.png"]
-
-
-@pytest.mark.parametrize("args, message", [
-    (["nope"], "unknown figure"),
-    (["mccfr_nodes", "--shares", "0.1"], "takes no --shares"),
-    (["rcfr_complexity", "--shares", "0.1,x"], "comma-separated"),
-    (["convergence", "--game", "kuhn", "-o", "/no/such/dir/x.png"], "does not exist"),
-])
-def test_figure_errors(capsys, args, message):
-    code, out, err = run(capsys, "figure", *args)
-    assert code == 2 and len(err.splitlines()) == 1 and message in err
-
-
 def test_current_strategy_output(capsys, tmp_path):
     avg, cur = tmp_path / "avg.npz", tmp_path / "cur.npz"
     info = run_json(capsys, "solve", "kuhn", "-a", "rcfr", "--regressor", "tabular", "-n", "50",

@@ -242,21 +242,22 @@ def _option_cases(tmp: Path) -> list[list]:
             cases.append(["play", "kuhn", tmp / "none.npz", opt, bad])
     for bad in ("foo", ""):
         cases.append(["figure", bad])
-    figure = ["figure", "mccfr_nodes", "-o", tmp / "f.png"]
+    figure = ["figure", "convergence_leduc", "--quick", "--db", tmp / "r.db", "-o",
+              tmp / "f.png"]
     for bad in ("0", "-1", "1e30", "nan", "inf", "x", "-inf"):
-        cases.append([*figure, "--budget", bad])
-    for bad in ("0", "-1", "x"):
-        cases.append([*figure, "--seeds", bad])
-    for bad in ("0", "99999999999999999999", "-5"):
-        cases.append(["figure", "convergence", "-o", tmp / "f.png", "-n", bad])
-    for bad in ("x", "0.1,,y", "1,2,a"):
-        cases.append(["figure", "rcfr_complexity", "-o", tmp / "f.png", "--shares", bad])
-    for bad in ("x", "2,b"):
-        cases.append(["figure", "frcfr_links", "-o", tmp / "f.png", "--partitions", bad])
-    cases.append(["figure", "convergence", "--budget", "10"])  # not an option of that figure
-    cases.append(["figure", "convergence", "-o", tmp / "f.png", "--data", tmp / "f.png"])
-    cases.append(["figure", "convergence", "-o", "/sys/f.png"])
-    cases.append(["figure", "convergence", "-o", tmp / "f.png", "--data", "/sys/f.json"])
+        cases.append([*figure, "--share", bad])
+    for bad in ("0", "-1", "x", "99999999999999999999"):
+        cases.append([*figure, "--workers", bad])
+    for bad in ("0", "-1", "nan", "inf", "x"):
+        cases.append([*figure, "--checkpoint-every", bad])
+    for bad in ("slurm", ""):
+        cases.append([*figure, "--backend", bad])
+    cases.append(["figure", "thesis_4_1", "--share", "0.5"])  # not a convergence figure
+    cases.append([*figure, "--data", tmp / "f.png"])
+    cases.append([*figure[:-1], "/sys/f.png"])
+    cases.append([*figure, "--data", "/sys/f.json"])
+    cases.append([*figure[:3], "--db", "/sys/r.db"])
+    cases.append([*figure[:3], "--spec", tmp / "none.toml"])
     for bad in (tmp / "missing" / "x.npz", "/sys/x.npz", tmp):
         cases.append(["lp", "kuhn", "--out", bad])
     cases += [["--game-module", m, "games"] for m in ("no_such_module_x", "", "a..b", "os.x",

@@ -302,8 +302,8 @@ def test_unwritable_output_is_refused_before_solving(capsys, monkeypatch, tmp_pa
 def test_figure_writes_nothing_when_its_data_file_cannot_be_written(capsys, tmp_path,
                                                                    monkeypatch):
     monkeypatch.chdir(tmp_path)
-    line = one_line_error(*run(capsys, "figure", "convergence", "-n", 10, "-o", "f.png",
-                               "--data", "/sys/f.json")[::2])
+    line = one_line_error(*run(capsys, "figure", "convergence_leduc", "--quick", "--db", "r.db",
+                               "-o", "f.png", "--data", "/sys/f.json")[::2])
     assert "/sys/f.json" in line
     assert list(tmp_path.iterdir()) == []
 
@@ -332,9 +332,10 @@ def test_checkpoint_every_needs_a_checkpoint_and_a_positive_number(capsys, tmp_p
     ("solve", "kuhn", "-a", "as", "--seed", "-1", "-n", "5"),
     ("solve", "kuhn", "-a", "os", "--seed", "-1", "-n", "5"),
     ("solve", "kuhn", "--eval-every", "-3"),
-    ("figure", "mccfr_nodes", "--budget", "1e30"),
-    ("figure", "mccfr_nodes", "--budget", "nan"),
-    ("figure", "convergence", "-n", "99999999999999999999"),
+    ("figure", "convergence_leduc", "--quick", "--share", "nan"),
+    ("figure", "convergence_leduc", "--quick", "--share", "1e30"),
+    ("figure", "thesis_4_1", "--quick", "--workers", "0"),
+    ("figure", "thesis_4_1", "--quick", "--checkpoint-every", "0"),
 ])
 def test_out_of_range_values_give_one_line(capsys, tmp_path, monkeypatch, args):
     monkeypatch.chdir(tmp_path)
@@ -401,7 +402,7 @@ def test_help_texts(capsys):
     assert "rm (= poly:2" in text
     assert main(["figure", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    assert "mccfr_nodes 3000000" in text and "convergence 10000" in text
+    assert "thesis_4_1" in text and "[default: results.db]" in text
     assert main(["--help"]) == 0
     text = capsys.readouterr().out
     assert "--version" in text and "--game-module" in text

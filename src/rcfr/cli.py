@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import inspect
 import json
 import os
 import signal
@@ -26,7 +25,7 @@ from rich.table import Table
 from .budget import set_memory_limit
 from .errors import RcfrError
 from .evaluate import evaluate as evaluate_policy
-from .fileio import check_outputs, write_json
+from .fileio import check_outputs
 from .games.registry import STANDARD_GAMES, load_game, registered_games
 from .lp import solve_lp
 from .policy import TabularPolicy
@@ -207,7 +206,8 @@ def games(
 
 @app.command()
 def solve(
-    game: Annotated[str, typer.Argument(help="Game string, e.g. 'leduc(canonical=true)'.")],
+    game: Annotated[str | None, typer.Argument(
+        help="Game string, e.g. 'leduc(canonical=true)'.")] = None,
     algorithm: Annotated[str, typer.Option(
         "--algorithm", "-a",
         help=f"One of: {', '.join(ALL_ALGORITHMS)} (cfr ... pdcfr+: tabular, one per update "
@@ -302,10 +302,16 @@ def solve(
              "histories); the game, algorithm, --link, --averaging, --simultaneous and the "
              "regressor options must match the run that wrote it.")] = None,
     max_memory: MaxMemoryOpt = None,
+    spec: Annotated[Path | None, typer.Option(
+        help="Run the RunSpec in this TOML file (its fields replace the options).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Run a solver and write its average strategy.  Ctrl-C or SIGTERM stops after the current
     iteration, writes the checkpoint and strategies asked for, and exits 130 or 143."""
+    if spec is not None or game is None:
+        from .experiments.commands import solve_spec
+
+        return solve_spec(spec, game, out_file, as_json)
     _count("--iterations", iterations)
     _count("--nodes", nodes)
     _count("--eval-every", eval_every, low=0)
@@ -384,6 +390,13 @@ def solve(
                  "checkpoint": str(checkpoint) if checkpoint else None})
     if out_abstract is not None:
         info["out_abstract"] = str(out_abstract)
+
+    from .experiments.commands import run_hash  # the run's identity, as a sweep would store it
+
+    info["run"] = run_hash(game=game, algorithm=algorithm, iterations=iterations, nodes=nodes,
+                           seed=seed, alternating=not simultaneous, averaging=averaging,
+                           link=link, eval_every=eval_every, eval_nodes=eval_nodes,
+                           **rcfr_options)
     if as_json:
         _emit(info)
     else:
@@ -509,102 +522,9 @@ def play(
               + (f", {total / played:+.3f} per hand" if played else ""))
 
 
-def _figure_defaults(param: str) -> str:
-    """``"default: fig_a 1000, fig_b 3000000"``: the figures' own defaults for ``param``."""
-    from .figures import FIGURES
+from .experiments.commands import register as _register_experiments  # noqa: E402
 
-    shown = []
-    for fig, (_, function) in FIGURES.items():
-        p = inspect.signature(function).parameters.get(param)
-        if p is not None and p.default is not inspect.Parameter.empty:
-            value = p.default
-            if isinstance(value, (list, tuple)):
-                value = ",".join(str(v) for v in value)
-            elif isinstance(value, float) and value.is_integer():
-                value = f"{value:g}"
-            shown.append(f"{fig} {value}")
-    return "default: " + ", ".join(shown) if shown else "each figure has a default"
-
-
-def _csv(text: str | None, cast) -> list | None:
-    if text is None:
-        return None
-    try:
-        return [cast(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise RcfrError(f"cannot read the list {text!r}: comma-separated values expected") from None
-
-
-@app.command()
-def figure(
-    name: Annotated[str, typer.Argument(help="rcfr_complexity, mccfr_nodes, frcfr_links or "
-                                             "convergence.")],
-    out_file: Annotated[Path | None, typer.Option("--out", "-o",
-                                                  help="PNG to write (default NAME.png).")] = None,
-    data_file: Annotated[Path | None, typer.Option("--data", help="Also write the figure's "
-                                                                  "data here (JSON).")] = None,
-    game: Annotated[str | None, typer.Option(
-        help=f"The game ({_figure_defaults('game')}).")] = None,
-    iterations: Annotated[int | None, typer.Option(
-        "--iterations", "-n", help=f"Iterations per run ({_figure_defaults('iterations')}).")
-    ] = None,
-    budget: Annotated[float | None, typer.Option(
-        help=f"mccfr_nodes: largest node budget ({_figure_defaults('budget')}).")] = None,
-    seeds: Annotated[int | None, typer.Option(
-        help=f"Runs per point, mean and 95% band ({_figure_defaults('seeds')}).")] = None,
-    shares: Annotated[str | None, typer.Option(
-        help="rcfr_complexity: leaves as shares of the sequences, e.g. 0.1,0.3,0.5.")] = None,
-    partitions: Annotated[str | None, typer.Option(
-        help="frcfr_links: numbers of hashing partitions, e.g. 2,4,8,16.")] = None,
-    algorithms: Annotated[str | None, typer.Option(
-        help=f"convergence: e.g. cfr,cfr+,rcfr+ ({_figure_defaults('algorithms')}).")] = None,
-    max_memory: MaxMemoryOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Compute one of the papers' figures and plot it: RCFR exploitability vs complexity
-    (Morrill 2016, figs 4.1/4.3), MCCFR vs nodes visited (Gibson et al. 2012), f-RCFR links vs
-    hashing partitions (D'Orazio et al. 2019), or convergence curves."""
-    from .figures import FIGURES, plot
-
-    if name not in FIGURES:
-        raise RcfrError(f"unknown figure {name!r}; use one of {', '.join(FIGURES)}")
-    out_file = out_file if out_file is not None else Path(f"{name}.png")
-    check_outputs({"--out": out_file, "--data": data_file})
-    _count("--iterations", iterations)
-    _count("--seeds", seeds)
-    if budget is not None and not 1 <= budget <= MAX_COUNT:
-        raise RcfrError(f"--budget must be a number of nodes from 1 to {MAX_COUNT:.3g}, "
-                        f"got {budget:g}")
-    _, function = FIGURES[name]
-    given = {"game": game, "iterations": iterations, "budget": budget, "seeds": seeds,
-             "shares": _csv(shares, float), "partitions": _csv(partitions, int),
-             "algorithms": _csv(algorithms, str)}
-    given = {k: v for k, v in given.items() if v is not None}
-    accepted = inspect.signature(function).parameters
-    for key in given:
-        if key not in accepted:
-            raise RcfrError(f"figure {name} takes no --{key}")
-    progress = Progress(TextColumn(name, markup=False), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.fields[label]}", markup=False), TimeElapsedColumn(),
-                        console=err, transient=True, disable=not err.is_terminal)
-    with progress:
-        task = progress.add_task(name, total=None, label="")
-
-        def tick(done: int, total: int, label: str) -> None:
-            progress.update(task, completed=done, total=total, label=label)
-
-        data = function(**given, progress=tick)
-    if data_file is not None:
-        json.dumps(data, allow_nan=False)  # fails before the PNG is written, not after
-    plot(data, out_file)
-    if data_file is not None:
-        write_json(data_file, data)
-    if as_json:
-        _emit({"figure": name, "out": str(out_file),
-               "data": str(data_file) if data_file else None, "seconds": data["seconds"]})
-        return
-    out.print(f"{name} on {data['game']}: {data['seconds']:.1f} s -> {out_file}"
-              + (f" (data: {data_file})" if data_file else ""))
+_register_experiments(app)  # sweep, results, report, figure
 
 
 def _interrupted(exc: BaseException | None) -> bool:

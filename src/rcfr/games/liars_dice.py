@@ -14,6 +14,7 @@ histories.
 
 from __future__ import annotations
 
+import math
 from itertools import combinations_with_replacement
 from math import factorial
 
@@ -22,6 +23,8 @@ import numpy as np
 from ..errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
 from .public import COUNT_RULE, PublicState, PublicStructure
+
+HUGE_BIDS = 1000  # beyond 2**HUGE_BIDS bid sequences, sizes are reported as infinite
 
 
 class LiarsDiceState(State):
@@ -125,14 +128,18 @@ class LiarsDice(Game):
     def num_distinct_actions(self) -> int:
         return self.bluff_action + 1
 
-    def num_histories(self) -> int:
+    def num_histories(self) -> int | float:
         """Histories of the history form: the rolls, then every bid sequence (with or without
-        a call) under each ordered roll."""
+        a call) under each ordered roll (``inf`` beyond ``2**HUGE_BIDS``)."""
+        if self.bluff_action > HUGE_BIDS:  # the exact count would take forever to compute
+            return math.inf
         rolls = sum(self.faces**k for k in range(self.total_dice))
         return rolls + self.faces**self.total_dice * (2 ** (self.bluff_action + 1) - 1)
 
-    def num_public_nodes(self) -> int:
+    def num_public_nodes(self) -> int | float:
         """Public nodes: every bid sequence, with or without a call (the root has none)."""
+        if self.bluff_action > HUGE_BIDS:
+            return math.inf
         return 2 ** (self.bluff_action + 1) - 1
 
     def public_structure(self) -> PublicStructure:

@@ -1,0 +1,333 @@
+"""The ``sweep``, ``results``, ``report`` and ``figure`` commands (registered on rcfr's CLI)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from ..errors import RcfrError
+from ..fileio import check_outputs, check_writable, write_atomic, write_json
+from .runners import BACKENDS
+from .spec import RunSpec, SweepSpec, load_sweep
+from .store import RUN_COLUMNS, Store, parse_where
+from .sweep import plan, run_sweep
+
+DbOpt = Annotated[Path, typer.Option("--db", help="The results database (SQLite).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object for scripts.")]
+WorkersOpt = Annotated[int, typer.Option("--workers", "-w", help="Runs at a time.")]
+BackendOpt = Annotated[str, typer.Option(help=f"{' or '.join(BACKENDS)} (Ray: pip install "
+                                              "'rcfr[ray]').")]
+RayOpt = Annotated[str | None, typer.Option(
+    "--ray-address", help="Join this Ray cluster ('auto': the one this machine is in); "
+                          "without it a local Ray instance is started.")]
+CkptOpt = Annotated[float, typer.Option("--checkpoint-every",
+                                        help="Seconds between a run's checkpoints.")]
+
+
+def _console():
+    from ..cli import err, out
+
+    return out, err
+
+
+def _emit(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+
+
+MAX_WORKERS = 1024  # processes or Ray tasks at a time
+
+
+def _check_backend(backend: str, workers: int) -> None:
+    if backend not in BACKENDS:
+        raise RcfrError(f"--backend must be {' or '.join(BACKENDS)}, got {backend!r}")
+    if not 1 <= workers <= MAX_WORKERS:
+        raise RcfrError(f"--workers must be from 1 to {MAX_WORKERS}, got {workers}")
+
+
+def execute_sweep(sweep: SweepSpec, db: Path, *, workers: int, backend: str,
+                  ray_address: str | None, checkpoint_every: float, dry_run: bool = False,
+                  as_json: bool = False) -> dict[str, Any]:
+    """Plan ``sweep`` against the store at ``db``, print the plan, run what is missing with a
+    progress bar (runs done / failed / remaining, ETA); return a summary."""
+    out, err = _console()
+    _check_backend(backend, workers)
+    with Store(db if db.exists() or not dry_run else ":memory:") as store:  # a dry run writes
+        the_plan = plan(sweep, store)                                      # nothing
+        info: dict[str, Any] = {"sweep": sweep.name, "runs": len(sweep.runs),
+                                "complete": the_plan.complete, "to_run": len(the_plan.todo),
+                                "estimated_nodes": the_plan.nodes,
+                                "estimated_seconds": the_plan.seconds}
+        (err if as_json else out).print(the_plan.describe())
+        if dry_run:
+            for spec in the_plan.todo:
+                if not as_json:
+                    out.print(f"  {spec.hash[:12]}  {spec.label()}", soft_wrap=True)
+            info["plan"] = [{"hash": s.hash, "spec": s.to_dict()} for s in the_plan.todo]
+            return info
+        bar = Progress(TextColumn(sweep.name, markup=False), BarColumn(), MofNCompleteColumn(),
+                       TextColumn("done {task.fields[done]}, failed {task.fields[failed]}, "
+                                  "remaining {task.fields[remaining]}"),
+                       TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                       console=err, transient=True, disable=not err.is_terminal)
+        with bar:
+            task = bar.add_task(sweep.name, total=len(the_plan.todo), done=0, failed=0,
+                                remaining=len(the_plan.todo))
+
+            def tick(counts: dict[str, int], label: str) -> None:
+                bar.update(task, completed=counts["done"] + counts["failed"], **{
+                    k: counts[k] for k in ("done", "failed", "remaining")})
+
+            summary = run_sweep(the_plan, store, workers=workers, backend=backend,
+                                ray_address=ray_address, checkpoint_every=checkpoint_every,
+                                progress=tick)
+        info.update(summary.to_dict())
+        if not as_json:
+            out.print(f"ran {summary.ran} runs in {summary.seconds:.1f} s: {summary.done} done, "
+                      f"{summary.failed} failed, {summary.interrupted} interrupted")
+            for h, message in summary.errors.items():
+                out.print(f"  failed {h[:12]}: {message}", soft_wrap=True)
+        return info
+
+
+def register(app: typer.Typer) -> None:
+    """Add the experiment commands to ``app``."""
+
+    @app.command()
+    def sweep(
+        spec: Annotated[Path, typer.Argument(help="Sweep spec (TOML).")],
+        db: DbOpt = Path("results.db"),
+        workers: WorkersOpt = 1,
+        backend: BackendOpt = "local",
+        ray_address: RayOpt = None,
+        checkpoint_every: CkptOpt = 60.0,
+        dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan only.")] = False,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Run a sweep spec's runs that the store does not have yet (resuming interrupted
+        ones from their checkpoints)."""
+        sweep_spec = load_sweep(spec)
+        info = execute_sweep(sweep_spec, db, workers=workers, backend=backend,
+                             ray_address=ray_address, checkpoint_every=checkpoint_every,
+                             dry_run=dry_run, as_json=as_json)
+        if as_json:
+            _emit(info)
+
+    @app.command()
+    def results(
+        db: DbOpt = Path("results.db"),
+        where: Annotated[list[str] | None, typer.Option(
+            help="Filter, e.g. 'algorithm=rcfr+' or 'status=failed' (repeatable; "
+                 "comma-separated pairs).")] = None,
+        points: Annotated[str | None, typer.Option(
+            "--points", help="Print the curve of the run with this hash (or prefix).")] = None,
+        csv_file: Annotated[Path | None, typer.Option("--csv", help="Write the rows "
+                                                                    "here (CSV).")] = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """List stored runs and their final figures, or one run's curve."""
+        out, _ = _console()
+        check_writable(csv_file)
+        with Store(db, create=False) as store:
+            if points is not None:
+                run_hash = store.find(points)
+                rows = store.points(run_hash)
+                if as_json:
+                    _emit({"hash": run_hash, "points": rows})
+                    return
+                if csv_file is not None:
+                    _write_csv(csv_file, rows, ["iterations", "nodes", "seconds",
+                                                "exploitability", "value"])
+                    return
+                table = Table("iterations", "nodes", "seconds", "exploitability", "value")
+                for p in rows:
+                    table.add_row(f"{p['iterations']:,}", f"{p['nodes'] or 0:,}",
+                                  f"{p['seconds'] or 0:.2f}", f"{p['exploitability']:.6g}",
+                                  "" if p["value"] is None else f"{p['value']:+.6f}")
+                out.print(table)
+                return
+            rows = store.runs(where=parse_where(where or []))
+        if as_json:
+            _emit(rows)
+            return
+        if csv_file is not None:
+            flat = [{**{k: r[k] for k in RUN_COLUMNS if k != "spec"},
+                     "spec": json.dumps(r["spec"], sort_keys=True)} for r in rows]
+            _write_csv(csv_file, flat, [k for k in RUN_COLUMNS])
+            out.print(f"{len(rows)} runs -> {csv_file}")
+            return
+        table = Table("hash", "run", "status", "iterations", "seconds", "exploitability",
+                      "complexity")
+        for r in rows:
+            spec = RunSpec.from_dict(r["spec"])
+            table.add_row(r["hash"][:12], spec.label(), r["status"],
+                          "" if r["iterations"] is None else f"{r['iterations']:,}",
+                          "" if r["seconds"] is None else f"{r['seconds']:.2f}",
+                          "" if r["exploitability"] is None else f"{r['exploitability']:.6g}",
+                          "" if r["complexity"] is None else f"{r['complexity']:,}")
+        out.print(table)
+        failed = [r for r in rows if r["status"] == "failed"]
+        for r in failed:
+            out.print(f"failed {r['hash'][:12]}: {r['error']}")
+
+    @app.command()
+    def report(
+        db: DbOpt = Path("results.db"),
+        out_dir: Annotated[Path, typer.Option("--out", "-o", help="Directory for "
+                                                                  "report.html and "
+                                                                  "report.md.")] = Path("report"),
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Write the reproduction report: every paper figure with data in the store, and the
+        table of the papers' claims with our numbers and verdicts."""
+        from .report import write_report
+
+        out, _ = _console()
+        with Store(db, create=False) as store:
+            info = write_report(store, out_dir)
+        if as_json:
+            _emit(info)
+            return
+        out.print(f"report: {info['html']} and {info['markdown']} ({len(info['figures'])} "
+                  f"figures, {len(info['claims'])} claims)")
+
+    @app.command()
+    def figure(
+        name: Annotated[str, typer.Argument(help="A figure spec under experiments/, e.g. "
+                                                 "thesis_4_1, gibson_bluff, dorazio_leduc.")],
+        db: DbOpt = Path("results.db"),
+        quick: Annotated[bool, typer.Option("--quick", help="The spec's quick twin (minutes "
+                                                            "on 2 cores).")] = False,
+        spec: Annotated[Path | None, typer.Option(help="Use this spec file instead.")] = None,
+        out_file: Annotated[Path | None, typer.Option("--out", "-o",
+                                                      help="PNG (default NAME.png).")] = None,
+        data_file: Annotated[Path | None, typer.Option("--data", help="Also write the plotted "
+                                                                      "data (JSON).")] = None,
+        share: Annotated[float | None, typer.Option(
+            help="convergence: the regressors' complexity share (replaces the spec's).")] = None,
+        no_run: Annotated[bool, typer.Option("--no-run", help="Plot what the store has; run "
+                                                              "nothing.")] = False,
+        workers: WorkersOpt = 1,
+        backend: BackendOpt = "local",
+        ray_address: RayOpt = None,
+        checkpoint_every: CkptOpt = 60.0,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Run a paper figure's missing runs into the store, then plot it from the store."""
+        from .figures import collect, figure_spec, plot
+
+        out, _ = _console()
+        sweep_spec = load_sweep(spec) if spec is not None else figure_spec(name, quick)
+        if sweep_spec.figure is None:
+            raise RcfrError(f"{sweep_spec.path}: figure: missing (the plot kind)")
+        if share is not None:
+            if sweep_spec.figure != "convergence":
+                raise RcfrError(f"--share applies to convergence figures, not "
+                                f"{sweep_spec.figure}")
+            sweep_spec = with_share(sweep_spec, share)
+        out_file = out_file if out_file is not None else Path(f"{sweep_spec.name}.png")
+        check_outputs({"--out": out_file, "--data": data_file, "--db": db})
+        _check_backend(backend, workers)
+        if not 0 < checkpoint_every < float("inf"):
+            raise RcfrError(f"--checkpoint-every must be a positive number of seconds, "
+                            f"got {checkpoint_every}")
+        info: dict[str, Any] = {}
+        if not no_run:
+            info = execute_sweep(sweep_spec, db, workers=workers, backend=backend,
+                                 ray_address=ray_address, checkpoint_every=checkpoint_every,
+                                 as_json=as_json)
+        with Store(db) as store:
+            data = collect(sweep_spec, store)
+        if data_file is not None:
+            json.dumps(data, allow_nan=False)  # fails before the PNG is written, not after
+        plot(data, out_file)
+        if data_file is not None:
+            write_json(data_file, data)
+        if as_json:
+            _emit({"figure": sweep_spec.name, "out": str(out_file),
+                   "data": str(data_file) if data_file else None, **info})
+            return
+        out.print(f"{sweep_spec.name}: {data['done']} of {data['runs']} runs plotted -> "
+                  f"{out_file}" + (f" (data: {data_file})" if data_file else ""))
+
+
+def run_hash(**fields: Any) -> str | None:
+    """The hash of the RunSpec with these fields (``iterations`` is dropped when ``nodes`` is
+    the budget), or None when they make no valid RunSpec (e.g. a resumed run)."""
+    if fields.get("nodes") is not None:
+        fields["iterations"] = None
+    try:
+        return RunSpec(**{k: v for k, v in fields.items() if v is not None}).hash
+    except (RcfrError, TypeError):
+        return None
+
+
+def with_share(sweep: SweepSpec, share: float) -> SweepSpec:
+    """The sweep with every regressor run's ``share`` replaced by ``share``."""
+    runs = []
+    for r in sweep.runs:
+        if r.regressor is not None:
+            r = r.replace(share=float(share), leaves=None)
+        runs.append(r)
+    unique = tuple({r.hash: r for r in runs}.values())
+    return SweepSpec(f"{sweep.name}_share{share:g}", unique, sweep.figure, sweep.description,
+                     sweep.path)
+
+
+def _write_csv(path: Path, rows: list[dict], columns: list[str]) -> None:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    data = buffer.getvalue().encode()
+    write_atomic(path, lambda handle: handle.write(data))
+
+
+def solve_spec(spec_path: Path | None, game: str | None, out_file: Path | None,
+               as_json: bool) -> None:
+    """``rcfr solve --spec run.toml``: run one RunSpec in this process (no store)."""
+    import tempfile
+
+    from .execute import execute
+    from .spec import load_run_spec
+
+    if spec_path is None:
+        raise RcfrError("give a game string or --spec FILE")
+    if game is not None:
+        raise RcfrError("give a game string or --spec FILE, not both")
+    run = load_run_spec(spec_path)
+    check_writable(out_file)
+    with tempfile.TemporaryDirectory() as tmp:
+        result = execute(run, tmp)
+    if result["status"] != "done":
+        raise RcfrError(result.get("error") or f"the run ended {result['status']}")
+    strategy = result.pop("strategy")
+    if out_file is not None:
+        write_atomic(out_file, lambda handle: handle.write(strategy))
+    info = {"hash": run.hash, "spec": run.to_dict(), "out": str(out_file) if out_file else None,
+            **{k: result.get(k) for k in ("iterations", "nodes", "seconds", "value",
+                                          "exploitability", "complexity", "complexity_share",
+                                          "points")}}
+    if as_json:
+        _emit(info)
+        return
+    out, _ = _console()
+    out.print(f"{run.label()} (run {run.hash[:12]}): {result['seconds']:.2f} s")
+    out.print(f"  value to player 0   {result['value']:+.6f}")
+    out.print(f"  exploitability      {result['exploitability']:.6g}")
+    if out_file is not None:
+        out.print(f"  average strategy -> {out_file}")

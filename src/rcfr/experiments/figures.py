@@ -1,0 +1,387 @@
+"""The papers' figures, drawn from the results store.
+
+A figure is a sweep spec under ``experiments/`` (its ``figure`` key names the plot kind) plus
+a plot: :func:`collect` turns the spec's stored runs into plain JSON data, :func:`plot` draws
+that data into a PNG.  Means over seeds carry a Student-t 95% interval ("mean ± 95% CI, n
+seeds"); every baseline says its averaging; poker games are in mbb/g, goofspiel in
+milli-utils.  Runs that failed (e.g. an abstraction not available yet) are counted and named
+in the data, not plotted.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import statistics
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from ..errors import RcfrError
+from ..fileio import check_writable, write_atomic
+from .spec import SweepSpec, load_sweep
+from .store import Store
+
+KINDS = ("rcfr_complexity", "mccfr_nodes", "frcfr_links", "convergence")
+SPEC_DIR = Path(__file__).resolve().parents[3] / "experiments"  # in a checkout
+
+DESCRIPTIONS = {
+    "rcfr_complexity": "exploitability vs regressor complexity: RCFR variants, abstractions, "
+                       "FULL+ (Morrill 2016, figs 4.1/4.3)",
+    "mccfr_nodes": "exploitability vs nodes visited for CS, ES, OS, AS (Gibson et al. 2012, "
+                   "figs 2a/3a)",
+    "frcfr_links": "exploitability vs hashing partitions for f-RCFR's links (D'Orazio et al. "
+                   "2019, fig 2 right)",
+    "convergence": "exploitability vs iterations (Morrill 2016, figs 4.2/4.4)",
+}
+
+
+# -- specs -------------------------------------------------------------------------------------
+def spec_dir() -> Path:
+    return Path(os.environ.get("RCFR_EXPERIMENTS", SPEC_DIR))
+
+
+def figure_names() -> list[str]:
+    """The figure specs under ``experiments/`` (without the ``_quick`` twins)."""
+    directory = spec_dir()
+    if not directory.is_dir():
+        return []
+    return sorted({p.stem.removesuffix("_quick") for p in directory.glob("*.toml")})
+
+
+def figure_spec(name: str, quick: bool = False) -> SweepSpec:
+    path = spec_dir() / f"{name}{'_quick' if quick else ''}.toml"
+    if not path.is_file():
+        known = ", ".join(figure_names()) or f"none in {spec_dir()}"
+        raise RcfrError(f"unknown figure {name!r} (no {path}); figures: {known}")
+    sweep = load_sweep(path)
+    if sweep.figure not in KINDS:
+        raise RcfrError(f"{path}: figure: expected one of {', '.join(KINDS)}, "
+                        f"got {sweep.figure!r}")
+    return sweep
+
+
+# -- statistics and units ------------------------------------------------------------------------
+def mean_ci(values: list[float]) -> tuple[float, float | None]:
+    """The mean and the half-width of its Student-t 95% interval (None for one value)."""
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, None
+    from scipy.stats import t
+
+    return mean, float(t.ppf(0.975, len(values) - 1) * statistics.stdev(values)
+                       / math.sqrt(len(values)))
+
+
+def unit_of(game: str) -> tuple[float, str]:
+    """Scale and axis label: mbb/g for poker, milli-utils for goofspiel, else game units."""
+    try:
+        from ..games.registry import load_game
+
+        loaded = load_game(game)
+    except Exception:
+        return 1.0, "exploitability"
+    if getattr(loaded, "big_blind", None):
+        return 1000.0 / float(loaded.big_blind), "exploitability (mbb/g)"
+    if "goofspiel" in str(loaded):
+        return 1000.0, "exploitability (milli-utils)"
+    return 1.0, "exploitability"
+
+
+def _ci_label(label: str, n: int) -> str:
+    return f"{label} (mean ± 95% CI, {n} seeds)" if n > 1 else label
+
+
+def _averaging(spec: dict) -> str:
+    if spec.get("averaging"):
+        return spec["averaging"]
+    if spec["algorithm"] in ("cfr+",):
+        return "linear"
+    return "uniform"
+
+
+# -- data ---------------------------------------------------------------------------------------
+def collect(sweep: SweepSpec, store: Store) -> dict[str, Any]:
+    """The figure's data from the store: plain JSON (numbers, strings, lists, dicts)."""
+    rows = store.runs(hashes=sweep.hashes())
+    done = [r for r in rows if r["status"] == "done"]
+    failed = [r for r in rows if r["status"] == "failed"]
+    game = sweep.runs[0].game if sweep.runs else ""
+    scale, unit = unit_of(game)
+    data: dict[str, Any] = {
+        "figure": sweep.figure, "name": sweep.name, "game": game, "scale": scale, "unit": unit,
+        "runs": len(sweep.runs), "done": len(done), "missing": len(sweep.runs) - len(rows),
+        "failed": [{"label": _describe(r["spec"]), "error": r["error"]} for r in failed],
+    }
+    kind = sweep.figure
+    if kind == "rcfr_complexity":
+        data.update(_collect_complexity(done))
+    elif kind == "mccfr_nodes":
+        data.update(_collect_curves(done, store, "nodes"))
+        data["uniform"] = _uniform_exploitability(game) if done else None
+    elif kind == "convergence":
+        data.update(_collect_curves(done, store, "iterations"))
+    elif kind == "frcfr_links":
+        data.update(_collect_links(done))
+    return data
+
+
+def _uniform_exploitability(game: str) -> float:
+    from ..evaluate import exploitability
+    from ..policy import TabularPolicy
+    from ..tree import compile_game
+
+    tree = compile_game(game)
+    return float(exploitability(tree, TabularPolicy.uniform(tree)))
+
+
+def _describe(spec: dict) -> str:
+    keys = ("algorithm", "abstraction", "regressor", "share", "link", "features", "seed")
+    return " ".join(f"{spec[k]}" if k == "algorithm" else f"{k}={spec[k]}"
+                    for k in keys if k in spec)
+
+
+def variant_name(spec: dict) -> str:
+    """The thesis's names: BF/RP for best-first/recursive trees, + for RCFR+, _BS for
+    bootstrapped targets; an abstraction's name; FULL+ for tabular CFR+."""
+    if spec.get("abstraction"):
+        return f"abstraction {spec['abstraction']}"
+    if spec.get("regressor") in ("best-first", "recursive"):
+        name = "BF" if spec["regressor"] == "best-first" else "RP"
+        if spec["algorithm"].endswith("+"):
+            name += "+"
+        return name + ("_BS" if spec.get("bootstrap") else "")
+    if spec["algorithm"] in ("cfr", "cfr+"):
+        return "FULL" + ("+" if spec["algorithm"] == "cfr+" else "")
+    return spec["algorithm"]
+
+
+def _collect_complexity(done: list[dict]) -> dict[str, Any]:
+    series: dict[str, dict] = {}
+    abstractions, references = [], []
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for r in done:
+        s = r["spec"]
+        if s.get("abstraction"):
+            abstractions.append({"label": s["abstraction"], "algorithm": s["algorithm"],
+                                 "complexity_share": r["complexity_share"],
+                                 "exploitability": r["exploitability"]})
+        elif s.get("regressor"):
+            groups[(variant_name(s), s.get("share"), s.get("leaves"))].append(r)
+        else:
+            references.append({"label": f"{variant_name(s)} ({s['algorithm'].upper()}, "
+                                        f"{_averaging(s)} averaging)",
+                               "exploitability": r["exploitability"], "value": r["value"]})
+    order = ["BF", "BF_BS", "BF+", "BF+_BS", "RP", "RP_BS", "RP+", "RP+_BS"]
+    for (name, share, leaves), rs in sorted(groups.items(), key=lambda kv: (
+            order.index(kv[0][0]) if kv[0][0] in order else len(order), kv[0][0],
+            kv[0][1] or 0, kv[0][2] or 0)):
+        row = series.setdefault(name, {"requested": [], "used": [], "exploitability": [],
+                                       "ci95": [], "seeds": []})
+        mean, half = mean_ci([r["exploitability"] for r in rs])
+        requested = share if share is not None else leaves / max(1, _sequences(rs[0]))
+        row["requested"].append(requested)
+        row["used"].append(statistics.fmean(r["complexity_share"] or 0.0 for r in rs))
+        row["exploitability"].append(mean)
+        row["ci95"].append(half)
+        row["seeds"].append(len(rs))
+    return {"series": series, "abstractions": abstractions, "references": references}
+
+
+def _sequences(row: dict) -> int:
+    if row.get("complexity") and row.get("complexity_share"):
+        return round(row["complexity"] / row["complexity_share"])
+    return 1
+
+
+def _collect_curves(done: list[dict], store: Store, axis: str) -> dict[str, Any]:
+    groups: dict[str, list[dict]] = defaultdict(list)
+    specs: dict[str, dict] = {}
+    for r in done:
+        s = r["spec"]
+        key = _curve_label(s)
+        groups[key].append(r)
+        specs[key] = s
+    series = {}
+    for key, rs in groups.items():
+        curves = [store.points(r["hash"]) for r in rs]
+        length = min(len(c) for c in curves)
+        if length == 0:
+            continue
+        xs, mean, half = [], [], []
+        for k in range(length):
+            m, h = mean_ci([c[k]["exploitability"] for c in curves])
+            xs.append(statistics.fmean(c[k][axis] for c in curves))
+            mean.append(m)
+            half.append(h)
+        series[key] = {"label": _ci_label(key, len(rs)), "x": xs, "exploitability": mean,
+                       "ci95": half, "seeds": len(rs),
+                       "runs": [[p["exploitability"] for p in c[:length]] for c in curves]}
+    return {"axis": axis, "series": series}
+
+
+def _curve_label(s: dict) -> str:
+    name = s["algorithm"].upper()
+    if s.get("rule"):
+        name += f" ({s['rule']})"
+    if s.get("share") is not None:
+        name += f" {s['share']:.0%} of the game"
+    if s.get("bootstrap"):
+        name += " bootstrap"
+    if s["algorithm"] in ("cfr", "cfr+", "rcfr", "rcfr+"):
+        name += f", {_averaging(s)} averaging"
+    return name
+
+
+def _partitions(spec: dict) -> int | None:
+    match = re.fullmatch(r"hashing:(\d+)", str(spec.get("features", "")))
+    return int(match.group(1)) if match else None
+
+
+def _collect_links(done: list[dict]) -> dict[str, Any]:
+    groups: dict[tuple[str, int], list[float]] = defaultdict(list)
+    references = []
+    for r in done:
+        s = r["spec"]
+        k = _partitions(s)
+        if s.get("regressor") == "ridge" and k is not None:
+            groups[(s.get("link") or "poly:2", k)].append(r["exploitability"])
+        elif s["algorithm"] in ("cfr", "cfr+"):
+            references.append({"label": f"tabular {s['algorithm'].upper()} "
+                                        f"({_averaging(s)} averaging)",
+                               "exploitability": r["exploitability"]})
+    series: dict[str, dict] = {}
+    for (link, k), values in sorted(groups.items()):
+        row = series.setdefault(link, {"partitions": [], "exploitability": [], "ci95": [],
+                                       "runs": []})
+        mean, half = mean_ci(values)
+        row["partitions"].append(k)
+        row["exploitability"].append(mean)
+        row["ci95"].append(half)
+        row["runs"].append(values)
+    seeds = max((len(v) for v in groups.values()), default=0)
+    for link, row in series.items():
+        row["label"] = _ci_label(link + (" (RCFR's regret matching)" if link == "poly:2" else ""),
+                                 seeds)
+    return {"series": series, "references": references}
+
+
+# -- plots --------------------------------------------------------------------------------------
+def _positive(values) -> list[float]:
+    return [max(v, 1e-12) for v in values]
+
+
+def _band(ax, xs, mean, half, color, f) -> None:
+    if any(h is not None for h in half):
+        low = [f * (m - (h or 0.0)) for m, h in zip(mean, half, strict=True)]
+        high = [f * (m + (h or 0.0)) for m, h in zip(mean, half, strict=True)]
+        ax.fill_between(xs, _positive(low), _positive(high), color=color, alpha=0.2,
+                        linewidth=0)
+
+
+def _plot_complexity(axes, data) -> None:
+    f = data["scale"]
+    styles = {"BF": ("C0", "o", "-"), "BF_BS": ("C0", "s", "--"), "BF+": ("C3", "o", "-"),
+              "BF+_BS": ("C3", "s", "--"), "RP": ("C2", "^", "-"), "RP+": ("C1", "^", "-"),
+              "RP_BS": ("C2", "v", "--"), "RP+_BS": ("C1", "v", "--")}
+    for ax, log in zip(axes, (False, True), strict=True):
+        for name, row in data["series"].items():
+            color, marker, line = styles.get(name, (None, "o", "-"))
+            req = [100 * x for x in row["requested"]]
+            y = [f * v for v in row["exploitability"]]
+            seeds = max(row["seeds"])
+            ax.plot(req, _positive(y) if log else y, color=color, marker=marker,
+                    linestyle=line, label=_ci_label(f"{name} (requested budget)", seeds))
+            ax.scatter([100 * x for x in row["used"]], _positive(y) if log else y,
+                       color=color, marker="x", s=18, zorder=3)
+            _band(ax, req, row["exploitability"], row["ci95"], color, f)
+        if data["series"]:
+            ax.scatter([], [], marker="x", color="0.3", label="leaves actually used")
+        for k, a in enumerate(data["abstractions"]):
+            y = f * a["exploitability"]
+            ax.scatter([100 * (a["complexity_share"] or 0)], [max(y, 1e-12) if log else y],
+                       marker="D", color=f"C{4 + k % 5}",
+                       label=f"abstraction {a['label']} ({a['algorithm'].upper()})")
+        for k, ref in enumerate(data["references"]):
+            y = f * ref["exploitability"]
+            ax.axhline(max(y, 1e-12) if log else y, color="k",
+                       linestyle=(":", "-.")[k % 2], label=ref["label"])
+        if log:
+            ax.set_yscale("log")
+        ax.set_xlabel("complexity (% of the game's sequences)")
+        ax.set_ylabel(data["unit"])
+        ax.set_title(f"{'log' if log else 'linear'} scale")
+    axes[0].figure.suptitle(f"RCFR on {data['game']} ({data['name']})")
+
+
+def _plot_curves(axes, data) -> None:
+    (ax,) = axes
+    f = data["scale"]
+    for k, (_, row) in enumerate(data["series"].items()):
+        color = f"C{k % 10}"
+        ax.plot(row["x"], _positive([f * v for v in row["exploitability"]]), marker="o",
+                markersize=3, color=color, label=row["label"])
+        _band(ax, row["x"], row["exploitability"], row["ci95"], color, f)
+    if data.get("uniform") is not None:
+        ax.axhline(f * data["uniform"], color="k", linestyle="--",
+                   label="uniform strategy (no averaging)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("nodes visited" if data["axis"] == "nodes" else "iterations")
+    ax.set_ylabel(data["unit"])
+    ax.set_title(f"{data['game']} ({data['name']})")
+
+
+def _plot_links(axes, data) -> None:
+    (ax,) = axes
+    f = data["scale"]
+    for k, (_, row) in enumerate(data["series"].items()):
+        color = f"C{k % 10}"
+        y = [f * v for v in row["exploitability"]]
+        err = [f * (h or 0.0) for h in row["ci95"]]
+        ax.errorbar(row["partitions"], _positive(y), yerr=err if any(err) else None,
+                    marker="o", capsize=3, color=color, label=row["label"])
+    for k, ref in enumerate(data["references"]):
+        ax.axhline(max(f * ref["exploitability"], 1e-12), color="k",
+                   linestyle=(":", "-.")[k % 2], label=ref["label"])
+    ax.set_yscale("log")
+    ax.set_xlabel("hashing partitions")
+    ax.set_ylabel(data["unit"])
+    ax.set_title(f"f-RCFR (ridge, tug-of-war hashing) on {data['game']} ({data['name']})")
+
+
+_PLOTTERS = {"rcfr_complexity": (_plot_complexity, 2), "mccfr_nodes": (_plot_curves, 1),
+             "convergence": (_plot_curves, 1), "frcfr_links": (_plot_links, 1)}
+
+
+def plot(data: dict[str, Any], path: str | os.PathLike) -> None:
+    """Draw :func:`collect`'s data into the PNG ``path`` (written atomically)."""
+    kind = data.get("figure") if isinstance(data, dict) else None
+    if kind not in _PLOTTERS:
+        raise RcfrError(f"not figure data: expected 'figure' one of {', '.join(_PLOTTERS)}")
+    target = check_writable(path)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    draw, panels = _PLOTTERS[kind]
+    fig = Figure(figsize=(7.5 * panels if panels > 1 else 7.5, 5.2), dpi=110)
+    FigureCanvasAgg(fig)
+    axes = [fig.add_subplot(1, panels, k + 1) for k in range(panels)]
+    try:
+        draw(axes, data)
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise RcfrError(f"malformed {kind} data: {type(exc).__name__} {exc}") from None
+    notes = []
+    if data.get("failed"):
+        notes.append(f"{len(data['failed'])} run(s) failed")
+    if data.get("missing"):
+        notes.append(f"{data['missing']} run(s) not run yet")
+    if notes:
+        fig.text(0.01, 0.01, "; ".join(notes), fontsize="small", color="0.4")
+    for ax in axes:
+        ax.grid(True, which="major", alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize="x-small")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    write_atomic(target, lambda handle: fig.savefig(handle, format="png"))

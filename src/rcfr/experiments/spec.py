@@ -1,0 +1,349 @@
+"""Run specs and sweep specs: what defines a run, and TOML grids of runs.
+
+A :class:`RunSpec` holds everything that defines one solver run; its canonical JSON (sorted
+keys, fields left at ``None`` omitted) is the run's identity and :attr:`RunSpec.hash` its key
+in the results store.  A sweep spec is a TOML file::
+
+    name = "thesis_4_1_quick"
+    figure = "rcfr_complexity"      # the plot that reads it (optional)
+    seeds = [0]                      # or a count: seeds = 5 -> 0..4
+    [base]                           # a RunSpec's fields
+    game = "leduc(canonical=true)"
+    iterations = 1000
+    [grid]                           # cartesian product
+    share = [0.1, 0.3, 0.5]
+    [zip]                            # lists of one length, taken together
+    algorithm = ["rcfr", "rcfr+"]
+    bootstrap = [false, true]
+    [[part]]                         # more grids on the same base (own base/grid/zip/seeds)
+    base = { algorithm = "cfr+", averaging = "uniform" }
+
+Every mistake is an :class:`~rcfr.errors.RcfrError` with one line naming the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import json
+import math
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from ..errors import RcfrError
+
+_INT, _FLOAT, _STR, _BOOL = "a whole number", "a number", "a string", "true or false"
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything that defines a run: the game, the algorithm and its options, the budget
+    (``iterations`` or ``nodes`` visited), the seed and the evaluation schedule (every
+    ``eval_every`` iterations / ``eval_nodes`` nodes; 0: only at the end).  ``share`` sets
+    the regressor's leaves as a share of the game's sequences (Morrill 2016, ch. 4)."""
+
+    game: str
+    algorithm: str = "cfr+"
+    iterations: int | None = None
+    nodes: int | None = None
+    seed: int = 0
+    alternating: bool = True
+    averaging: str | None = None
+    link: str | None = None
+    rule: str | None = None  # update rule (issue 10): cfr, cfr+, lcfr, dcfr:a,b,g, pcfr+
+    abstraction: str | None = None  # card/action abstraction (issue 12), e.g. "J.QK"
+    regressor: str | None = None
+    leaves: int | None = None
+    share: float | None = None
+    features: str | None = None
+    bootstrap: bool = False
+    threshold: float | None = None
+    criterion: str | None = None
+    alpha: float | None = None
+    epsilon: float | None = None
+    beta: float | None = None
+    tau: float | None = None
+    eval_every: int = 0
+    eval_nodes: int = 0
+    eval_log: int | None = None  # evaluation points a decade, log-spaced up to the budget
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None:
+                if f.name == "game":
+                    raise RcfrError("game: missing (a game string is required)")
+                continue
+            object.__setattr__(self, f.name, _coerce(f.name, value))
+        object.__setattr__(self, "algorithm", self.algorithm.strip().lower())
+        if (self.iterations is None) == (self.nodes is None):
+            raise RcfrError("iterations: give exactly one budget, iterations or nodes")
+        for key in ("iterations", "nodes"):
+            value = getattr(self, key)
+            if value is not None and value < 1:
+                raise RcfrError(f"{key}: the budget must be at least 1, got {value}")
+        for key in ("seed", "eval_every", "eval_nodes", "eval_log"):
+            if getattr(self, key) is not None and getattr(self, key) < 0:
+                raise RcfrError(f"{key}: must be >= 0, got {getattr(self, key)}")
+        if self.eval_log and (self.eval_every or self.eval_nodes):
+            raise RcfrError("eval_log: give eval_log or eval_every/eval_nodes, not both")
+        if self.leaves is not None and self.share is not None:
+            raise RcfrError("share: give leaves or share, not both")
+        if self.share is not None and not 0.0 < self.share <= 1.0:
+            raise RcfrError(f"share: must be in (0, 1], got {self.share}")
+
+    # -- identity --------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The fields that are set (``None`` omitted), in declaration order."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if getattr(self, f.name) is not None}
+
+    def canonical_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"),
+                          allow_nan=False)
+
+    @property
+    def hash(self) -> str:
+        """The run's identity: 20 hex digits of the SHA-256 of its canonical JSON."""
+        return hashlib.sha256(self.canonical_json().encode()).hexdigest()[:20]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], where: str = "") -> RunSpec:
+        known = {f.name for f in fields(cls)}
+        for key in data:
+            if key not in known:
+                raise RcfrError(f"{where}{key}: unknown key; a run takes "
+                                f"{', '.join(sorted(known))}")
+        try:
+            return cls(**data)
+        except RcfrError as exc:
+            raise RcfrError(f"{where}{exc}") from None
+
+    @classmethod
+    def from_json(cls, text: str) -> RunSpec:
+        return cls.from_dict(json.loads(text))
+
+    def replace(self, **changes: Any) -> RunSpec:
+        return dataclasses.replace(self, **changes)
+
+    def solver_options(self) -> dict[str, Any]:
+        """Keyword options for :func:`rcfr.solvers.run.make_solver` (only those set)."""
+        out: dict[str, Any] = {"alternating": self.alternating, "seed": self.seed}
+        for key in ("averaging", "link", "regressor", "leaves", "features", "threshold",
+                    "criterion", "alpha", "epsilon", "beta", "tau", "rule", "abstraction"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        if self.bootstrap:
+            out["bootstrap"] = True
+        return out
+
+    def label(self) -> str:
+        """A short human description (for progress lines and tables)."""
+        parts = [self.algorithm, self.game]
+        for key in ("rule", "abstraction", "regressor", "share", "leaves", "features", "link"):
+            value = getattr(self, key)
+            if value is not None:
+                parts.append(f"{key}={value}")
+        if self.bootstrap:
+            parts.append("bootstrap")
+        budget = f"{self.iterations:,} it" if self.iterations else f"{self.nodes:.3g} nodes"
+        return " ".join(parts) + f" {budget} seed {self.seed}"
+
+
+_TYPES = {"game": _STR, "algorithm": _STR, "iterations": _INT, "nodes": _INT, "seed": _INT,
+          "alternating": _BOOL, "averaging": _STR, "link": _STR, "rule": _STR,
+          "abstraction": _STR, "regressor": _STR, "leaves": _INT, "share": _FLOAT,
+          "features": _STR, "bootstrap": _BOOL, "threshold": _FLOAT, "criterion": _STR,
+          "alpha": _FLOAT, "epsilon": _FLOAT, "beta": _FLOAT, "tau": _FLOAT,
+          "eval_every": _INT, "eval_nodes": _INT, "eval_log": _INT}
+
+
+def _coerce(key: str, value: Any) -> Any:
+    """``value`` as the field's type (whole floats such as ``1e9`` become ints), or an error
+    naming ``key``."""
+    kind = _TYPES[key]
+    if kind == _BOOL:
+        if isinstance(value, bool):
+            return value
+    elif kind == _STR:
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    elif isinstance(value, bool):
+        pass
+    elif kind == _INT:
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            return int(value)
+    elif isinstance(value, int | float) and math.isfinite(value):
+        return float(value)
+    raise RcfrError(f"{key}: expected {kind}, got {value!r}")
+
+
+# -- sweep specs ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SweepSpec:
+    """A parsed sweep spec: its runs in expansion order (duplicates removed)."""
+
+    name: str
+    runs: tuple[RunSpec, ...]
+    figure: str | None = None
+    description: str = ""
+    path: str | None = None
+
+    def hashes(self) -> list[str]:
+        return [r.hash for r in self.runs]
+
+
+_TOP_KEYS = {"name", "figure", "description", "seeds", "base", "grid", "zip", "part"}
+_PART_KEYS = {"base", "grid", "zip", "seeds", "name"}
+
+
+def _table(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise RcfrError(f"{where}: expected a table, got {value!r}")
+    return value
+
+
+def _seeds(value: Any, where: str) -> list[int]:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 1:
+            raise RcfrError(f"{where}: the number of seeds must be at least 1, got {value}")
+        return list(range(value))
+    if isinstance(value, list) and value and all(
+            isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in value):
+        return list(dict.fromkeys(value))
+    raise RcfrError(f"{where}: expected a count >= 1 or a non-empty list of whole numbers >= 0, "
+                    f"got {value!r}")
+
+
+def _axes(table: Any, where: str, same_length: bool) -> list[tuple[str, list]]:
+    table = _table(table, where)
+    if not table:
+        raise RcfrError(f"{where}: empty (give at least one key with a list of values)")
+    known = set(_TYPES)
+    axes = []
+    for key, values in table.items():
+        if key not in known:
+            raise RcfrError(f"{where}.{key}: unknown key; a run takes {', '.join(sorted(known))}")
+        if not isinstance(values, list) or not values:
+            raise RcfrError(f"{where}.{key}: expected a non-empty list, got {values!r}")
+        axes.append((key, [_check(key, v, where) for v in values]))
+    if same_length and len({len(v) for _, v in axes}) > 1:
+        sizes = ", ".join(f"{k}: {len(v)}" for k, v in axes)
+        raise RcfrError(f"{where}: the lists must have one length ({sizes})")
+    return axes
+
+
+def _check(key: str, value: Any, where: str) -> Any:
+    try:
+        return _coerce(key, value)
+    except RcfrError as exc:
+        raise RcfrError(f"{where}.{exc}") from None
+
+
+def _expand(base: dict, grid: Any, zipped: Any, seeds: list[int], where: str) -> list[RunSpec]:
+    grid_axes = _axes(grid, f"{where}grid", False) if grid is not None else []
+    zip_axes = _axes(zipped, f"{where}zip", True) if zipped is not None else []
+    keys = [k for k, _ in grid_axes] + [k for k, _ in zip_axes]
+    for key in keys:
+        if keys.count(key) > 1:
+            raise RcfrError(f"{where}zip.{key}: given in both grid and zip")
+    if "seed" in keys:
+        raise RcfrError(f"{where}grid.seed: use the top-level seeds list")
+    zip_rows = list(zip(*[v for _, v in zip_axes], strict=True)) if zip_axes else [()]
+    runs = []
+    for combo in itertools.product(*[v for _, v in grid_axes]):
+        for row in zip_rows:
+            values = dict(base)
+            values.update(zip([k for k, _ in grid_axes], combo, strict=True))
+            values.update(zip([k for k, _ in zip_axes], row, strict=True))
+            for seed in seeds:
+                values["seed"] = seed
+                runs.append(RunSpec.from_dict(values, where=where))
+    return runs
+
+
+def parse_sweep(data: dict[str, Any], name: str = "sweep", path: str | None = None) -> SweepSpec:
+    """Expand a sweep spec read from TOML (see the module docstring)."""
+    for key in data:
+        if key not in _TOP_KEYS:
+            raise RcfrError(f"{key}: unknown key; a sweep spec takes "
+                            f"{', '.join(sorted(_TOP_KEYS))}")
+    for key in ("name", "figure", "description"):
+        if key in data and not isinstance(data[key], str):
+            raise RcfrError(f"{key}: expected a string, got {data[key]!r}")
+    base = _table(data.get("base", {}), "base")
+    for key in base:
+        if key not in _TYPES:
+            raise RcfrError(f"base.{key}: unknown key; a run takes {', '.join(sorted(_TYPES))}")
+        _check(key, base[key], "base")
+    seeds = _seeds(data.get("seeds", [0]), "seeds")
+    parts = data.get("part", [])
+    if not isinstance(parts, list):
+        raise RcfrError("part: expected an array of tables ([[part]])")
+    if "grid" not in data and "zip" not in data and not parts:
+        raise RcfrError("grid: missing (a sweep needs a [grid], a [zip] or [[part]] tables)")
+    runs: list[RunSpec] = []
+    if "grid" in data or "zip" in data or not parts:
+        runs += _expand(base, data.get("grid"), data.get("zip"), seeds, "")
+    for k, part in enumerate(parts):
+        where = f"part[{k}]."
+        part = _table(part, f"part[{k}]")
+        for key in part:
+            if key not in _PART_KEYS:
+                raise RcfrError(f"{where}{key}: unknown key; a part takes "
+                                f"{', '.join(sorted(_PART_KEYS))}")
+        over = _table(part.get("base", {}), f"{where}base")
+        for key in over:
+            if key not in _TYPES:
+                raise RcfrError(f"{where}base.{key}: unknown key")
+            _check(key, over[key], f"{where}base")
+        part_seeds = _seeds(part["seeds"], f"{where}seeds") if "seeds" in part else seeds
+        if "grid" not in part and "zip" not in part:
+            runs += [RunSpec.from_dict({**base, **over, "seed": s}, where=f"{where}base.")
+                     for s in part_seeds]
+        else:
+            runs += _expand({**base, **over}, part.get("grid"), part.get("zip"), part_seeds,
+                            where)
+    unique = list({r.hash: r for r in runs}.values())
+    return SweepSpec(data.get("name", name), tuple(unique), data.get("figure"),
+                     data.get("description", ""), path)
+
+
+def _read_toml(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    if not path.is_file():
+        raise RcfrError(f"no such spec file: {path}")
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise RcfrError(f"{path}: not valid TOML: {exc}") from None
+
+
+def load_sweep(path: str | Path) -> SweepSpec:
+    """Read and expand a sweep spec file; errors name the file and the key."""
+    data = _read_toml(path)
+    try:
+        return parse_sweep(data, Path(path).stem, str(path))
+    except RcfrError as exc:
+        raise RcfrError(f"{path}: {exc}") from None
+
+
+def load_run_spec(path: str | Path) -> RunSpec:
+    """Read one run from TOML: a RunSpec's fields at the top level (or in a ``[run]`` table)."""
+    data = _read_toml(path)
+    if set(data) == {"run"}:
+        data = _table(data["run"], "run")
+    try:
+        for key, value in data.items():
+            if key in _TYPES:
+                _check(key, value, "run")
+        return RunSpec.from_dict(data)
+    except RcfrError as exc:
+        raise RcfrError(f"{path}: {exc}") from None

@@ -1,0 +1,179 @@
+"""Sweeps: expand a spec, skip what the store has, run the rest, record every result.
+
+The driver (this module) is the only writer of the store; workers return result dicts.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import RcfrError
+from ..fileio import write_atomic
+from .execute import code_version
+from .runners import BACKENDS, run_inline, run_local, run_ray
+from .spec import RunSpec, SweepSpec
+from .store import Store
+
+Progress = Callable[[dict[str, int], str], None]
+
+
+@dataclass
+class Plan:
+    """What a sweep would do: the runs to run (``todo``) and those the store already has."""
+
+    sweep: SweepSpec
+    todo: list[RunSpec]
+    complete: int
+    retry: int  # failed or interrupted before
+    nodes: int | None  # estimated histories visited by ``todo`` (None: unknown)
+    seconds: float | None  # estimated from similar runs in the store (None: no such runs)
+
+    def describe(self) -> str:
+        text = (f"{self.sweep.name}: {len(self.sweep.runs)} runs, {self.complete} already "
+                f"done, {len(self.todo)} to run")
+        if self.retry:
+            text += f" ({self.retry} failed or interrupted before)"
+        if self.nodes:
+            text += f"; about {self.nodes:.2g} nodes"
+        if self.seconds is not None:
+            text += f", about {_duration(self.seconds)} of CPU time"
+        return text
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _estimate_nodes(spec: RunSpec, sizes: dict[str, int | None]) -> int | None:
+    if spec.nodes is not None:
+        return spec.nodes
+    if spec.game not in sizes:
+        try:
+            from ..tree import compile_game
+
+            sizes[spec.game] = compile_game(spec.game).num_nodes
+        except Exception:  # a bad game string fails when it runs, not in the plan
+            sizes[spec.game] = None
+    size = sizes[spec.game]
+    if size is None or spec.algorithm in ("cs", "os", "as", "es"):
+        return None
+    return 2 * spec.iterations * size
+
+
+def plan(sweep: SweepSpec, store: Store) -> Plan:
+    status = store.statuses(sweep.hashes())
+    todo = [r for r in sweep.runs if status.get(r.hash) != "done"]
+    # runs that started before first (they resume), then one seed of every cell before the
+    # next seed, so a figure fills in evenly while a long sweep runs
+    seeds = {s: k for k, s in enumerate(dict.fromkeys(r.seed for r in sweep.runs))}
+    order = {r.hash: k for k, r in enumerate(todo)}
+    todo.sort(key=lambda r: (status.get(r.hash) not in ("running", "interrupted"),
+                             seeds[r.seed], order[r.hash]))
+    retry = sum(status.get(r.hash) in ("failed", "interrupted") for r in todo)
+    sizes: dict[str, int | None] = {}
+    estimates = [_estimate_nodes(r, sizes) for r in todo]
+    nodes = sum(e for e in estimates if e) or None
+    # seconds: the mean of done runs in the store with the same game, algorithm and budget
+    seen: dict[tuple, float] = {}
+    for row in store.runs(where={"status": "done"}):
+        s = row["spec"]
+        key = (s.get("game"), s.get("algorithm"), s.get("iterations"), s.get("nodes"))
+        if row["seconds"] is not None:
+            seen.setdefault(key, row["seconds"])
+    seconds: float | None = None
+    keys = [(r.game, r.algorithm, r.iterations, r.nodes) for r in todo]
+    if todo and all(k in seen for k in keys):
+        seconds = sum(seen[k] for k in keys)
+    return Plan(sweep, todo, len(sweep.runs) - len(todo), retry, nodes, seconds)
+
+
+@dataclass
+class SweepSummary:
+    ran: int = 0
+    done: int = 0
+    failed: int = 0
+    interrupted: int = 0
+    seconds: float = 0.0
+    errors: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ran": self.ran, "done": self.done, "failed": self.failed,
+                "interrupted": self.interrupted, "seconds": self.seconds,
+                "errors": self.errors}
+
+
+def run_sweep(sweep: SweepSpec | Plan, store: Store, *, workers: int = 1,
+              backend: str = "local", ray_address: str | None = None,
+              checkpoint_every: float = 60.0,
+              progress: Progress | None = None) -> SweepSummary:
+    """Run the runs of ``sweep`` that the store does not have complete on ``backend``
+    (``local`` processes, ``ray`` tasks, or ``inline`` in this process); return counts.
+    Ctrl-C marks the runs in flight ``interrupted`` (they resume from their checkpoints)."""
+    if backend not in (*BACKENDS, "inline"):
+        raise RcfrError(f"unknown backend {backend!r}; use {' or '.join(BACKENDS)}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise RcfrError(f"workers must be a whole number >= 1, got {workers!r}")
+    if not checkpoint_every > 0:
+        raise RcfrError(f"checkpoint-every must be positive, got {checkpoint_every!r}")
+    the_plan = sweep if isinstance(sweep, Plan) else plan(sweep, store)
+    todo = the_plan.todo
+    summary = SweepSummary()
+    if not todo:
+        return summary
+    store.queue(todo)
+    directory = store.ensure_files()
+    version = code_version()
+    running: set[str] = set()
+    counts = {"done": 0, "failed": 0, "remaining": len(todo), "total": len(todo)}
+    t0 = time.perf_counter()
+
+    def on_start(spec: RunSpec) -> None:
+        running.add(spec.hash)
+        store.mark_running(spec.hash, version)
+
+    def on_result(result: dict[str, Any]) -> None:
+        h = result["hash"]
+        running.discard(h)
+        strategy = result.pop("strategy", None)
+        if strategy is not None:
+            write_atomic(store.strategy_path(h), lambda handle: handle.write(strategy))
+        store.record(result)
+        summary.ran += 1
+        status = result["status"]
+        if status == "done":
+            summary.done += 1
+        elif status == "failed":
+            summary.failed += 1
+            summary.errors[h] = result.get("error") or ""
+        else:
+            summary.interrupted += 1
+        counts["done" if status == "done" else "failed"] += 1
+        counts["remaining"] -= 1
+        if progress is not None:
+            progress(dict(counts), f"{status}: {h[:8]}")
+
+    if progress is not None:
+        progress(dict(counts), "")
+    try:
+        if backend == "inline":
+            run_inline(todo, directory, checkpoint_every=checkpoint_every, on_start=on_start,
+                       on_result=on_result)
+        elif backend == "local":
+            run_local(todo, directory, workers=workers, checkpoint_every=checkpoint_every,
+                      on_start=on_start, on_result=on_result)
+        else:
+            run_ray(todo, directory, workers=workers, checkpoint_every=checkpoint_every,
+                    on_start=on_start, on_result=on_result, address=ray_address)
+    except KeyboardInterrupt:
+        store.mark(sorted(running), "interrupted", "stopped by the user")
+        raise
+    finally:
+        summary.seconds = time.perf_counter() - t0
+    return summary

@@ -1,0 +1,293 @@
+"""rcfr.experiments: run specs, sweep specs, the store, sweeps on local workers (resume after
+kill -9, failing cells), the Ray backend, and the commands."""
+
+import hashlib
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rcfr
+from rcfr.cli import main
+from rcfr.errors import RcfrError
+from rcfr.experiments import RunSpec, Store, load_sweep, parse_sweep, plan, run_sweep
+from rcfr.experiments.execute import log_schedule
+from rcfr.experiments.figures import mean_ci
+from rcfr.experiments.store import MIGRATIONS, SCHEMA_VERSION
+from rcfr.solvers.run import solve
+
+SMALL = """
+name = "small"
+seeds = [0, 1]
+[base]
+game = "kuhn"
+iterations = 200
+eval_every = 50
+[grid]
+algorithm = ["cfr", "cfr+", "rcfr+"]
+[zip]
+alternating = [true, false]
+"""
+
+
+def run(capsys, *args):
+    code = main([str(a) for a in args])
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def write(tmp_path: Path, text: str, name: str = "spec.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+# -- specs --------------------------------------------------------------------------------------
+def test_canonical_json_and_hash():
+    spec = RunSpec(game="kuhn", algorithm="CFR+", iterations=1e3)
+    text = ('{"algorithm":"cfr+","alternating":true,"bootstrap":false,"eval_every":0,'
+            '"eval_nodes":0,"game":"kuhn","iterations":1000,"seed":0}')
+    assert spec.canonical_json() == text
+    assert spec.hash == hashlib.sha256(text.encode()).hexdigest()[:20]
+    # the fields of other issues are omitted while unset: existing hashes stay stable
+    assert RunSpec(game="kuhn", iterations=1000, rule=None, abstraction=None).hash == spec.hash
+    assert RunSpec(game="kuhn", iterations=1000, rule="dcfr:1.5,0,2").hash != spec.hash
+    assert RunSpec.from_json(spec.canonical_json()) == spec
+    assert spec.solver_options() == {"alternating": True, "seed": 0}
+
+
+def test_sweep_expansion():
+    sweep = parse_sweep(__import__("tomllib").loads(SMALL))
+    assert len(sweep.runs) == 12 and len(set(sweep.hashes())) == 12
+    assert [(r.algorithm, r.alternating, r.seed) for r in sweep.runs[:4]] == [
+        ("cfr", True, 0), ("cfr", True, 1), ("cfr", False, 0), ("cfr", False, 1)]
+    assert log_schedule(1000, 3) == [1, 2, 5, 10, 22, 46, 100, 215, 464, 1000]
+
+
+@pytest.mark.parametrize("text, key", [
+    (SMALL.replace("eval_every = 50", "eval_evry = 50"), "eval_evry: unknown key"),
+    (SMALL.replace("iterations = 200", "iterations = 0"), "iterations: the budget must be"),
+    (SMALL.replace("iterations = 200", "iterations = \"many\""), "iterations: expected a whole"),
+    (SMALL.replace('algorithm = ["cfr", "cfr+", "rcfr+"]', "algorithm = []"), "grid.algorithm"),
+    (SMALL.replace('algorithm = ["cfr", "cfr+", "rcfr+"]', ""), "grid: empty"),
+    (SMALL.replace("alternating = [true, false]", "alternating = [true, 1]"),
+     "zip.alternating: expected true or false"),
+    (SMALL.replace("seeds = [0, 1]", "seeds = 0"), "seeds:"),
+    (SMALL.replace("[zip]", "[zipp]"), "zipp: unknown key"),
+    (SMALL + "[[part]]\nbase = { share = 2.0 }\n", "share: must be in (0, 1]"),
+    ("[base\n", "not valid TOML"),
+])
+def test_bad_spec_files(capsys, tmp_path, text, key):
+    db = tmp_path / "r.db"
+    code, out, err = run(capsys, "sweep", write(tmp_path, text), "--db", db)
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and err.startswith("error:") and key in err, err
+    assert not db.exists()  # nothing ran, nothing was created
+
+
+# -- store ------------------------------------------------------------------------------------
+def test_store_migrates_an_old_schema(tmp_path):
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path)
+    db.executescript(MIGRATIONS[0])
+    db.execute("INSERT INTO runs (hash, spec, status, exploitability) VALUES "
+               "('abc', '{\"game\": \"kuhn\"}', 'done', 0.5)")
+    db.execute("PRAGMA user_version = 1")
+    db.commit()
+    db.close()
+    with Store(path) as store:
+        assert store.version == SCHEMA_VERSION == 2
+        (row,) = store.runs()
+        assert row["hash"] == "abc" and row["exploitability"] == 0.5
+        assert row["complexity_share"] is None and row["resumed_from"] is None
+        assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    with pytest.raises(RcfrError, match="not a results database"):
+        Store(write(tmp_path, "not sqlite at all" * 100, "x.db"))
+
+
+# -- sweeps -----------------------------------------------------------------------------------
+def test_sweep_fills_the_store_and_a_rerun_runs_nothing(tmp_path):
+    sweep = load_sweep(write(tmp_path, SMALL))
+    with Store(tmp_path / "r.db") as store:
+        summary = run_sweep(sweep, store, workers=2)
+        assert (summary.ran, summary.done, summary.failed) == (12, 12, 0)
+        rows = store.runs()
+        assert len(rows) == 12 and {r["status"] for r in rows} == {"done"}
+        assert all(len(store.points(r["hash"])) == 4 for r in rows)
+        again = run_sweep(sweep, store, workers=2)
+        assert again.ran == 0 and plan(sweep, store).todo == []
+        # each stored result is what solve() gives in this process, bit for bit
+        for spec in sweep.runs[::5]:
+            row = store.run(spec.hash)
+            direct = solve(spec.game, spec.algorithm, spec.iterations, eval_every=50,
+                           alternating=spec.alternating, seed=spec.seed)
+            assert row["exploitability"] == direct.evaluation.exploitability
+            assert [p["exploitability"] for p in store.points(spec.hash)] == [
+                e for _, e in direct.curve]
+            saved = rcfr.TabularPolicy.load(store.strategy_path(spec.hash), "kuhn")
+            np.testing.assert_array_equal(saved.probs, direct.policy.probs)
+
+
+KILL_SPEC = """
+name = "kill"
+[base]
+game = "leduc(canonical=true)"
+iterations = 16000
+eval_every = 4000
+[grid]
+algorithm = ["cfr", "cfr+"]
+alternating = [true, false]
+"""
+
+
+def _sweep_cli(spec: Path, db: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "rcfr", "sweep", str(spec), "--db", str(db), "--workers", "2",
+            *extra]
+
+
+def _parent_of(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_kill_9_of_the_driver_then_rerun_equals_an_uninterrupted_sweep(tmp_path):
+    spec = write(tmp_path, KILL_SPEC)
+    env = dict(os.environ, NUMBA_NUM_THREADS="1")
+    killed, clean = tmp_path / "killed.db", tmp_path / "clean.db"
+    driver = subprocess.Popen(_sweep_cli(spec, killed, "--checkpoint-every", "0.05"), env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    files = Path(str(killed) + ".files")
+    deadline = time.monotonic() + 120
+    while not list(files.glob("*.ckpt.npz")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)
+    children = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()
+                and _parent_of(int(p.name)) == driver.pid]
+    assert len(children) >= 2  # the two workers (and multiprocessing's resource tracker)
+    os.kill(driver.pid, signal.SIGKILL)
+    driver.wait()
+    with Store(killed) as store:
+        assert any(r["status"] == "running" for r in store.runs())  # killed mid-sweep
+    # the orphaned workers stop after their chunk, write their checkpoints and exit
+    deadline = time.monotonic() + 30
+    while any(_alive(p) for p in children) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in children)  # none is left behind
+    subprocess.run(_sweep_cli(spec, killed), env=env, check=True, capture_output=True)
+    with Store(clean) as b:  # the same sweep, uninterrupted (in this process)
+        assert run_sweep(load_sweep(spec), b, backend="inline").done == 4
+    with Store(killed) as a, Store(clean) as b:
+        rows_a, rows_b = a.runs(), b.runs()
+        assert len(rows_a) == len(rows_b) == 4
+        assert {r["status"] for r in rows_a} == {"done"}
+        assert any(r["resumed_from"] for r in rows_a)  # at least one resumed mid-run
+        for ra in rows_a:
+            rb = b.run(ra["hash"])
+            for key in ("iterations", "nodes", "value", "exploitability", "complexity"):
+                assert ra[key] == rb[key], key
+            assert ([(p["iterations"], p["exploitability"]) for p in a.points(ra["hash"])]
+                    == [(p["iterations"], p["exploitability"]) for p in b.points(ra["hash"])])
+            pa = np.load(a.strategy_path(ra["hash"]))["probs"]
+            pb = np.load(b.strategy_path(ra["hash"]))["probs"]
+            np.testing.assert_array_equal(pa, pb)
+        assert not list(Path(str(killed) + ".files").glob("*.ckpt.npz"))  # cleaned up
+
+
+def test_ray_backend_gives_the_same_rows_as_local(tmp_path):
+    ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'rcfr[ray]')")
+    text = SMALL.replace("seeds = [0, 1]", "seeds = [0]").replace(
+        '["cfr", "cfr+", "rcfr+"]', '["cfr+", "rcfr+", "es"]')
+    sweep = load_sweep(write(tmp_path, text))
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        with Store(tmp_path / "ray.db") as store:
+            summary = run_sweep(sweep, store, workers=2, backend="ray")
+            # ES with simultaneous updates is refused: a failed row on both backends
+            assert (summary.done, summary.failed) == (5, 1)
+            ray_rows = store.runs()
+            ray_points = {r["hash"]: store.points(r["hash"]) for r in ray_rows}
+    finally:
+        ray.shutdown()
+    with Store(tmp_path / "local.db") as store:
+        run_sweep(sweep, store, workers=2)
+        for r in ray_rows:
+            local = store.run(r["hash"])
+            for key in ("status", "error", "iterations", "nodes", "value", "exploitability",
+                        "complexity"):
+                assert r[key] == local[key], key
+            assert ([p["exploitability"] for p in ray_points[r["hash"]]]
+                    == [p["exploitability"] for p in store.points(r["hash"])])
+
+
+# -- commands ---------------------------------------------------------------------------------
+def test_a_failing_cell_then_results_and_solve_spec(capsys, tmp_path):
+    spec = write(tmp_path, SMALL.replace('[grid]', '[grid]\ngame = ["kuhn", "no_such_game"]')
+                 .replace("seeds = [0, 1]", "seeds = [0]")
+                 .replace('["cfr", "cfr+", "rcfr+"]', '["cfr+"]'))
+    db = tmp_path / "r.db"
+    code, out, err = run(capsys, "sweep", spec, "--db", db, "--dry-run", "--json")
+    assert code == 0 and json.loads(out)["to_run"] == 4 and not db.exists()
+    code, out, err = run(capsys, "sweep", spec, "--db", db, "--json")
+    assert code == 0, err
+    info = json.loads(out)
+    assert (info["done"], info["failed"]) == (2, 2)  # a failing cell does not stop the others
+    failed = json.loads(run(capsys, "results", "--db", db, "--where", "status=failed",
+                            "--json")[1])
+    assert len(failed) == 2 and all(r["spec"]["game"] == "no_such_game" for r in failed)
+    assert all("unknown game" in r["error"] and "\n" not in r["error"] for r in failed)
+    rows = json.loads(run(capsys, "results", "--db", db, "--where",
+                          "alternating=false,game=kuhn", "--json")[1])
+    assert len(rows) == 1 and rows[0]["spec"]["alternating"] is False
+    curve = json.loads(run(capsys, "results", "--db", db, "--points", rows[0]["hash"][:8],
+                           "--json")[1])
+    assert [p["iterations"] for p in curve["points"]] == [50, 100, 150, 200]
+    csv_file = tmp_path / "runs.csv"
+    assert run(capsys, "results", "--db", db, "--csv", csv_file)[0] == 0
+    assert len(csv_file.read_text().splitlines()) == 5
+    # one run from a TOML file gives the stored result
+    one = write(tmp_path, 'game = "kuhn"\nalgorithm = "cfr+"\niterations = 200\n'
+                'eval_every = 50\nalternating = false\n', "run.toml")
+    out_file = tmp_path / "s.npz"
+    code, out, err = run(capsys, "solve", "--spec", one, "-o", out_file, "--json")
+    assert code == 0, err
+    assert json.loads(out)["exploitability"] == rows[0]["exploitability"]
+    assert json.loads(out)["hash"] == rows[0]["hash"]
+    assert rcfr.TabularPolicy.load(out_file, "kuhn").probs.shape == (24,)
+    for args, message in [(["results", "--db", tmp_path / "none.db"], "no results database"),
+                          (["results", "--db", db, "--where", "colour=red"], "unknown key"),
+                          (["results", "--db", db, "--points", "zzz"], "no run"),
+                          (["solve", "--spec", tmp_path / "none.toml"], "no such spec file"),
+                          (["solve"], "give a game string or --spec")]:
+        code, out, err = run(capsys, *args)
+        assert code == 2 and len(err.splitlines()) == 1 and message in err, err
+
+
+def test_t_interval():
+    mean, half = mean_ci([1.0, 2.0, 3.0])  # sd 1, t(0.975, 2) = 4.30265272975
+    assert mean == 2.0 and half == pytest.approx(4.30265272975 / 3 ** 0.5, rel=1e-10)
+    assert mean_ci([5.0]) == (5.0, None)
+
+
+def test_cli_solve_reports_the_hash_a_sweep_stores(capsys, tmp_path):
+    code, out, err = run(capsys, "solve", "kuhn", "-a", "cfr+", "-n", "200", "--eval-every",
+                         "50", "--simultaneous", "--json")
+    assert code == 0, err
+    spec = RunSpec(game="kuhn", algorithm="cfr+", iterations=200, eval_every=50,
+                   alternating=False)
+    assert json.loads(out)["run"] == spec.hash
