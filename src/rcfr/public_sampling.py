@@ -27,8 +27,9 @@ from numba import njit
 
 from .errors import RcfrError
 from .games.public import FOLD_RULE, SHOWDOWN_RULE
+from .links import link_slice
 from .public_tree import PublicTree, compile_public
-from .solvers.rules import CLIPPED, PLAIN
+from .solvers.rules import CLIPPED, PLAIN, parse_rule
 from .solvers.sampling import (
     CS,
     ES,
@@ -56,11 +57,14 @@ class PublicSampled(NamedTuple):
     kind: np.ndarray  # int8, per public node
     child_start: np.ndarray  # int32 [n + 1]
     ctx: np.ndarray  # int32, chance context
-    info_base: np.ndarray  # int64, first information set of a decision node
-    seq_base: np.ndarray  # int64, first sequence of a decision node
+    # int64 [n, 5], one row per public node (one cache line where five arrays would take
+    # five): first child, end of the children, chance context, first information set and
+    # first sequence (decision nodes)
+    record: np.ndarray
     row_of: np.ndarray  # int32 [2, C, nmax]: row of a private state in its context
     joint: np.ndarray  # float64 [C, n0, n1]
-    deal: np.ndarray  # float64 [n0 * n1]: the root context's joint weights, flat
+    deal_cum: np.ndarray  # float64 [n0 * n1]: running sums of the root context's weights
+    deal_last: int  # the last deal of positive weight (where rounding runs past the end)
     term_index: np.ndarray  # int64, per public node: its terminal's index (-1 elsewhere)
     term_ctx: np.ndarray
     term_rule: np.ndarray
@@ -75,17 +79,40 @@ class PublicSampled(NamedTuple):
 
 
 class PublicWork(NamedTuple):
-    """Scratch arrays of the fused pass: :class:`SampleWork`'s, plus the information set met
-    at each visited decision node."""
+    """Scratch arrays of the fused pass, indexed by position in the visited list (parents
+    before children), so that a pass reads and writes them in order: the public node, its
+    kind, the updating player's sampling probability ``q`` (CS: the opponent's reach) and own
+    reach ``ri`` (CS), the sampled value, the information set and first sequence of a decision
+    node, and ``link``: the position of the one sampled child, or where the child positions of
+    a node whose ``width`` actions are all considered start in ``slots`` (-1: not
+    sampled)."""
 
-    order: np.ndarray
-    pick: np.ndarray
+    node: np.ndarray
+    kind: np.ndarray
     q: np.ndarray
     ri: np.ndarray
     val: np.ndarray
-    stamp: np.ndarray
-    touched: np.ndarray
     info: np.ndarray
+    seq: np.ndarray
+    width: np.ndarray
+    link: np.ndarray
+    slots: np.ndarray
+    touched: np.ndarray
+
+
+@njit(cache=True)
+def _draw_deal(tree, u):
+    """:func:`draw` over the root context's joint weights, by bisection of their running sums
+    (the same sums, so the same deal)."""
+    cum = tree.deal_cum
+    lo, hi = 0, cum.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if u < cum[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo if lo < cum.shape[0] else tree.deal_last
 
 
 @njit(cache=True)
@@ -126,103 +153,71 @@ def _terminal_utility(tree, h, x0, x1):
 
 
 @njit(cache=True)
-def _decision(tree, h, kd, x0, x1, work):
-    """Information set and first sequence of decision node ``h`` for the deal (recorded in
-    ``work.info``)."""
-    x = x0 if kd == 0 else x1
-    row = tree.row_of[kd, tree.ctx[h], x]
-    work.info[h] = tree.info_base[h] + row
-    na = tree.child_start[h + 1] - tree.child_start[h]
-    return tree.seq_base[h] + row * na, na
+def _visit(work, n, c, q, ri):
+    """Append public node ``c`` to the visited list at position ``n``."""
+    work.node[n] = c
+    work.q[n] = q
+    work.ri[n] = ri
+    return n + 1
 
 
 @njit(cache=True)
-def _public_expand_cs(player, weight, x0, x1, tree, strategy, avg, rng, work):
-    """Chance sampling over the deal's public nodes (:func:`_expand_cs`'s sweep)."""
-    kind, child_start = tree.kind, tree.child_start
-    order, pick, q, ri = work.order, work.pick, work.q, work.ri
-    order[0] = 0
+def _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, strategy, avg,
+                   rng, work):
+    """The breadth-first sweep of :func:`rcfr.solvers.sampling.sampled_pass` over the deal's
+    public nodes (``_expand_cs`` for CS, ``_expand_sampled`` for ES / OS / AS: the same
+    samples, probabilities and average-strategy increments).  Returns the nodes visited."""
+    kind, record = tree.kind, tree.record
+    node, q, ri, link, slots = work.node, work.q, work.ri, work.link, work.slots
+    cs = scheme == CS
+    node[0] = 0
     q[0] = 1.0
     ri[0] = 1.0
     n = 1
+    m = 0  # slots used
     k = 0
     while k < n:
-        h = order[k]
-        k += 1
+        h = node[k]
         kd = kind[h]
+        work.kind[k] = kd
         if kd == KIND_TERMINAL:
+            k += 1
             continue
         if kd == KIND_CHANCE:
-            c = _draw_chance(tree, h, x0, x1, uniform(rng))
-            pick[h] = c
-            q[c] = q[h]
-            ri[c] = ri[h]
-            order[n] = c
-            n += 1
+            link[k] = n
+            n = _visit(work, n, _draw_chance(tree, h, x0, x1, uniform(rng)), q[k], ri[k])
+            k += 1
             continue
-        c0 = child_start[h]
-        s0, na = _decision(tree, h, kd, x0, x1, work)
-        if kd == player:
-            r = ri[h]
-            for j in range(na):
-                p = strategy[s0 + j]
-                avg[s0 + j] += weight * r * p
-                c = c0 + j
-                q[c] = q[h]
-                ri[c] = r * p
-                order[n] = c
-                n += 1
-        else:
-            pick[h] = -1
-            for j in range(na):
-                c = c0 + j
-                q[c] = q[h] * strategy[s0 + j]
-                ri[c] = ri[h]
-                order[n] = c
-                n += 1
-    return n
-
-
-@njit(cache=True)
-def _public_expand_sampled(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, strategy,
-                           avg, rng, work):
-    """ES / OS / AS over the deal's public nodes (:func:`_expand_sampled`'s sweep)."""
-    kind, child_start = tree.kind, tree.child_start
-    order, pick, q, val = work.order, work.pick, work.q, work.val
-    order[0] = 0
-    q[0] = 1.0
-    n = 1
-    k = 0
-    while k < n:
-        h = order[k]
-        k += 1
-        kd = kind[h]
-        if kd == KIND_TERMINAL:
-            continue
-        if kd == KIND_CHANCE:
-            c = _draw_chance(tree, h, x0, x1, uniform(rng))
-            pick[h] = c
-            q[c] = q[h]
-            order[n] = c
-            n += 1
-            continue
-        c0 = child_start[h]
-        s0, na = _decision(tree, h, kd, x0, x1, work)
-        if kd != player:
-            inc = weight / q[h]
+        c0 = record[h, 0]
+        na = record[h, 1] - c0
+        row = tree.row_of[kd, record[h, 2], x0 if kd == 0 else x1]
+        s0 = record[h, 4] + row * na
+        work.info[k] = record[h, 3] + row
+        work.seq[k] = s0
+        work.width[k] = na
+        if kd != player and not cs:
+            inc = weight / q[k]
             for j in range(na):
                 avg[s0 + j] += inc * strategy[s0 + j]
-            c = c0 + draw(strategy, s0, s0 + na, uniform(rng))
-            pick[h] = c
-            q[c] = q[h]
-            order[n] = c
-            n += 1
+            link[k] = n
+            n = _visit(work, n, c0 + draw(strategy, s0, s0 + na, uniform(rng)), q[k], 1.0)
+            k += 1
+            continue
+        link[k] = m
+        if cs:
+            r = ri[k]
+            for j in range(na):
+                p = strategy[s0 + j]
+                slots[m + j] = n
+                if kd == player:
+                    avg[s0 + j] += weight * r * p
+                    n = _visit(work, n, c0 + j, q[k], r * p)
+                else:
+                    n = _visit(work, n, c0 + j, q[k] * p, r)
         elif scheme == ES:
             for j in range(na):
-                c = c0 + j
-                q[c] = q[h]
-                order[n] = c
-                n += 1
+                slots[m + j] = n
+                n = _visit(work, n, c0 + j, q[k], 1.0)
         elif scheme == OS:
             u = uniform(rng)
             if u < epsilon:
@@ -230,85 +225,92 @@ def _public_expand_sampled(scheme, player, weight, epsilon, beta, tau, x0, x1, t
             else:
                 a = draw(strategy, s0, s0 + na, (u - epsilon) / (1.0 - epsilon))
             for j in range(na):
-                val[c0 + j] = 0.0
-            c = c0 + a
-            q[c] = q[h] * (epsilon / na + (1.0 - epsilon) * strategy[s0 + a])
-            order[n] = c
-            n += 1
+                slots[m + j] = -1
+            slots[m + a] = n
+            n = _visit(work, n, c0 + a,
+                       q[k] * (epsilon / na + (1.0 - epsilon) * strategy[s0 + a]), 1.0)
         else:
             for j in range(na):
-                c = c0 + j
                 rho = as_sampling_probability(avg, s0, s0 + na, s0 + j, epsilon, beta, tau)
                 if rho >= 1.0 or uniform(rng) < rho:
-                    q[c] = q[h] * rho
-                    order[n] = c
-                    n += 1
+                    slots[m + j] = n
+                    n = _visit(work, n, c0 + j, q[k] * rho, 1.0)
                 else:
-                    val[c] = 0.0
+                    slots[m + j] = -1
+        m += na
+        k += 1
     return n
 
 
 @njit(cache=True)
-def _public_backup(player, cs, n, x0, x1, tree, strategy, inst, work, pass_id):
-    """:func:`_backup` over the deal's visited public nodes."""
-    kind, child_start, seq_start = tree.kind, tree.child_start, tree.seq_start
-    order, pick, q, val, stamp, touched = (work.order, work.pick, work.q, work.val,
-                                           work.stamp, work.touched)
+def _public_backup(player, cs, n, x0, x1, tree, strategy, inst, work, absorb, rule, link_kind,
+                   link_param, regrets):
+    """The backward sweep of :func:`rcfr.solvers.sampling.sampled_pass` over the visited list
+    (the same values and regrets), into ``inst``, or, with ``absorb`` (plain and clipped
+    rules, the tabular estimator), straight into ``regrets`` with the link re-applied: a pass
+    meets an information set ``(u, x_p)`` at most once (one deal, each public node once) and
+    reads its strategy there last, so this is :func:`absorb_touched`'s arithmetic without
+    the round trip through ``inst``.  Returns the information sets touched."""
+    node, q, val, link, slots = work.node, work.q, work.val, work.link, work.slots
+    clipped = rule.kind == CLIPPED
     sign = 1.0 if player == 0 else -1.0
     nt = 0
     for k in range(n - 1, -1, -1):
-        h = order[k]
-        kd = kind[h]
+        kd = work.kind[k]
         if kd == KIND_TERMINAL:
-            u = _terminal_utility(tree, h, x0, x1)
-            val[h] = sign * u if cs else sign * u / q[h]
-        elif kd == KIND_CHANCE or (kd != player and pick[h] >= 0):
-            val[h] = val[pick[h]]
+            u = _terminal_utility(tree, node[k], x0, x1)
+            val[k] = sign * u if cs else sign * u / q[k]
+        elif kd == KIND_CHANCE or (kd != player and not cs):
+            val[k] = val[link[k]]
         else:
-            info = work.info[h]
-            s0 = seq_start[info]
-            c0 = child_start[h]
-            na = child_start[h + 1] - c0
+            s0 = work.seq[k]
+            na = work.width[k]
+            m = link[k]
             v = 0.0
             for j in range(na):
-                v += strategy[s0 + j] * val[c0 + j]
-            val[h] = v
+                c = slots[m + j]
+                v += strategy[s0 + j] * (val[c] if c >= 0 else 0.0)
+            val[k] = v
             if kd == player:
-                if stamp[info] != pass_id:
-                    stamp[info] = pass_id
-                    touched[nt] = info
-                    nt += 1
+                work.touched[nt] = work.info[k]
+                nt += 1
+                w = q[k] if cs else 1.0
+                if absorb:
                     for j in range(na):
+                        c = slots[m + j]
+                        r = regrets[s0 + j] + (0.0 + w * ((val[c] if c >= 0 else 0.0) - v))
+                        regrets[s0 + j] = (r if r > 0.0 else 0.0) if clipped else r
+                    link_slice(link_kind, link_param, regrets, s0, s0 + na, strategy)
+                else:
+                    for j in range(na):
+                        c = slots[m + j]
                         inst[s0 + j] = 0.0
-                w = q[h] if cs else 1.0
-                for j in range(na):
-                    inst[s0 + j] += w * (val[c0 + j] - v)
+                        inst[s0 + j] += w * ((val[c] if c >= 0 else 0.0) - v)
     return nt
 
 
 @njit(cache=True)
 def public_sampled_pass(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rng,
-                        inst, work, pass_id):
+                        inst, work, absorb, rule, link_kind, link_param, regrets):
     """One sampled pass on the public tree: draw the deal ``(x0, x1)`` from the joint
     distribution, then :func:`rcfr.solvers.sampling.sampled_pass`'s scheme over the public
     nodes with the deal's information sets, chance probabilities and payoffs read on the way.
-    Returns ``(public nodes visited, information sets touched)``."""
-    k = draw(tree.deal, 0, tree.deal.shape[0], uniform(rng))
+    ``absorb``: see :func:`_public_backup`.  Returns ``(public nodes visited, information sets
+    touched)``."""
+    k = _draw_deal(tree, uniform(rng))
     n1 = tree.joint.shape[2]
     x0, x1 = k // n1, k % n1
-    if scheme == CS:
-        n = _public_expand_cs(player, weight, x0, x1, tree, strategy, avg, rng, work)
-    else:
-        n = _public_expand_sampled(scheme, player, weight, epsilon, beta, tau, x0, x1, tree,
-                                   strategy, avg, rng, work)
-    nt = _public_backup(player, scheme == CS, n, x0, x1, tree, strategy, inst, work, pass_id)
+    n = _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, strategy, avg,
+                       rng, work)
+    nt = _public_backup(player, scheme == CS, n, x0, x1, tree, strategy, inst, work, absorb,
+                        rule, link_kind, link_param, regrets)
     return n, nt
 
 
 @njit(cache=True)
 def run_public_sampled(scheme, max_iters, node_budget, t0, avg_power, deal_depth, rule,
                        link_kind, link_param, epsilon, beta, tau, tree, bounds, seq_bounds,
-                       regrets, prediction, values, strategy, avg, rng, counter, inst, work):
+                       regrets, prediction, values, strategy, avg, rng, inst, work):
     """:func:`rcfr.solvers.sampling.run_sampled` with the public pass: iterations entirely in
     numba, each pass counting ``deal_depth`` dealing chance nodes plus the public nodes it
     visits.  Returns ``(iterations, histories visited)``."""
@@ -319,15 +321,16 @@ def run_public_sampled(scheme, max_iters, node_budget, t0, avg_power, deal_depth
         t = t0 + it + 1
         weight = float(t) ** avg_power
         for p in range(2):
-            counter[0] += 1
             if dense:
                 for s in range(seq_bounds[p], seq_bounds[p + 1]):
                     inst[s] = 0.0
             n, nt = public_sampled_pass(scheme, p, weight, epsilon, beta, tau, tree, strategy,
-                                        avg, rng, inst, work, counter[0])
+                                        avg, rng, inst, work, not dense, rule, link_kind,
+                                        link_param, regrets)
             nodes += n + deal_depth
-            absorb_touched(p, t, nt, work.touched, inst, rule, link_kind, link_param, tree,
-                           bounds, seq_bounds, regrets, prediction, values, strategy)
+            if dense:
+                absorb_touched(p, t, nt, work.touched, inst, rule, link_kind, link_param, tree,
+                               bounds, seq_bounds, regrets, prediction, values, strategy)
         it += 1
     return it, nodes
 
@@ -336,9 +339,13 @@ def public_arrays(tree: PublicTree) -> PublicSampled:
     T = tree.arrays
     term_index = np.full(tree.num_public_nodes, -1, dtype=np.int64)
     term_index[tree.terminal_nodes] = np.arange(tree.terminal_nodes.size)
+    deal = T.joint[0].ravel()
+    cs = tree.node_child_start.astype(np.int64)
+    record = np.ascontiguousarray(np.stack(
+        [cs[:-1], cs[1:], tree.node_ctx, tree.node_info_base, tree.node_seq_base], axis=1))
     return PublicSampled(
-        tree.node_kind, tree.node_child_start, tree.node_ctx, tree.node_info_base,
-        tree.node_seq_base, T.row_of, T.joint, np.ascontiguousarray(T.joint[0].ravel()),
+        tree.node_kind, tree.node_child_start, tree.node_ctx, record, T.row_of, T.joint,
+        np.cumsum(deal), int(np.flatnonzero(deal > 0)[-1]),
         term_index, T.term_ctx, T.term_rule, T.term_value, T.term_q, T.term_face, T.term_miss,
         T.rank, T.counts, tree.infoset_seq_start, tree.infoset_num_actions)
 
@@ -354,15 +361,12 @@ class PublicSampledPass:
         self.scheme = scheme
         self.epsilon, self.beta, self.tau = epsilon, beta, tau
         self.rng = seed_state(seed)
-        self.counter = np.zeros(1, dtype=np.int64)
         self.deal_depth = int(tree.structure.deal_depth)
         self.arrays = public_arrays(tree)
         n = tree.num_public_nodes
-        self.work = PublicWork(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
-                               np.ones(n), np.ones(n), np.zeros(n),
-                               np.zeros(tree.num_infosets, dtype=np.int64),
-                               np.zeros(tree.num_infosets, dtype=np.int64),
-                               np.zeros(n, dtype=np.int64))
+        index = [np.zeros(n, dtype=np.int64) for _ in range(7)]
+        self.work = PublicWork(index[0], np.zeros(n, dtype=np.int8), np.ones(n), np.ones(n),
+                               np.zeros(n), *index[1:])
         S = tree.num_sequences
         self.bounds = np.array([0, tree.num_infosets_per_player[0], tree.num_infosets],
                                dtype=np.int64)
@@ -371,10 +375,9 @@ class PublicSampledPass:
     def run(self, players, strategy, weight, avg, inst) -> int:
         (player,) = players
         inst[:] = 0.0
-        self.counter[0] += 1
         n, _ = public_sampled_pass(self.scheme, player, weight, self.epsilon, self.beta,
                                    self.tau, self.arrays, strategy, avg, self.rng, inst,
-                                   self.work, self.counter[0])
+                                   self.work, False, parse_rule("cfr").params, 0, 2.0, inst)
         return int(n) + self.deal_depth
 
     def fuses(self, rule) -> bool:
@@ -387,7 +390,7 @@ class PublicSampledPass:
             self.deal_depth, solver.rule_.params, solver.link_.kind, solver.link_.param,
             self.epsilon, self.beta, self.tau, self.arrays, self.bounds, self.seq_bounds,
             est.regrets, est.prediction, est.values_, solver.strategy_, solver.avg_weights_,
-            self.rng, self.counter, solver._inst, self.work)
+            self.rng, solver._inst, self.work)
         solver.iteration += int(its)
         solver.nodes_visited += int(nodes)
 
@@ -425,8 +428,8 @@ class PublicSampledPass:
         """:meth:`run` through the deal's node arrays and the history form's pass (slow: a
         sweep of the public nodes per pass; for tests)."""
         inst[:] = 0.0
-        self.counter[0] += 1
-        k = int(draw(self.arrays.deal, 0, self.arrays.deal.shape[0], uniform(self.rng)))
+        deal = self.tree.arrays.joint[0].ravel()
+        k = int(draw(deal, 0, deal.size, uniform(self.rng)))
         arrays = self.deal_arrays(*divmod(k, self.arrays.joint.shape[2]))
         n = self.tree.num_public_nodes
         work = SampleWork(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
