@@ -39,7 +39,6 @@ from .solvers.sampling import (
     SampledTree,
     SampleWork,
     absorb_touched,
-    as_sampling_probability,
     check_parameters,
     check_rule,
     draw,
@@ -57,21 +56,17 @@ class PublicSampled(NamedTuple):
     kind: np.ndarray  # int8, per public node
     child_start: np.ndarray  # int32 [n + 1]
     ctx: np.ndarray  # int32, chance context
-    # int64 [n, 5], one row per public node (one cache line where five arrays would take
-    # five): first child, end of the children, chance context, first information set and
-    # first sequence (decision nodes)
+    # int64 [n, 8], one row per public node (one cache line where six arrays would take
+    # six): first child, end of the children, chance context, first information set (decision
+    # nodes) or terminal index (terminals), first sequence, kind
     record: np.ndarray
     row_of: np.ndarray  # int32 [2, C, nmax]: row of a private state in its context
     joint: np.ndarray  # float64 [C, n0, n1]
     deal_cum: np.ndarray  # float64 [n0 * n1]: running sums of the root context's weights
     deal_last: int  # the last deal of positive weight (where rounding runs past the end)
-    term_index: np.ndarray  # int64, per public node: its terminal's index (-1 elsewhere)
-    term_ctx: np.ndarray
-    term_rule: np.ndarray
-    term_value: np.ndarray
-    term_q: np.ndarray
-    term_face: np.ndarray
-    term_miss: np.ndarray
+    # float64 [Z, 8], one row per terminal: rule, value (player 0's payoff; COUNT_RULE: if
+    # the bid holds), payoff if the bid fails, quantity, face, chance context
+    term: np.ndarray
     rank: np.ndarray  # int64 [2, C, nmax]
     counts: np.ndarray  # int64 [2, faces, nmax]
     seq_start: np.ndarray  # per information set (what absorb_touched reads)
@@ -137,19 +132,19 @@ def _draw_chance(tree, h, x0, x1, u):
 @njit(cache=True)
 def _terminal_utility(tree, h, x0, x1):
     """Player 0's payoff at public terminal ``h`` for the deal ``(x0, x1)`` (its rule)."""
-    z = tree.term_index[h]
-    rule = tree.term_rule[z]
-    value = tree.term_value[z]
+    z = tree.record[h, 3]
+    rule = int(tree.term[z, 0])
+    value = tree.term[z, 1]
     if rule == FOLD_RULE:
         return value
     if rule == SHOWDOWN_RULE:
-        c = tree.term_ctx[z]
+        c = int(tree.term[z, 5])
         r0, r1 = tree.rank[0, c, x0], tree.rank[1, c, x1]
         return value if r0 > r1 else (-value if r0 < r1 else 0.0 * value)
-    f = tree.term_face[z]
-    if tree.counts[0, f, x0] + tree.counts[1, f, x1] >= tree.term_q[z]:
+    f = int(tree.term[z, 4])
+    if tree.counts[0, f, x0] + tree.counts[1, f, x1] >= tree.term[z, 3]:
         return value
-    return tree.term_miss[z]
+    return tree.term[z, 2]
 
 
 @njit(cache=True)
@@ -167,7 +162,7 @@ def _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, str
     """The breadth-first sweep of :func:`rcfr.solvers.sampling.sampled_pass` over the deal's
     public nodes (``_expand_cs`` for CS, ``_expand_sampled`` for ES / OS / AS: the same
     samples, probabilities and average-strategy increments).  Returns the nodes visited."""
-    kind, record = tree.kind, tree.record
+    record = tree.record
     node, q, ri, link, slots = work.node, work.q, work.ri, work.link, work.slots
     cs = scheme == CS
     node[0] = 0
@@ -178,7 +173,7 @@ def _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, str
     k = 0
     while k < n:
         h = node[k]
-        kd = kind[h]
+        kd = record[h, 5]
         work.kind[k] = kd
         if kd == KIND_TERMINAL:
             k += 1
@@ -229,9 +224,15 @@ def _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, str
             slots[m + a] = n
             n = _visit(work, n, c0 + a,
                        q[k] * (epsilon / na + (1.0 - epsilon) * strategy[s0 + a]), 1.0)
-        else:
+        else:  # as_sampling_probability with the set's total summed once
+            total = beta
             for j in range(na):
-                rho = as_sampling_probability(avg, s0, s0 + na, s0 + j, epsilon, beta, tau)
+                total += avg[s0 + j]
+            for j in range(na):
+                rho = 1.0
+                if total > 0.0:
+                    rho = max(epsilon, (beta + tau * avg[s0 + j]) / total)
+                    rho = 1.0 if rho >= 1.0 else rho
                 if rho >= 1.0 or uniform(rng) < rho:
                     slots[m + j] = n
                     n = _visit(work, n, c0 + j, q[k] * rho, 1.0)
@@ -337,16 +338,22 @@ def run_public_sampled(scheme, max_iters, node_budget, t0, avg_power, deal_depth
 
 def public_arrays(tree: PublicTree) -> PublicSampled:
     T = tree.arrays
-    term_index = np.full(tree.num_public_nodes, -1, dtype=np.int64)
-    term_index[tree.terminal_nodes] = np.arange(tree.terminal_nodes.size)
+    index = tree.node_info_base.copy()
+    index[tree.terminal_nodes] = np.arange(tree.terminal_nodes.size)
+    term = np.zeros((tree.terminal_nodes.size, 8))
+    for j, column in enumerate((T.term_rule, T.term_value, T.term_miss, T.term_q, T.term_face,
+                                T.term_ctx)):
+        term[:, j] = column
     deal = T.joint[0].ravel()
     cs = tree.node_child_start.astype(np.int64)
-    record = np.ascontiguousarray(np.stack(
-        [cs[:-1], cs[1:], tree.node_ctx, tree.node_info_base, tree.node_seq_base], axis=1))
+    record = np.zeros((tree.num_public_nodes, 8), dtype=np.int64)
+    for j, column in enumerate((cs[:-1], cs[1:], tree.node_ctx, index, tree.node_seq_base,
+                                tree.node_kind)):
+        record[:, j] = column
     return PublicSampled(
         tree.node_kind, tree.node_child_start, tree.node_ctx, record, T.row_of, T.joint,
         np.cumsum(deal), int(np.flatnonzero(deal > 0)[-1]),
-        term_index, T.term_ctx, T.term_rule, T.term_value, T.term_q, T.term_face, T.term_miss,
+        term,
         T.rank, T.counts, tree.infoset_seq_start, tree.infoset_num_actions)
 
 
