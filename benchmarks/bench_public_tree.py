@@ -8,6 +8,7 @@ paper's scale (compile time, memory, one exploitability, one CFR+ iteration).
     .venv/bin/python benchmarks/bench_public_tree.py --rounds   # + multi-round Bluff(2,1)
     .venv/bin/python benchmarks/bench_public_tree.py --json
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_public_tree.py --sampling  # MCCFR only
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_public_tree.py --curves 600  # Fig. 3b
 
 Figures are medians over repeats after an untimed warm-up (which also loads the numba
 kernels).  Memory is the compiled tree's arrays (``nbytes``) and the process's peak resident
@@ -145,6 +146,33 @@ def print_sampling(res: dict[str, Any]) -> int:
     return 0
 
 
+def bench_curves(seconds: float, schemes: tuple[str, ...] = ("es", "as")) -> dict[str, Any]:
+    """ES and AS on Bluff(2,1) (seed 0) for about ``seconds`` each: exploitability of the
+    average strategy at node counts 1e7, 2e7, 5e7, 1e8, ... (Gibson et al. 2012, Figure 3b).
+    Evaluation time is not counted in the budget."""
+    from rcfr.public_sampling import PublicMCCFRSolver
+
+    tree = compile_public("liars_dice(dice=2,dice2=1)")
+    marks = [m * 10**e for e in range(7, 12) for m in (1, 2, 5)]
+    out: dict[str, Any] = {}
+    for scheme in schemes:
+        solver = PublicMCCFRSolver(tree, scheme, seed=0)
+        solver.run(1)
+        curve, spent = [], 0.0
+        for mark in marks:
+            t0 = time.perf_counter()
+            solver.run_nodes(mark - solver.nodes_visited)
+            spent += time.perf_counter() - t0
+            curve.append((solver.nodes_visited, spent,
+                          rcfr.exploitability(tree, solver.average_policy())))
+            print(f"  {scheme} {curve[-1][0]:.3g} histories  {spent:.0f} s  exploitability "
+                  f"{curve[-1][2]:.4f}", file=sys.stderr, flush=True)
+            if spent * 2.2 > seconds:  # the next mark would take past the budget
+                break
+        out[scheme] = curve
+    return out
+
+
 def bench_rounds() -> dict[str, Any]:
     from rcfr.bluff_rounds import OPENERS, multi_round_best_responses
 
@@ -166,10 +194,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="also multi-round Bluff(2,1)'s uniform exploitability per opener rule")
     ap.add_argument("--sampling", action="store_true",
                     help="only the Monte Carlo CFR throughput")
+    ap.add_argument("--curves", type=float, metavar="SECONDS",
+                    help="only ES and AS on Bluff(2,1) for about SECONDS each, exploitability "
+                         "at node counts 1e7, 2e7, 5e7, ... (JSON)")
     args = ap.parse_args(argv)
     repeats = 3 if args.quick else 5
     if args.sampling:
         return print_sampling(sampling_results(repeats))
+    if args.curves:
+        print(json.dumps(bench_curves(args.curves)))
+        return 0
     res: dict[str, Any] = {
         "leduc": bench_cfr("leduc", 500 if args.quick else 2000, repeats),
         "liars_dice": bench_cfr("liars_dice", 20 if args.quick else 100, repeats),
