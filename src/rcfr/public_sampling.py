@@ -42,6 +42,7 @@ from .solvers.sampling import (
     check_parameters,
     check_rule,
     draw,
+    explore,
     sampled_pass,
     seed_state,
     uniform,
@@ -214,11 +215,7 @@ def _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, str
                 slots[m + j] = n
                 n = _visit(work, n, c0 + j, q[k], 1.0)
         elif scheme == OS:
-            u = uniform(rng)
-            if u < epsilon:
-                a = min(int(u / epsilon * na), na - 1)
-            else:
-                a = draw(strategy, s0, s0 + na, (u - epsilon) / (1.0 - epsilon))
+            a = explore(strategy, s0, na, epsilon, uniform(rng))
             for j in range(na):
                 slots[m + j] = -1
             slots[m + a] = n
