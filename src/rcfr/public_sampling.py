@@ -333,7 +333,11 @@ def run_public_sampled(scheme, max_iters, node_budget, t0, avg_power, deal_depth
     return it, nodes
 
 
+_NO_RULE = parse_rule("cfr").params  # what the pass gets when it does not absorb
+
+
 def public_arrays(tree: PublicTree) -> PublicSampled:
+    """The arrays :func:`public_sampled_pass` reads, from the compiled public tree."""
     T = tree.arrays
     index = tree.node_info_base.copy()
     index[tree.terminal_nodes] = np.arange(tree.terminal_nodes.size)
@@ -381,7 +385,7 @@ class PublicSampledPass:
         inst[:] = 0.0
         n, _ = public_sampled_pass(self.scheme, player, weight, self.epsilon, self.beta,
                                    self.tau, self.arrays, strategy, avg, self.rng, inst,
-                                   self.work, False, parse_rule("cfr").params, 0, 2.0, inst)
+                                   self.work, False, _NO_RULE, 0, 2.0, inst)
         return int(n) + self.deal_depth
 
     def fuses(self, rule) -> bool:
