@@ -7,6 +7,8 @@ paper's scale (compile time, memory, one exploitability, one CFR+ iteration).
     .venv/bin/python benchmarks/bench_public_tree.py --quick --no-openspiel
     .venv/bin/python benchmarks/bench_public_tree.py --rounds   # + multi-round Bluff(2,1)
     .venv/bin/python benchmarks/bench_public_tree.py --json
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_public_tree.py --sampling  # MCCFR only
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_public_tree.py --curves 600  # Fig. 3b
 
 Figures are medians over repeats after an untimed warm-up (which also loads the numba
 kernels).  Memory is the compiled tree's arrays (``nbytes``) and the process's peak resident
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -96,9 +99,12 @@ def bench_bluff21(repeats: int) -> dict[str, Any]:
             "exploitability_s": expl_s, "cfr+_iteration_s": iter_s}
 
 
-def bench_sampling(spec: str, iters: int, repeats: int) -> dict[str, Any]:
-    """Histories visited per second by ES and AS on the public form (and the history form
-    where it fits)."""
+SAMPLING_ITERS = {"cs": 1, "es": 100, "os": 100, "as": 100}  # per call, times the scale
+
+
+def bench_sampling(spec: str, scale: int, repeats: int) -> dict[str, Any]:
+    """Histories visited per second (wall clock and CPU time, medians) by CS, ES, OS and AS on
+    the public form (one numba kernel per call) and on the history form where it fits."""
     from rcfr.public_sampling import PublicMCCFRSolver
     from rcfr.solvers.sampling import MCCFRSolver
 
@@ -107,18 +113,63 @@ def bench_sampling(spec: str, iters: int, repeats: int) -> dict[str, Any]:
     forms = [("public", PublicMCCFRSolver, compile_public(game))]
     if not hasattr(game, "num_histories") or game.num_histories() < 2_000_000:
         forms.append(("history", MCCFRSolver, compile_game(game, form="history")))
-    for scheme in ("es", "as"):
+    for scheme, per in SAMPLING_ITERS.items():
         for form, cls, tree in forms:
             solver = cls(tree, scheme, seed=0)
             solver.run(2)
+            walls, cpus, nodes = [], [], []
+            for _ in range(repeats):
+                n0, w0, c0 = solver.nodes_visited, time.perf_counter(), time.process_time()
+                solver.run(per * scale)
+                walls.append(time.perf_counter() - w0)
+                cpus.append(time.process_time() - c0)
+                nodes.append(solver.nodes_visited - n0)
+            rate = [n / t for n, t in zip(nodes, walls, strict=True)]
+            cpu_rate = [n / t for n, t in zip(nodes, cpus, strict=True)]
+            out[f"{scheme}_{form}_nodes_per_s"] = statistics.median(rate)
+            out[f"{scheme}_{form}_nodes_per_cpu_s"] = statistics.median(cpu_rate)
+    return out
 
-            def step(s=solver):
-                s.run(iters)
 
-            n0 = solver.nodes_visited
-            seconds = median_time(step, repeats)
-            per_call = (solver.nodes_visited - n0) / repeats
-            out[f"{scheme}_{form}_nodes_per_s"] = per_call / seconds
+def sampling_results(repeats: int) -> dict[str, Any]:
+    return {"liars_dice": bench_sampling("liars_dice", 200, 3 * repeats),
+            "bluff21": bench_sampling("liars_dice(dice=2,dice2=1)", 10, 3 * repeats)}
+
+
+def print_sampling(res: dict[str, Any]) -> int:
+    print("Monte Carlo CFR, histories visited per second (median; per CPU second):")
+    for spec, r in res.items():
+        for key in (k for k in r if k.endswith("_nodes_per_s")):
+            cpu = r[key.replace("_per_s", "_per_cpu_s")]
+            print(f"  {spec:11s} {key.replace('_nodes_per_s', '').replace('_', ' '):11s} "
+                  f"{r[key] / 1e6:6.2f}M  ({cpu / 1e6:6.2f}M)")
+    return 0
+
+
+def bench_curves(seconds: float, schemes: tuple[str, ...] = ("es", "as")) -> dict[str, Any]:
+    """ES and AS on Bluff(2,1) (seed 0) for about ``seconds`` each: exploitability of the
+    average strategy at node counts 1e7, 2e7, 5e7, 1e8, ... (Gibson et al. 2012, Figure 3b).
+    Evaluation time is not counted in the budget."""
+    from rcfr.public_sampling import PublicMCCFRSolver
+
+    tree = compile_public("liars_dice(dice=2,dice2=1)")
+    marks = [m * 10**e for e in range(7, 12) for m in (1, 2, 5)]
+    out: dict[str, Any] = {}
+    for scheme in schemes:
+        solver = PublicMCCFRSolver(tree, scheme, seed=0)
+        solver.run(1)
+        curve, spent = [], 0.0
+        for mark in marks:
+            t0 = time.perf_counter()
+            solver.run_nodes(mark - solver.nodes_visited)
+            spent += time.perf_counter() - t0
+            curve.append((solver.nodes_visited, spent,
+                          rcfr.exploitability(tree, solver.average_policy())))
+            print(f"  {scheme} {curve[-1][0]:.3g} histories  {spent:.0f} s  exploitability "
+                  f"{curve[-1][2]:.4f}", file=sys.stderr, flush=True)
+            if spent * 2.2 > seconds:  # the next mark would take past the budget
+                break
+        out[scheme] = curve
     return out
 
 
@@ -141,8 +192,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-openspiel", action="store_true", help="skip OpenSpiel")
     ap.add_argument("--rounds", action="store_true",
                     help="also multi-round Bluff(2,1)'s uniform exploitability per opener rule")
+    ap.add_argument("--sampling", action="store_true",
+                    help="only the Monte Carlo CFR throughput")
+    ap.add_argument("--curves", type=float, metavar="SECONDS",
+                    help="only ES and AS on Bluff(2,1) for about SECONDS each, exploitability "
+                         "at node counts 1e7, 2e7, 5e7, ... (JSON)")
     args = ap.parse_args(argv)
     repeats = 3 if args.quick else 5
+    if args.sampling:
+        return print_sampling(sampling_results(repeats))
+    if args.curves:
+        print(json.dumps(bench_curves(args.curves)))
+        return 0
     res: dict[str, Any] = {
         "leduc": bench_cfr("leduc", 500 if args.quick else 2000, repeats),
         "liars_dice": bench_cfr("liars_dice", 20 if args.quick else 100, repeats),
@@ -151,8 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         res[spec]["openspiel"] = ({"available": False, "reason": "skipped (--no-openspiel)"}
                                   if args.no_openspiel else bench_openspiel(spec, iters, 3))
     res["bluff21"] = bench_bluff21(3 if args.quick else 5)
-    res["sampling"] = {"liars_dice": bench_sampling("liars_dice", 200, repeats),
-                       "bluff21": bench_sampling("liars_dice(dice=2,dice2=1)", 5, 3)}
+    res["sampling"] = sampling_results(repeats)
     if args.rounds:
         res["bluff21_rounds"] = bench_rounds()
     if args.json:
@@ -176,9 +236,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{b['peak_rss_mb']:.0f} MiB  one exploitability {b['exploitability_s']:.3f} s  "
           f"one CFR+ iteration {b['cfr+_iteration_s']:.3f} s")
     print(f"  uniform profile exploitability (one round) {b['uniform_exploitability']:.6f}")
-    for spec, r in res["sampling"].items():
-        print(f"  {spec}: " + "  ".join(f"{k.replace('_nodes_per_s', '')} {v / 1e6:.2f}M nodes/s"
-                                         for k, v in r.items()))
+    print_sampling(res["sampling"])
     for opener, r in res.get("bluff21_rounds", {}).items():
         print(f"  multi-round, next round opened by {opener:6s}: {r['exploitability']:.6f}")
     return 0

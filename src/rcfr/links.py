@@ -22,30 +22,35 @@ def apply_link(kind, param, values, i_lo, i_hi, seq_start, num_actions, out):
     whose weights are all zero gives the uniform strategy (Morrill 2016, eq. 3.2)."""
     for i in range(i_lo, i_hi):
         start = seq_start[i]
-        end = start + num_actions[i]
-        total = 0.0
-        if kind == POLYNOMIAL:
-            for s in range(start, end):
-                v = values[s]
-                w = 0.0
-                if v > 0.0:
-                    w = v if param == 2.0 else v ** (param - 1.0)
-                out[s] = w
-                total += w
-        else:
-            top = values[start]
-            for s in range(start + 1, end):
-                top = max(top, values[s])
-            for s in range(start, end):
-                w = math.exp((values[s] - top) / param)
-                out[s] = w
-                total += w
-        if total > 0.0:
-            for s in range(start, end):
-                out[s] /= total
-        else:
-            for s in range(start, end):
-                out[s] = 1.0 / (end - start)
+        link_slice(kind, param, values, start, start + num_actions[i], out)
+
+
+@njit(cache=True)
+def link_slice(kind, param, values, start, end, out):
+    """The link on one information set, whose sequences are ``[start, end)``."""
+    total = 0.0
+    if kind == POLYNOMIAL:
+        for s in range(start, end):
+            v = values[s]
+            w = 0.0
+            if v > 0.0:
+                w = v if param == 2.0 else v ** (param - 1.0)
+            out[s] = w
+            total += w
+    else:
+        top = values[start]
+        for s in range(start + 1, end):
+            top = max(top, values[s])
+        for s in range(start, end):
+            w = math.exp((values[s] - top) / param)
+            out[s] = w
+            total += w
+    if total > 0.0:
+        for s in range(start, end):
+            out[s] /= total
+    else:
+        for s in range(start, end):
+            out[s] = 1.0 / (end - start)
 
 
 class Link:

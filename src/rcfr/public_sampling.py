@@ -4,47 +4,364 @@ the public nodes (ARCHITECTURE.md, "Two compiled forms").
 Given a deal ``(x0, x1)``, the histories that follow it are the public tree itself: a decision
 node ``u`` of player ``p`` lies in information set ``(u, x_p)``, a public chance outcome has
 the probability ``W_child[x0, x1] / W_parent[x0, x1]`` (card removal), and a terminal pays its
-rule's payoff for the pair.  A pass draws the deal on-policy, writes those per-node arrays and
-runs the history form's sampled pass (:func:`rcfr.solvers.sampling.sampled_pass`: CS, ES, OS or
-AS, Gibson et al. 2012) over them, so estimates, averaging and their unbiasedness are the
-history form's.  Nodes visited are counted in histories: each public node the walk visits is
-one history of the sampled deal, plus the chance nodes that dealt it.
+rule's payoff for the pair.  A pass draws the deal on-policy and runs the history form's sampled
+pass (:mod:`rcfr.solvers.sampling`: CS, ES, OS or AS, Gibson et al. 2012) over the public
+nodes, reading the deal's information set, chance probability or payoff at each node it visits,
+so estimates, averaging and their unbiasedness are the history form's and a pass costs what it
+visits (no sweep of the public tree, no write outside the touched information sets).  With the
+tabular estimator every iteration runs in one numba kernel (:func:`run_public_sampled`); any
+other estimator gets the same pass through the loop's Python step.  Nodes visited are counted
+in histories: each public node the walk visits is one history of the sampled deal, plus the
+chance nodes that dealt it.
 
-Writing a deal's arrays costs a sweep of the public nodes; they are kept per deal where all
-deals fit in ``CACHE_BYTES`` (Kuhn, Leduc, Bluff(1,1)), else written again for every pass
-(Bluff(2,1): 126 joint rolls x 524,287 nodes), which then costs what a full sweep of the public
-nodes does.
+:meth:`PublicSampledPass.deal_arrays` writes a deal's history-form node arrays (a sweep of the
+public nodes): the reference the fused pass is tested against, bit for bit.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
+from numba import njit
 
 from .errors import RcfrError
 from .games.public import FOLD_RULE, SHOWDOWN_RULE
+from .links import link_slice
 from .public_tree import PublicTree, compile_public
+from .solvers.rules import CLIPPED, PLAIN, parse_rule
 from .solvers.sampling import (
+    CS,
+    ES,
+    OS,
     SCHEMES,
     MCCFRSolver,
     SampledTree,
     SampleWork,
+    absorb_touched,
     check_parameters,
     check_rule,
     draw,
+    explore,
     sampled_pass,
     seed_state,
     uniform,
 )
-from .tree import KIND_CHANCE
+from .tree import KIND_CHANCE, KIND_TERMINAL
 
-CACHE_BYTES = 256 * 2**20  # every deal's node arrays are kept when they fit in this
+
+class PublicSampled(NamedTuple):
+    """The public tree's arrays that the fused sampled pass reads (per public node, per
+    terminal, per chance context)."""
+
+    kind: np.ndarray  # int8, per public node
+    child_start: np.ndarray  # int32 [n + 1]
+    ctx: np.ndarray  # int32, chance context
+    # int64 [n, 8], one row per public node (one cache line where six arrays would take
+    # six): first child, end of the children, chance context, first information set (decision
+    # nodes) or terminal index (terminals), first sequence, kind
+    record: np.ndarray
+    row_of: np.ndarray  # int32 [2, C, nmax]: row of a private state in its context
+    joint: np.ndarray  # float64 [C, n0, n1]
+    deal_cum: np.ndarray  # float64 [n0 * n1]: running sums of the root context's weights
+    deal_last: int  # the last deal of positive weight (where rounding runs past the end)
+    # float64 [Z, 8], one row per terminal: rule, value (player 0's payoff; COUNT_RULE: if
+    # the bid holds), payoff if the bid fails, quantity, face, chance context
+    term: np.ndarray
+    rank: np.ndarray  # int64 [2, C, nmax]
+    counts: np.ndarray  # int64 [2, faces, nmax]
+    seq_start: np.ndarray  # per information set (what absorb_touched reads)
+    num_actions: np.ndarray
+
+
+class PublicWork(NamedTuple):
+    """Scratch arrays of the fused pass, indexed by position in the visited list (parents
+    before children), so that a pass reads and writes them in order: the public node, its
+    kind, the updating player's sampling probability ``q`` (CS: the opponent's reach) and own
+    reach ``ri`` (CS), the sampled value, the information set and first sequence of a decision
+    node, and ``link``: the position of the one sampled child, or where the child positions of
+    a node whose ``width`` actions are all considered start in ``slots`` (-1: not
+    sampled)."""
+
+    node: np.ndarray
+    kind: np.ndarray
+    q: np.ndarray
+    ri: np.ndarray
+    val: np.ndarray
+    info: np.ndarray
+    seq: np.ndarray
+    width: np.ndarray
+    link: np.ndarray
+    slots: np.ndarray
+    touched: np.ndarray
+
+
+@njit(cache=True)
+def _draw_deal(tree, u):
+    """:func:`draw` over the root context's joint weights, by bisection of their running sums
+    (the same sums, so the same deal)."""
+    cum = tree.deal_cum
+    lo, hi = 0, cum.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if u < cum[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo if lo < cum.shape[0] else tree.deal_last
+
+
+@njit(cache=True)
+def _draw_chance(tree, h, x0, x1, u):
+    """The child of public chance node ``h`` drawn with probabilities ``W_child[x0, x1] /
+    W_h[x0, x1]`` (:func:`draw`'s rule, the same arithmetic as the deal's node arrays)."""
+    joint, ctx = tree.joint, tree.ctx
+    parent_w = joint[ctx[h], x0, x1]
+    c0, c1 = tree.child_start[h], tree.child_start[h + 1]
+    acc = 0.0
+    last = c0
+    for c in range(c0, c1):
+        p = joint[ctx[c], x0, x1] / parent_w if parent_w > 0.0 else 0.0
+        if p > 0.0:
+            acc += p
+            last = c
+            if u < acc:
+                return c
+    return last
+
+
+@njit(cache=True)
+def _terminal_utility(tree, h, x0, x1):
+    """Player 0's payoff at public terminal ``h`` for the deal ``(x0, x1)`` (its rule)."""
+    z = tree.record[h, 3]
+    rule = int(tree.term[z, 0])
+    value = tree.term[z, 1]
+    if rule == FOLD_RULE:
+        return value
+    if rule == SHOWDOWN_RULE:
+        c = int(tree.term[z, 5])
+        r0, r1 = tree.rank[0, c, x0], tree.rank[1, c, x1]
+        return value if r0 > r1 else (-value if r0 < r1 else 0.0 * value)
+    f = int(tree.term[z, 4])
+    if tree.counts[0, f, x0] + tree.counts[1, f, x1] >= tree.term[z, 3]:
+        return value
+    return tree.term[z, 2]
+
+
+@njit(cache=True)
+def _visit(work, n, c, q, ri):
+    """Append public node ``c`` to the visited list at position ``n``."""
+    work.node[n] = c
+    work.q[n] = q
+    work.ri[n] = ri
+    return n + 1
+
+
+@njit(cache=True)
+def _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, strategy, avg,
+                   rng, work):
+    """The breadth-first sweep of :func:`rcfr.solvers.sampling.sampled_pass` over the deal's
+    public nodes (``_expand_cs`` for CS, ``_expand_sampled`` for ES / OS / AS: the same
+    samples, probabilities and average-strategy increments).  Returns the nodes visited."""
+    record = tree.record
+    node, q, ri, link, slots = work.node, work.q, work.ri, work.link, work.slots
+    cs = scheme == CS
+    node[0] = 0
+    q[0] = 1.0
+    ri[0] = 1.0
+    n = 1
+    m = 0  # slots used
+    k = 0
+    while k < n:
+        h = node[k]
+        kd = record[h, 5]
+        work.kind[k] = kd
+        if kd == KIND_TERMINAL:
+            k += 1
+            continue
+        if kd == KIND_CHANCE:
+            link[k] = n
+            n = _visit(work, n, _draw_chance(tree, h, x0, x1, uniform(rng)), q[k], ri[k])
+            k += 1
+            continue
+        c0 = record[h, 0]
+        na = record[h, 1] - c0
+        row = tree.row_of[kd, record[h, 2], x0 if kd == 0 else x1]
+        s0 = record[h, 4] + row * na
+        work.info[k] = record[h, 3] + row
+        work.seq[k] = s0
+        work.width[k] = na
+        if kd != player and not cs:
+            inc = weight / q[k]
+            for j in range(na):
+                avg[s0 + j] += inc * strategy[s0 + j]
+            link[k] = n
+            n = _visit(work, n, c0 + draw(strategy, s0, s0 + na, uniform(rng)), q[k], 1.0)
+            k += 1
+            continue
+        link[k] = m
+        if cs:
+            r = ri[k]
+            for j in range(na):
+                p = strategy[s0 + j]
+                slots[m + j] = n
+                if kd == player:
+                    avg[s0 + j] += weight * r * p
+                    n = _visit(work, n, c0 + j, q[k], r * p)
+                else:
+                    n = _visit(work, n, c0 + j, q[k] * p, r)
+        elif scheme == ES:
+            for j in range(na):
+                slots[m + j] = n
+                n = _visit(work, n, c0 + j, q[k], 1.0)
+        elif scheme == OS:
+            a = explore(strategy, s0, na, epsilon, uniform(rng))
+            for j in range(na):
+                slots[m + j] = -1
+            slots[m + a] = n
+            n = _visit(work, n, c0 + a,
+                       q[k] * (epsilon / na + (1.0 - epsilon) * strategy[s0 + a]), 1.0)
+        else:  # as_sampling_probability with the set's total summed once
+            total = beta
+            for j in range(na):
+                total += avg[s0 + j]
+            for j in range(na):
+                rho = 1.0
+                if total > 0.0:
+                    rho = max(epsilon, (beta + tau * avg[s0 + j]) / total)
+                    rho = 1.0 if rho >= 1.0 else rho
+                if rho >= 1.0 or uniform(rng) < rho:
+                    slots[m + j] = n
+                    n = _visit(work, n, c0 + j, q[k] * rho, 1.0)
+                else:
+                    slots[m + j] = -1
+        m += na
+        k += 1
+    return n
+
+
+@njit(cache=True)
+def _public_backup(player, cs, n, x0, x1, tree, strategy, inst, work, absorb, rule, link_kind,
+                   link_param, regrets):
+    """The backward sweep of :func:`rcfr.solvers.sampling.sampled_pass` over the visited list
+    (the same values and regrets), into ``inst``, or, with ``absorb`` (plain and clipped
+    rules, the tabular estimator), straight into ``regrets`` with the link re-applied: a pass
+    meets an information set ``(u, x_p)`` at most once (one deal, each public node once) and
+    reads its strategy there last, so this is :func:`absorb_touched`'s arithmetic without
+    the round trip through ``inst``.  Returns the information sets touched."""
+    node, q, val, link, slots = work.node, work.q, work.val, work.link, work.slots
+    clipped = rule.kind == CLIPPED
+    sign = 1.0 if player == 0 else -1.0
+    nt = 0
+    for k in range(n - 1, -1, -1):
+        kd = work.kind[k]
+        if kd == KIND_TERMINAL:
+            u = _terminal_utility(tree, node[k], x0, x1)
+            val[k] = sign * u if cs else sign * u / q[k]
+        elif kd == KIND_CHANCE or (kd != player and not cs):
+            val[k] = val[link[k]]
+        else:
+            s0 = work.seq[k]
+            na = work.width[k]
+            m = link[k]
+            v = 0.0
+            for j in range(na):
+                c = slots[m + j]
+                v += strategy[s0 + j] * (val[c] if c >= 0 else 0.0)
+            val[k] = v
+            if kd == player:
+                work.touched[nt] = work.info[k]
+                nt += 1
+                w = q[k] if cs else 1.0
+                if absorb:
+                    for j in range(na):
+                        c = slots[m + j]
+                        r = regrets[s0 + j] + (0.0 + w * ((val[c] if c >= 0 else 0.0) - v))
+                        regrets[s0 + j] = (r if r > 0.0 else 0.0) if clipped else r
+                    link_slice(link_kind, link_param, regrets, s0, s0 + na, strategy)
+                else:
+                    for j in range(na):
+                        c = slots[m + j]
+                        inst[s0 + j] = 0.0
+                        inst[s0 + j] += w * ((val[c] if c >= 0 else 0.0) - v)
+    return nt
+
+
+@njit(cache=True)
+def public_sampled_pass(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rng,
+                        inst, work, absorb, rule, link_kind, link_param, regrets):
+    """One sampled pass on the public tree: draw the deal ``(x0, x1)`` from the joint
+    distribution, then :func:`rcfr.solvers.sampling.sampled_pass`'s scheme over the public
+    nodes with the deal's information sets, chance probabilities and payoffs read on the way.
+    ``absorb``: see :func:`_public_backup`.  Returns ``(public nodes visited, information sets
+    touched)``."""
+    k = _draw_deal(tree, uniform(rng))
+    n1 = tree.joint.shape[2]
+    x0, x1 = k // n1, k % n1
+    n = _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, strategy, avg,
+                       rng, work)
+    nt = _public_backup(player, scheme == CS, n, x0, x1, tree, strategy, inst, work, absorb,
+                        rule, link_kind, link_param, regrets)
+    return n, nt
+
+
+@njit(cache=True)
+def run_public_sampled(scheme, max_iters, node_budget, t0, avg_power, deal_depth, rule,
+                       link_kind, link_param, epsilon, beta, tau, tree, bounds, seq_bounds,
+                       regrets, prediction, values, strategy, avg, rng, inst, work):
+    """:func:`rcfr.solvers.sampling.run_sampled` with the public pass: iterations entirely in
+    numba, each pass counting ``deal_depth`` dealing chance nodes plus the public nodes it
+    visits.  Returns ``(iterations, histories visited)``."""
+    dense = rule.kind != PLAIN and rule.kind != CLIPPED
+    it = 0
+    nodes = 0
+    while it < max_iters and nodes < node_budget:
+        t = t0 + it + 1
+        weight = float(t) ** avg_power
+        for p in range(2):
+            if dense:
+                for s in range(seq_bounds[p], seq_bounds[p + 1]):
+                    inst[s] = 0.0
+            n, nt = public_sampled_pass(scheme, p, weight, epsilon, beta, tau, tree, strategy,
+                                        avg, rng, inst, work, not dense, rule, link_kind,
+                                        link_param, regrets)
+            nodes += n + deal_depth
+            if dense:
+                absorb_touched(p, t, nt, work.touched, inst, rule, link_kind, link_param, tree,
+                               bounds, seq_bounds, regrets, prediction, values, strategy)
+        it += 1
+    return it, nodes
+
+
+_NO_RULE = parse_rule("cfr").params  # what the pass gets when it does not absorb
+
+
+def public_arrays(tree: PublicTree) -> PublicSampled:
+    """The arrays :func:`public_sampled_pass` reads, from the compiled public tree."""
+    T = tree.arrays
+    index = tree.node_info_base.copy()
+    index[tree.terminal_nodes] = np.arange(tree.terminal_nodes.size)
+    term = np.zeros((tree.terminal_nodes.size, 8))
+    for j, column in enumerate((T.term_rule, T.term_value, T.term_miss, T.term_q, T.term_face,
+                                T.term_ctx)):
+        term[:, j] = column
+    deal = T.joint[0].ravel()
+    cs = tree.node_child_start.astype(np.int64)
+    record = np.zeros((tree.num_public_nodes, 8), dtype=np.int64)
+    for j, column in enumerate((cs[:-1], cs[1:], tree.node_ctx, index, tree.node_seq_base,
+                                tree.node_kind)):
+        record[:, j] = column
+    return PublicSampled(
+        tree.node_kind, tree.node_child_start, tree.node_ctx, record, T.row_of, T.joint,
+        np.cumsum(deal), int(np.flatnonzero(deal > 0)[-1]),
+        term,
+        T.rank, T.counts, tree.infoset_seq_start, tree.infoset_num_actions)
 
 
 class PublicSampledPass:
     """A sampled pass over the public tree (a :class:`rcfr.solvers.loop.TreePass`); one
-    player per pass, the deal drawn from the pass's SplitMix64 state."""
+    player per pass, the deal drawn from the pass's SplitMix64 state; fused with the tabular
+    estimator (:func:`run_public_sampled`)."""
 
     def __init__(self, tree: PublicTree, scheme: int, epsilon: float, beta: float, tau: float,
                  seed: int | None) -> None:
@@ -52,78 +369,84 @@ class PublicSampledPass:
         self.scheme = scheme
         self.epsilon, self.beta, self.tau = epsilon, beta, tau
         self.rng = seed_state(seed)
-        self.counter = np.zeros(1, dtype=np.int64)
-        T = tree.arrays
+        self.deal_depth = int(tree.structure.deal_depth)
+        self.arrays = public_arrays(tree)
         n = tree.num_public_nodes
-        self.deal = np.ascontiguousarray(T.joint[0].ravel())
-        self.deal_depth = tree.structure.deal_depth
-        kind = tree.node_kind
-        self.decision = [np.flatnonzero(kind == p) for p in (0, 1)]
-        self.terminal = tree.terminal_nodes
-        parent = tree.node_parent
-        self.chance_children = np.flatnonzero((parent >= 0)
-                                              & (kind[np.maximum(parent, 0)] == KIND_CHANCE))
-        fits = 20 * n * int((self.deal > 0).sum()) <= CACHE_BYTES
-        self.cache: dict | None = {} if fits else None
-        self.infoset = np.full(n, -1, dtype=np.int32)
-        self.prob = np.ones(n)
-        self.util = np.zeros(n)
-        self.work = SampleWork(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
-                               np.ones(n), np.ones(n), np.zeros(n),
-                               np.zeros(tree.num_infosets, dtype=np.int64),
-                               np.zeros(tree.num_infosets, dtype=np.int64))
-
-    def deal_arrays(self, x0: int, x1: int) -> SampledTree:
-        """The history form's node arrays of the histories that follow the deal ``(x0, x1)``
-        (kept per deal while all deals fit in ``CACHE_BYTES``)."""
-        cached = self.cache.get((x0, x1)) if self.cache is not None else None
-        if cached is not None:
-            return cached
-        arrays = self._write_deal(x0, x1)
-        if self.cache is not None:
-            arrays = arrays._replace(node_infoset=arrays.node_infoset.copy(),
-                                     chance_prob=arrays.chance_prob.copy(),
-                                     util=arrays.util.copy())
-            self.cache[(x0, x1)] = arrays
-        return arrays
-
-    def _write_deal(self, x0: int, x1: int) -> SampledTree:
-        t, T = self.tree, self.tree.arrays
-        ctx = t.node_ctx
-        for p, x in ((0, x0), (1, x1)):
-            u = self.decision[p]
-            self.infoset[u] = t.node_info_base[u] + T.row_of[p, ctx[u], x]
-        v = self.chance_children
-        if v.size:
-            parent_w = T.joint[ctx[t.node_parent[v]], x0, x1]
-            self.prob[v] = np.divide(T.joint[ctx[v], x0, x1], parent_w,
-                                     out=np.zeros(v.size), where=parent_w > 0)
-        z = self.terminal
-        c = T.term_ctx
-        rule, value = T.term_rule, T.term_value
-        showdown = value * np.sign(T.rank[0, c, x0] - T.rank[1, c, x1])
-        held = T.counts[0, T.term_face, x0] + T.counts[1, T.term_face, x1] >= T.term_q
-        self.util[z] = np.where(rule == FOLD_RULE, value,
-                                np.where(rule == SHOWDOWN_RULE, showdown,
-                                         np.where(held, value, T.term_miss)))
-        return SampledTree(t.node_kind, t.node_child_start, self.infoset, self.prob,
-                           t.infoset_seq_start, t.infoset_num_actions, self.util)
-
-    def sample_deal(self) -> tuple[int, int]:
-        k = int(draw(self.deal, 0, self.deal.shape[0], uniform(self.rng)))
-        return divmod(k, self.tree.arrays.joint.shape[2])
+        index = [np.zeros(n, dtype=np.int64) for _ in range(7)]
+        self.work = PublicWork(index[0], np.zeros(n, dtype=np.int8), np.ones(n), np.ones(n),
+                               np.zeros(n), *index[1:])
+        S = tree.num_sequences
+        self.bounds = np.array([0, tree.num_infosets_per_player[0], tree.num_infosets],
+                               dtype=np.int64)
+        self.seq_bounds = np.array([0, tree.num_sequences_per_player[0], S], dtype=np.int64)
 
     def run(self, players, strategy, weight, avg, inst) -> int:
         (player,) = players
         inst[:] = 0.0
-        self.counter[0] += 1
-        arrays = self.deal_arrays(*self.sample_deal())
-        n, _ = sampled_pass(self.scheme, player, weight, self.epsilon, self.beta, self.tau,
-                            arrays, strategy, avg, self.rng, inst, self.work, self.counter[0])
+        n, _ = public_sampled_pass(self.scheme, player, weight, self.epsilon, self.beta,
+                                   self.tau, self.arrays, strategy, avg, self.rng, inst,
+                                   self.work, False, _NO_RULE, 0, 2.0, inst)
         return int(n) + self.deal_depth
 
     def fuses(self, rule) -> bool:
-        return False  # the Python loop, one pass per player
+        return True
+
+    def run_fused(self, solver, max_iters: int, node_budget: int) -> None:
+        est = solver.estimator_
+        its, nodes = run_public_sampled(
+            self.scheme, max_iters, node_budget, solver.iteration, solver.avg_power_,
+            self.deal_depth, solver.rule_.params, solver.link_.kind, solver.link_.param,
+            self.epsilon, self.beta, self.tau, self.arrays, self.bounds, self.seq_bounds,
+            est.regrets, est.prediction, est.values_, solver.strategy_, solver.avg_weights_,
+            self.rng, solver._inst, self.work)
+        solver.iteration += int(its)
+        solver.nodes_visited += int(nodes)
+
+    # -- the reference: the deal's history-form node arrays --------------------------------
+    def deal_arrays(self, x0: int, x1: int) -> SampledTree:
+        """The history form's node arrays of the histories that follow the deal ``(x0, x1)``
+        (a sweep of the public nodes): :func:`rcfr.solvers.sampling.sampled_pass` over them
+        is the pass that :func:`public_sampled_pass` computes without them."""
+        t, T = self.tree, self.tree.arrays
+        n = t.num_public_nodes
+        kind, ctx, parent = t.node_kind, t.node_ctx, t.node_parent
+        infoset = np.full(n, -1, dtype=np.int32)
+        for p, x in ((0, x0), (1, x1)):
+            u = np.flatnonzero(kind == p)
+            infoset[u] = t.node_info_base[u] + T.row_of[p, ctx[u], x]
+        prob = np.ones(n)
+        v = np.flatnonzero((parent >= 0) & (kind[np.maximum(parent, 0)] == KIND_CHANCE))
+        if v.size:
+            parent_w = T.joint[ctx[parent[v]], x0, x1]
+            prob[v] = np.divide(T.joint[ctx[v], x0, x1], parent_w, out=np.zeros(v.size),
+                                where=parent_w > 0)
+        z = t.terminal_nodes
+        c = T.term_ctx
+        rule, value = T.term_rule, T.term_value
+        showdown = value * np.sign(T.rank[0, c, x0] - T.rank[1, c, x1])
+        held = T.counts[0, T.term_face, x0] + T.counts[1, T.term_face, x1] >= T.term_q
+        util = np.zeros(n)
+        util[z] = np.where(rule == FOLD_RULE, value,
+                           np.where(rule == SHOWDOWN_RULE, showdown,
+                                    np.where(held, value, T.term_miss)))
+        return SampledTree(kind, t.node_child_start, infoset, prob, t.infoset_seq_start,
+                           t.infoset_num_actions, util)
+
+    def reference_run(self, player: int, strategy, weight, avg, inst) -> int:
+        """:meth:`run` through the deal's node arrays and the history form's pass (slow: a
+        sweep of the public nodes per pass; for tests)."""
+        inst[:] = 0.0
+        deal = self.tree.arrays.joint[0].ravel()
+        k = int(draw(deal, 0, deal.size, uniform(self.rng)))
+        arrays = self.deal_arrays(*divmod(k, self.arrays.joint.shape[2]))
+        n = self.tree.num_public_nodes
+        work = SampleWork(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
+                          np.ones(n), np.ones(n), np.zeros(n),
+                          np.zeros(self.tree.num_infosets, dtype=np.int64),
+                          np.zeros(self.tree.num_infosets, dtype=np.int64))
+        visited, _ = sampled_pass(self.scheme, player, weight, self.epsilon, self.beta,
+                                  self.tau, arrays, strategy, avg, self.rng, inst, work, 1)
+        return int(visited) + self.deal_depth
 
 
 class PublicMCCFRSolver(MCCFRSolver):

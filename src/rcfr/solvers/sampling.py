@@ -139,6 +139,16 @@ def draw(probs, lo, hi, u):
 
 
 @njit(cache=True)
+def explore(strategy, s0, na, epsilon, u):
+    """Outcome sampling's action at an information set of the updating player whose strategy is
+    ``strategy[s0:s0 + na]``: uniform with probability ``epsilon``, else on-policy (``u``
+    uniform in ``[0, 1)``)."""
+    if u < epsilon:
+        return min(int(u / epsilon * na), na - 1)
+    return draw(strategy, s0, s0 + na, (u - epsilon) / (1.0 - epsilon))
+
+
+@njit(cache=True)
 def as_sampling_probability(s, lo, hi, k, epsilon, beta, tau):
     """Probability that average strategy sampling samples sequence ``k`` of the information set
     whose cumulative average-strategy weights are ``s[lo:hi]``: Gibson et al. 2012, eq. 2,
@@ -246,11 +256,7 @@ def _expand_sampled(scheme, player, weight, epsilon, beta, tau, tree, strategy, 
                 order[n] = c
                 n += 1
         elif scheme == OS:
-            u = uniform(rng)
-            if u < epsilon:
-                a = min(int(u / epsilon * na), na - 1)
-            else:
-                a = draw(strategy, s0, s0 + na, (u - epsilon) / (1.0 - epsilon))
+            a = explore(strategy, s0, na, epsilon, uniform(rng))
             for j in range(na):
                 val[c0 + j] = 0.0
             c = c0 + a
