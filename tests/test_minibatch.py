@@ -3,15 +3,20 @@ the sequences each pass touched, built lazily, never on a dense feature matrix."
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
+from rcfr.cli import main
 from rcfr.errors import RcfrError
 from rcfr.features import sequence_features
 from rcfr.solvers.regression import RegressionRegrets
 from rcfr.solvers.run import make_solver
 from rcfr.solvers.sampling import MCCFRSolver
 from rcfr.tree import compile_game
+
+KUHN_UNIFORM = 11 / 24  # the uniform strategy's exploitability on Kuhn
 
 
 class Lookup:
@@ -109,3 +114,21 @@ def test_minibatch_options_are_checked(leduc):
             Lookup(), rule="lcfr", minibatch=True)).run(1)
     with pytest.raises(RcfrError, match="sampling schemes"):
         make_solver(leduc, "rcfr+", regressor="torch-mlp", minibatch=True)
+
+
+@pytest.mark.parametrize("args", [("-a", "rcfr+", "--regressor", "torch-mlp"),
+                                  ("-a", "es",), ("-a", "es", "--regressor", "ridge")])
+def test_cli_refuses_minibatch_where_it_does_not_apply(capsys, args):
+    code = main(["solve", "kuhn", *args, "--minibatch", "--iterations", "2"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.splitlines()) == 1 and err.startswith("error: ")
+
+
+def test_cli_es_with_a_minibatch_regressor(capsys):
+    """``--minibatch`` reaches the estimator: ES on Kuhn with scikit-learn's SGD regressor
+    (partial_fit) on one-hot rows."""
+    code = main(["solve", "kuhn", "-a", "es", "--regressor",
+                 "sklearn:sklearn.linear_model.SGDRegressor", "--features", "onehot",
+                 "--minibatch", "--iterations", "20", "--seed", "1", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["iterations"] == 20 and out["exploitability"] < KUHN_UNIFORM
