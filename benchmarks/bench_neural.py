@@ -12,11 +12,15 @@ Part ``openspiel``: both run RCFR+ (regrets clipped at zero, uniform averaging) 
 (OpenSpiel's ``leduc_poker``) with the same network -- two hidden layers of 64 ReLU units
 (OpenSpiel: ``DeepRcfrModel(num_hidden_units=64, num_hidden_layers=1)``) -- trained by Adam
 (learning rate 0.01) for 10 full-batch steps per player and iteration, warm-started from the
-last iteration.  rcfr fits average regrets on the thesis's features; OpenSpiel fits cumulative
-regrets on its own sequence features (information-state tensor + action).  Each side's time
-per iteration excludes set-up and evaluation; exploitability is each library's own
-(OpenSpiel's ``exploitability.exploitability``; rcfr's evaluator), both the mean of the two
-best-response values.
+last iteration.  rcfr fits cumulative regrets on the thesis's features (full-batch steps run
+on the distinct feature rows, weighted by count: the same gradient); OpenSpiel fits cumulative
+regrets on its own sequence features (information-state tensor + action).  The two run in the
+same process, interleaved an iteration at a time (who goes first alternates), so the load of a
+shared machine falls on both alike; each iteration's wall and CPU (process) time is recorded,
+and the figures are medians over the iterations after the first (set-up and evaluation
+excluded).  Exploitability is each library's own (OpenSpiel's
+``exploitability.exploitability``; rcfr's evaluator), both the mean of the two best-response
+values.  The ratio is OpenSpiel's median over rcfr's.
 
 Part ``params``: on ``leduc(canonical=true)`` (672 sequences, thesis features, 79 columns)
 RCFR+ with MLPs of one hidden layer of ``h`` units (``--widths``) and the default (64, 64)
@@ -25,8 +29,7 @@ leaf per sequence, 672).
 
 OpenSpiel's PyTorch RCFR also needs ``dm-tree`` (``pip install dm-tree``: its ``deep_cfr``
 module imports it); without it, or without OpenSpiel, that side is skipped.  Torch runs on one
-thread (``--threads``); timings are medians where repeated, wall-clock,
-and machine-dependent: compare ratios from the same run.
+thread (``--threads``); timings are machine-dependent: compare ratios from the same run.
 """
 
 from __future__ import annotations
