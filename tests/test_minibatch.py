@@ -109,6 +109,9 @@ def test_es_with_the_network_runs_where_the_dense_matrix_is_refused(leduc):
 def test_minibatch_options_are_checked(leduc):
     with pytest.raises(RcfrError, match="incrementally"):
         make_solver(leduc, "es", regressor="best-first", minibatch=True).run(1)
+    with pytest.raises(RcfrError, match="incrementally"):  # its warm_start adds members
+        make_solver(leduc, "es", regressor="sklearn:sklearn.ensemble.RandomForestRegressor",
+                    minibatch=True).run(1)
     with pytest.raises(RcfrError, match="cfr or cfr"):
         MCCFRSolver(leduc, "es", rule="lcfr", estimator=RegressionRegrets(
             Lookup(), rule="lcfr", minibatch=True)).run(1)

@@ -42,6 +42,7 @@ from ..features import (
     tree_equivalent_columns,
 )
 from ..regressors import RidgeRegression, SklearnRegressor
+from ..regressors.sklearn_adapter import _warm_startable
 from ..regressors.tree_base import RegressionTree
 from .rules import UpdateRule, link_input, parse_rule, rule_update
 from .tabular import legacy_rule
@@ -90,7 +91,9 @@ class RegressionRegrets:
     to; the discounted rules, which rescale every entry, are refused.  The estimates of all the
     player's sequences (the strategy the next pass reads) are then predicted in chunks of at
     most ``max_memory`` bytes of features.  ``max_memory`` also bounds the dense matrix: a
-    larger one is refused, with a pointer to ``minibatch``.
+    larger one is refused, with a pointer to ``minibatch``.  (A regressor fit on average
+    regrets, ``target_scale = "average"``, sees the untouched rows' targets ``R / t`` shrink
+    between passes; the minibatch leaves them at their last value, an approximation.)
     """
 
     def __init__(self, regressors: Any, features: str | tuple = "onehot", *,
@@ -169,7 +172,10 @@ class RegressionRegrets:
             raise RcfrError(f"minibatch fits drop the untouched sequences, whose targets the "
                             f"{self.rule.name} rule changes too; use cfr or cfr+")
         for r in self.regressors_:
-            if not (callable(getattr(r, "partial_fit", None)) or getattr(r, "warm_start", False)):
+            inner = r.estimator if isinstance(r, SklearnRegressor) else r
+            if not (callable(getattr(inner, "partial_fit", None))
+                    or (getattr(r, "warm_start", False) and _warm_startable(inner))):
+                r = inner
                 raise RcfrError(f"minibatch fits need a regressor that trains incrementally "
                                 f"(partial_fit or warm_start), not {type(r).__name__}")
         if isinstance(self.features, str) or callable(self.features):
