@@ -12,11 +12,15 @@ Part ``openspiel``: both run RCFR+ (regrets clipped at zero, uniform averaging) 
 (OpenSpiel's ``leduc_poker``) with the same network -- two hidden layers of 64 ReLU units
 (OpenSpiel: ``DeepRcfrModel(num_hidden_units=64, num_hidden_layers=1)``) -- trained by Adam
 (learning rate 0.01) for 10 full-batch steps per player and iteration, warm-started from the
-last iteration.  rcfr fits average regrets on the thesis's features; OpenSpiel fits cumulative
-regrets on its own sequence features (information-state tensor + action).  Each side's time
-per iteration excludes set-up and evaluation; exploitability is each library's own
-(OpenSpiel's ``exploitability.exploitability``; rcfr's evaluator), both the mean of the two
-best-response values.
+last iteration.  rcfr fits cumulative regrets on the thesis's features (full-batch steps run
+on the distinct feature rows, weighted by count: the same gradient); OpenSpiel fits cumulative
+regrets on its own sequence features (information-state tensor + action).  The two run in the
+same process, interleaved an iteration at a time (who goes first alternates), so the load of a
+shared machine falls on both alike; each iteration's wall and CPU (process) time is recorded,
+and the figures are medians over the iterations after the first (set-up and evaluation
+excluded).  Exploitability is each library's own (OpenSpiel's
+``exploitability.exploitability``; rcfr's evaluator), both the mean of the two best-response
+values.  The ratio is OpenSpiel's median over rcfr's.
 
 Part ``params``: on ``leduc(canonical=true)`` (672 sequences, thesis features, 79 columns)
 RCFR+ with MLPs of one hidden layer of ``h`` units (``--widths``) and the default (64, 64)
@@ -25,8 +29,7 @@ leaf per sequence, 672).
 
 OpenSpiel's PyTorch RCFR also needs ``dm-tree`` (``pip install dm-tree``: its ``deep_cfr``
 module imports it); without it, or without OpenSpiel, that side is skipped.  Torch runs on one
-thread (``--threads``); timings are medians where repeated, wall-clock,
-and machine-dependent: compare ratios from the same run.
+thread (``--threads``); timings are machine-dependent: compare ratios from the same run.
 """
 
 from __future__ import annotations
@@ -44,10 +47,12 @@ try:
 except ImportError:  # running from a checkout without an installed package
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import rcfr
+import rcfr.regressors.torch_mlp
 from rcfr.regressors.torch_mlp import RCFR_DEFAULTS, TorchMLPRegressor
 from rcfr.solvers.rcfr import RCFRSolver
 
 STEPS, LR, WIDTH = RCFR_DEFAULTS["steps"], RCFR_DEFAULTS["learning_rate"], 64
+OS_STEPS, OS_LR = 10, 1e-2  # OpenSpiel's training: Adam, full batch, warm
 OUT = sys.stdout  # the tables (stderr with --json)
 
 
@@ -55,26 +60,57 @@ def say(*args) -> None:
     print(*args, file=OUT, flush=True)
 
 
+class Side:
+    """One library's RCFR+ run, advanced an iteration at a time: ``step()`` returns its wall
+    and CPU seconds; ``exploitability()`` evaluates the average strategy (not timed)."""
+
+    def __init__(self, name: str, step, exploitability, complexity) -> None:
+        self.name, self._step, self.exploitability = name, step, exploitability
+        self.complexity = complexity
+        self.iterations, self.wall, self.cpu, self.curve = 0, [], [], []
+
+    def step(self) -> None:
+        w0, c0 = time.perf_counter(), time.process_time()
+        self._step()
+        self.wall.append(time.perf_counter() - w0)
+        self.cpu.append(time.process_time() - c0)
+        self.iterations += 1
+
+    def record(self) -> None:
+        self.curve.append({"iterations": self.iterations,
+                           "exploitability": self.exploitability(),
+                           "seconds": float(np.sum(self.wall[1:])),
+                           "median_ms": 1e3 * float(np.median(self.wall[1:])),
+                           "median_cpu_ms": 1e3 * float(np.median(self.cpu[1:]))})
+
+    def summary(self) -> dict:
+        """Median wall and CPU seconds per iteration (the first, with set-up, left out)."""
+        return {"seconds_per_iteration": float(np.median(self.wall[1:])),
+                "cpu_seconds_per_iteration": float(np.median(self.cpu[1:])),
+                "mean_seconds_per_iteration": float(np.mean(self.wall[1:])),
+                "complexity": self.complexity(), "curve": self.curve}
+
+
 def run_rcfr(tree, regressor, checkpoints: list[int], leaves: int | None = None) -> dict:
-    """RCFR+ to each checkpoint: seconds per iteration (set-up and evaluation excluded) and
-    exploitability of the average strategy."""
-    solver = RCFRSolver(tree, "rcfr+", regressor=regressor, leaves=leaves, seed=0)
-    solver.run(1)  # set-up: features, kernels, first fit
-    done, spent, curve = 1, 0.0, []
+    """RCFR+ to each checkpoint, alone: its :meth:`Side.summary`."""
+    side = rcfr_side(tree, regressor, leaves)
     for n in checkpoints:
-        t0 = time.perf_counter()
-        solver.run(n - done)
-        spent += time.perf_counter() - t0
-        done = n
-        curve.append({"iterations": n, "exploitability": rcfr.exploitability(
-            tree, solver.average_policy()), "seconds": spent})
-    return {"seconds_per_iteration": spent / (done - 1), "complexity": solver.complexity,
-            "curve": curve}
+        while side.iterations < n:
+            side.step()
+        side.record()
+    return side.summary()
 
 
-def run_openspiel(checkpoints: list[int]) -> dict | None:
-    """OpenSpiel's PyTorch RCFR+ with the same network and training, or ``None`` when it does
-    not import."""
+def rcfr_side(tree, regressor, leaves: int | None = None) -> Side:
+    solver = RCFRSolver(tree, "rcfr+", regressor=regressor, leaves=leaves, seed=0)
+    return Side("rcfr", lambda: solver.run(1),
+                lambda: rcfr.exploitability(tree, solver.average_policy()),
+                lambda: solver.complexity)
+
+
+def openspiel_side() -> Side | None:
+    """OpenSpiel's PyTorch RCFR+ with the same network and training as ``bench``'s reference
+    (Adam 0.01, 10 full-batch steps, warm), or ``None`` when it does not import."""
     try:
         import pyspiel
         import torch
@@ -87,12 +123,12 @@ def run_openspiel(checkpoints: list[int]) -> dict | None:
     torch.manual_seed(0)
     models = [os_rcfr.DeepRcfrModel(game, num_hidden_units=WIDTH, num_hidden_layers=1)
               for _ in range(2)]
-    optimizers = {id(m): torch.optim.Adam(m.parameters(), lr=LR) for m in models}
+    optimizers = {id(m): torch.optim.Adam(m.parameters(), lr=OS_LR) for m in models}
 
-    def train(model, data):  # STEPS full-batch Adam steps, warm-started
+    def train(model, data):  # OS_STEPS full-batch Adam steps, warm-started
         x, y = data.tensors
         opt = optimizers[id(model)]
-        for _ in range(STEPS):
+        for _ in range(OS_STEPS):
             loss = torch.mean((model(x) - y) ** 2)
             opt.zero_grad()
             loss.backward()
@@ -109,44 +145,54 @@ def run_openspiel(checkpoints: list[int]) -> dict | None:
                 row[a] = p
         return float(os_expl.exploitability(game, table))
 
-    solver.evaluate_and_update_policy(train)
-    done, spent, curve = 1, 0.0, []
-    for n in checkpoints:
-        t0 = time.perf_counter()
-        for _ in range(n - done):
-            solver.evaluate_and_update_policy(train)
-        spent += time.perf_counter() - t0
-        done = n
-        curve.append({"iterations": n, "exploitability": expl(), "seconds": spent})
-    weights = sum(p.numel() for m in models for p in m.parameters())
-    return {"seconds_per_iteration": spent / (done - 1), "complexity": weights, "curve": curve}
+    return Side("openspiel", lambda: solver.evaluate_and_update_policy(train), expl,
+                lambda: sum(p.numel() for m in models for p in m.parameters()))
 
 
-def mlp(hidden: tuple[int, ...]) -> TorchMLPRegressor:
-    return TorchMLPRegressor(hidden=hidden, learning_rate=LR, steps=STEPS, warm_start=True)
+def mlp(hidden: tuple[int, ...], steps: int = STEPS) -> TorchMLPRegressor:
+    return TorchMLPRegressor(hidden=hidden, learning_rate=LR, steps=steps, warm_start=True)
 
 
 def part_openspiel(args) -> dict:
+    """Both sides in one run, interleaved an iteration at a time (who goes first alternates),
+    so the shared machine's load falls on both alike; OpenSpiel stops at its last checkpoint."""
     tree = rcfr.compile_game("leduc")
-    ours = run_rcfr(tree, mlp((WIDTH, WIDTH)), args.iterations)
-    theirs = run_openspiel(args.openspiel_iterations)
-    out = {"game": "leduc", "rcfr": ours, "openspiel": theirs}
-    say(f"RCFR+ on Leduc, MLP ({WIDTH}, {WIDTH}), Adam lr {LR}, {STEPS} full-batch steps per "
-          f"fit, warm-started ({ours['complexity']:,} weights here)")
-    say(f"{'iterations':>10}  {'rcfr expl':>10}  {'rcfr s':>8}  {'openspiel expl':>14}  "
-          f"{'openspiel s':>11}")
-    os_curve = {c["iterations"]: c for c in (theirs or {}).get("curve", [])}
-    for c in ours["curve"]:
+    ours = rcfr_side(tree, rcfr.regressors.torch_mlp.rcfr_mlp())
+    theirs = openspiel_side()
+    os_last = max(args.openspiel_iterations) if theirs is not None else 0
+    last = max(max(args.iterations), os_last)
+    while ours.iterations < last:
+        sides = [s for s in (ours, theirs) if s is not None and
+                 s.iterations < (last if s is ours else os_last)]
+        for s in sides if ours.iterations % 2 else sides[::-1]:
+            s.step()
+            if s.iterations in (args.iterations if s is ours else args.openspiel_iterations):
+                s.record()
+    mine = ours.summary()
+    other = theirs.summary() if theirs is not None else None
+    out = {"game": "leduc", "rcfr": mine, "openspiel": other}
+    say(f"RCFR+ on Leduc, MLP ({WIDTH}, {WIDTH}); rcfr: {STEPS} full-batch Adam steps (lr "
+        f"{LR}) per fit, float32, warm-started ({mine['complexity']:,} weights); OpenSpiel: "
+        f"{OS_STEPS} steps, lr {OS_LR}")
+    say(f"{'iterations':>10}  {'rcfr expl':>10}  {'ms/it':>7}  {'cpu ms':>7}  "
+        f"{'openspiel expl':>14}  {'ms/it':>7}  {'cpu ms':>7}")
+    os_curve = {c["iterations"]: c for c in (other or {}).get("curve", [])}
+    for c in mine["curve"]:
         o = os_curve.get(c["iterations"])
-        tail = f"{o['exploitability']:14.4f}  {o['seconds']:11.1f}" if o else f"{'-':>14}  " \
-            f"{'-':>11}"
-        say(f"{c['iterations']:>10,}  {c['exploitability']:10.4f}  {c['seconds']:8.1f}  {tail}")
-    line = f"time per iteration: rcfr {1e3 * ours['seconds_per_iteration']:.1f} ms"
-    if theirs is not None:
-        ratio = theirs["seconds_per_iteration"] / ours["seconds_per_iteration"]
-        line += (f", OpenSpiel {1e3 * theirs['seconds_per_iteration']:.1f} ms "
-                 f"({theirs['complexity']:,} weights): {ratio:.1f}x")
-        out["speedup"] = ratio
+        tail = (f"{o['exploitability']:14.4f}  {o['median_ms']:7.1f}  {o['median_cpu_ms']:7.1f}"
+                if o else f"{'-':>14}  {'-':>7}  {'-':>7}")
+        say(f"{c['iterations']:>10,}  {c['exploitability']:10.4f}  {c['median_ms']:7.1f}  "
+            f"{c['median_cpu_ms']:7.1f}  {tail}")
+    line = (f"median per iteration: rcfr {1e3 * mine['seconds_per_iteration']:.1f} ms wall, "
+            f"{1e3 * mine['cpu_seconds_per_iteration']:.1f} ms CPU")
+    if other is not None:  # the ratio over the iterations both ran, side by side
+        ratio = other["seconds_per_iteration"] / float(np.median(ours.wall[1:os_last]))
+        cpu = other["cpu_seconds_per_iteration"] / float(np.median(ours.cpu[1:os_last]))
+        line += (f"; OpenSpiel {1e3 * other['seconds_per_iteration']:.1f} ms wall, "
+                 f"{1e3 * other['cpu_seconds_per_iteration']:.1f} ms CPU "
+                 f"({other['complexity']:,} weights): {ratio:.1f}x wall, {cpu:.1f}x CPU over "
+                 f"the first {os_last:,} iterations")
+        out["speedup"], out["cpu_speedup"] = ratio, cpu
     else:
         line += " (OpenSpiel's PyTorch RCFR does not import here)"
     say(line)

@@ -268,6 +268,9 @@ def solve(
         "--ridge-alpha", help="--regressor ridge: the ridge penalty (default 1e-3).")] = None,
     hidden: Annotated[str | None, typer.Option(
         help="--regressor torch-mlp: hidden-layer widths, e.g. 64,64 (the default).")] = None,
+    minibatch: Annotated[bool, typer.Option(
+        help="sampling schemes with a regressor that trains incrementally (torch-mlp): fit "
+             "only the sequences each pass touched, no dense feature matrix.")] = False,
     average_regressor: Annotated[str | None, typer.Option(
         help="rcfr: also fit the average strategy with this regressor (same names as "
              "--regressor); the exploitability reported is its strategy's, the tabular "
@@ -343,7 +346,7 @@ def solve(
     rcfr_options = {k: v for k, v in (
         ("regressor", regressor), ("leaves", leaves), ("features", features),
         ("bootstrap", bootstrap), ("threshold", threshold), ("criterion", criterion),
-        ("ridge_alpha", ridge_alpha), ("hidden", hidden),
+        ("ridge_alpha", ridge_alpha), ("hidden", hidden), ("minibatch", minibatch),
         ("average_regressor", average_regressor), ("average_leaves", average_leaves),
         ("average_target", average_target), ("epsilon", epsilon), ("beta", beta), ("tau", tau),
         ("alpha", alpha), ("gamma", gamma))

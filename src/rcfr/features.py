@@ -197,6 +197,11 @@ class FeatureRows:
             self._prepared = self._provider.prepare(tree, player, parse_features(spec)[1], seed)
         self._matrix: np.ndarray | None = None
 
+    @property
+    def lazy(self) -> bool:
+        """Whether rows are built one by one (else the whole matrix, on the first call)."""
+        return self._prepared is not None
+
     def rows(self, seqs: Any) -> np.ndarray:
         idx = np.asarray(seqs, dtype=np.int64).reshape(-1)
         if idx.size and (idx.min() < 0 or idx.max() >= self.num_sequences):

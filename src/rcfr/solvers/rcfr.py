@@ -77,18 +77,20 @@ def make_estimator(tree: GameTree, regressor: Any = "best-first", *, leaves: int
                    features: str | None = None, bootstrap: bool = False, plus: bool = False,
                    rule: str | UpdateRule | None = None, threshold: float | None = None,
                    criterion: str = "squared_error", alpha: float | None = None,
-                   hidden: Any = None, seed: int = 0):
+                   hidden: Any = None, seed: int = 0, minibatch: bool = False):
     """The regret estimator for a regressor name (or a regressor object) and update rule
     (``plus=True`` is ``rule="cfr+"``).  Options that the regressor would ignore are refused:
     ``threshold`` applies to ``recursive``, ``alpha`` to ``ridge``, ``leaves`` to the trees,
-    ``hidden`` to ``torch-mlp``."""
+    ``hidden`` to ``torch-mlp``.  ``minibatch`` (sampling schemes) fits the sequences each
+    sampled pass touched instead of a dense feature matrix (:class:`RegressionRegrets`)."""
     rule = parse_rule(rule if rule is not None else ("cfr+" if plus else "cfr"))
     features = features if features is not None else (
         "hashing:5" if regressor == "ridge" else default_features(tree.game))
     if not callable(features) and not isinstance(features, (list, tuple)):
         parse_features(features)
     if not isinstance(regressor, str):
-        return RegressionRegrets(regressor, features, bootstrap=bootstrap, rule=rule, seed=seed)
+        return RegressionRegrets(regressor, features, bootstrap=bootstrap, rule=rule, seed=seed,
+                                 minibatch=minibatch)
     name = regressor.strip().lower()
     if threshold is not None and name != "recursive":
         raise RcfrError(f"the threshold applies to the recursive regressor, not {name}")
@@ -104,10 +106,14 @@ def make_estimator(tree: GameTree, regressor: Any = "best-first", *, leaves: int
             raise RcfrError("the ridge estimator sums its weights over iterations (D'Orazio et "
                             "al.); use it with the cfr rule (--algorithm rcfr) and without "
                             "--bootstrap")
+        if minibatch:
+            raise RcfrError("the ridge estimator fits every iteration's exact regrets; "
+                            "minibatch fits need another regressor")
         return LinearRegrets(features, 1e-3 if alpha is None else alpha, seed=seed)
     regs = make_regressors(tree, regressor, leaves=leaves, threshold=threshold,
                            criterion=criterion, hidden=hidden, seed=seed)
-    return RegressionRegrets(regs, features, bootstrap=bootstrap, rule=rule, seed=seed)
+    return RegressionRegrets(regs, features, bootstrap=bootstrap, rule=rule, seed=seed,
+                             minibatch=minibatch)
 
 
 class RCFRSolver(RegretSolver):

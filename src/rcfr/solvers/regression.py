@@ -35,11 +35,19 @@ from typing import Any
 import numpy as np
 
 from ..errors import RcfrError
-from ..features import infoset_features, sequence_features, tree_equivalent_columns
+from ..features import (
+    FeatureRows,
+    infoset_features,
+    sequence_features,
+    tree_equivalent_columns,
+)
 from ..regressors import RidgeRegression, SklearnRegressor
+from ..regressors.sklearn_adapter import _warm_startable
 from ..regressors.tree_base import RegressionTree
 from .rules import UpdateRule, link_input, parse_rule, rule_update
 from .tabular import legacy_rule
+
+DENSE_MEMORY = 1 << 30  # bytes a dense feature matrix (and a prediction chunk) may take
 
 
 class TabularRegressor:
@@ -70,11 +78,28 @@ class RegressionRegrets:
     ``features`` names a feature set of :mod:`rcfr.features`, is a callable ``f(tree, player)
     -> matrix``, or is a pair of matrices; ``rule`` is the update rule that forms the targets
     (``plus=True`` is ``rule="cfr+"``).
+
+    ``minibatch=True`` (for a sampled pass, :mod:`rcfr.solvers.sampling`) never builds a dense
+    feature matrix: after each pass the regressor is trained incrementally (``partial_fit``,
+    else ``fit`` with ``warm_start``) on the rows of the sequences the pass touched only --
+    every sequence of an information set where the sampled regrets are not all zero -- built
+    by :class:`~rcfr.features.FeatureRows`.  The targets of those rows are the rule's, as in the
+    dense fit: the stored table after absorbing the sampled regrets (``R + r``, or
+    ``max(Q + r, 0)`` for cfr+), or bootstrapped, the last estimate plus the sampled regrets.
+    The untouched rows' dense targets are unchanged by the pass (plain and clipped rules leave
+    a zero regret's entry alone), so the minibatch drops only rows the model was already fit
+    to; the discounted rules, which rescale every entry, are refused.  The estimates of all the
+    player's sequences (the strategy the next pass reads) are then predicted in chunks of at
+    most ``max_memory`` bytes of features.  ``max_memory`` also bounds the dense matrix: a
+    larger one is refused, with a pointer to ``minibatch``.  (A regressor fit on average
+    regrets, ``target_scale = "average"``, sees the untouched rows' targets ``R / t`` shrink
+    between passes; the minibatch leaves them at their last value, an approximation.)
     """
 
     def __init__(self, regressors: Any, features: str | tuple = "onehot", *,
                  bootstrap: bool = False, rule: str | UpdateRule | None = None,
-                 plus: bool = False, seed: int = 0, warm_start: bool = True) -> None:
+                 plus: bool = False, seed: int = 0, warm_start: bool = True,
+                 minibatch: bool = False, max_memory: int = DENSE_MEMORY) -> None:
         self.regressors = regressors
         self.features = features
         self.bootstrap = bootstrap
@@ -82,6 +107,8 @@ class RegressionRegrets:
         self.plus = plus
         self.seed = seed
         self.warm_start = warm_start
+        self.minibatch = minibatch
+        self.max_memory = max_memory
 
     def initialize(self, tree) -> None:
         if isinstance(self.regressors, (list, tuple)):
@@ -98,12 +125,23 @@ class RegressionRegrets:
             params = r.get_params(deep=False) if callable(getattr(r, "get_params", None)) else {}
             if self.warm_start and "warm_start" in params:
                 r.set_params(warm_start=True)
+        self.bounds_ = [(r.start, r.stop) for r in (tree.player_sequences(0),
+                                                   tree.player_sequences(1))]
+        S = tree.num_sequences
+        self.estimates = np.zeros(S)
+        self.table = None if self.bootstrap else np.zeros(S)
+        self.prediction = np.zeros(S)  # the last instantaneous regrets (predictive rules)
+        self._values = np.zeros(S)
+        self.fit_seconds = 0.0  # time spent fitting and predicting, for benchmarks
+        if self.minibatch:
+            self._init_minibatch(tree)
+            return
         if isinstance(self.features, str) or callable(self.features):
+            for p in (0, 1):
+                self._check_dense(tree, p)
             self.X_ = [sequence_features(tree, p, self.features, self.seed) for p in (0, 1)]
         else:
             self.X_ = [np.asarray(x, dtype=np.float64) for x in self.features]
-        self.bounds_ = [(r.start, r.stop) for r in (tree.player_sequences(0),
-                                                   tree.player_sequences(1))]
         for p in (0, 1):
             lo, hi = self.bounds_[p]
             if self.X_[p].ndim != 2 or self.X_[p].shape[0] != hi - lo:
@@ -114,12 +152,71 @@ class RegressionRegrets:
             prepare = getattr(self.regressors_[p], "prepare", None)
             if prepare is not None:
                 prepare(self.X_[p])
-        S = tree.num_sequences
-        self.estimates = np.zeros(S)
-        self.table = None if self.bootstrap else np.zeros(S)
-        self.prediction = np.zeros(S)  # the last instantaneous regrets (predictive rules)
-        self._values = np.zeros(S)
-        self.fit_seconds = 0.0  # time spent fitting and predicting, for benchmarks
+
+    def _check_dense(self, tree, player: int) -> None:
+        """Refuse a dense feature matrix larger than ``max_memory`` before building it, where
+        the feature set builds rows one by one (its width from one row)."""
+        n = len(tree.player_sequences(player))
+        rows = None if callable(self.features) else FeatureRows(tree, player, self.features,
+                                                                 self.seed)
+        if n and rows is not None and rows.lazy:
+            width = rows.rows([0]).shape[1]
+            if 8 * n * width > self.max_memory:
+                raise RcfrError(f"player {player}'s dense feature matrix ({n:,} x {width:,}) "
+                                f"would exceed {self.max_memory:,} bytes; fit minibatches of "
+                                f"the sampled sequences instead (a sampling scheme with "
+                                f"--minibatch)")
+
+    def _init_minibatch(self, tree) -> None:
+        if self.rule.discounted or self.rule.predictive:
+            raise RcfrError(f"minibatch fits drop the untouched sequences, whose targets the "
+                            f"{self.rule.name} rule changes too; use cfr or cfr+")
+        for r in self.regressors_:
+            inner = r.estimator if isinstance(r, SklearnRegressor) else r
+            if not (callable(getattr(inner, "partial_fit", None))
+                    or (getattr(r, "warm_start", False) and _warm_startable(inner))):
+                r = inner
+                raise RcfrError(f"minibatch fits need a regressor that trains incrementally "
+                                f"(partial_fit or warm_start), not {type(r).__name__}")
+        if isinstance(self.features, str) or callable(self.features):
+            self.rows_ = [FeatureRows(tree, p, self.features, self.seed) for p in (0, 1)]
+        else:
+            self.rows_ = [_MatrixRows(np.asarray(x, dtype=np.float64)) for x in self.features]
+        self.seq_infoset_ = tree.seq_infoset
+        self.fitted_rows_: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * 2
+
+    def _touched(self, player: int, inst: np.ndarray) -> np.ndarray:
+        """Local indices of the player's sequences whose information set got a nonzero
+        sampled regret."""
+        lo, hi = self.bounds_[player]
+        info = self.seq_infoset_[lo:hi]
+        hit = np.unique(info[inst[lo:hi] != 0])
+        return np.flatnonzero(np.isin(info, hit))
+
+    def _update_minibatch(self, player: int, inst: np.ndarray, iteration: int) -> None:
+        lo, hi = self.bounds_[player]
+        idx = self._touched(player, inst)
+        target = self.targets(player, inst, iteration)
+        self.fitted_rows_[player] = lo + idx
+        if idx.size == 0:
+            return
+        reg = self.regressors_[player]
+        average = getattr(reg, "target_scale", "cumulative") == "average"
+        start = time.perf_counter()
+        y = target[idx] / iteration if average else target[idx]
+        rows = self.rows_[player].rows(idx)
+        if callable(getattr(reg, "partial_fit", None)):
+            reg.partial_fit(rows, y)
+        else:
+            reg.fit(rows, y)
+        n = hi - lo
+        chunk = max(1, self.max_memory // (8 * rows.shape[1]))
+        for a in range(0, n, chunk):
+            b = min(n, a + chunk)
+            pred = np.asarray(reg.predict(self.rows_[player].rows(np.arange(a, b))),
+                              dtype=np.float64)
+            self.estimates[lo + a:lo + b] = pred * iteration if average else pred
+        self.fit_seconds += time.perf_counter() - start
 
     def targets(self, player: int, inst: np.ndarray, iteration: int) -> np.ndarray:
         """The player's regression targets after absorbing the new regrets ``inst`` by the
@@ -135,6 +232,9 @@ class RegressionRegrets:
 
     def update(self, player: int, inst: np.ndarray, iteration: int) -> None:
         """Form the player's targets from the new regrets ``inst`` and refit its regressor."""
+        if self.minibatch:
+            self._update_minibatch(player, inst, iteration)
+            return
         self.refit(player, self.targets(player, inst, iteration), iteration)
 
     def refit(self, player: int, target: np.ndarray, iteration: int) -> None:
@@ -192,6 +292,16 @@ class RegressionRegrets:
             if table.shape != self.table.shape:
                 raise ValueError("regret table of the wrong size")
             self.table = table
+
+
+class _MatrixRows:
+    """Rows of a given feature matrix, as :class:`~rcfr.features.FeatureRows` gives them."""
+
+    def __init__(self, X: np.ndarray) -> None:
+        self.X = X
+
+    def rows(self, seqs: Any) -> np.ndarray:
+        return self.X[np.asarray(seqs, dtype=np.int64)]
 
 
 class LinearRegrets:

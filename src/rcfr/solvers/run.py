@@ -19,7 +19,7 @@ from .sampling import SCHEMES, MCCFRSolver
 
 # options of the regressors (regression CFR and the sampling schemes)
 RCFR_OPTIONS = ("regressor", "leaves", "features", "bootstrap", "threshold", "criterion",
-                "ridge_alpha", "hidden")
+                "ridge_alpha", "hidden", "minibatch")
 # options of the average-strategy model (regression CFR only)
 AVERAGE_OPTIONS = ("average_regressor", "average_leaves", "average_target")
 # options of the sampling schemes, by scheme (Gibson et al. 2012: epsilon for OS and AS)
@@ -146,6 +146,9 @@ def make_solver(game: GameTree | str, algorithm: str, *, rule: str | UpdateRule 
         return MCCFRSolver(game, key, estimator=estimator, rule=rule_arg,
                            **{k: options[k] for k in scheme_opts if k in given}, **rest)
     if key in RCFR_ALGORITHMS:
+        if regression.pop("minibatch", None):
+            raise RcfrError("--minibatch fits the sequences a sampled pass touched; use it with "
+                            "the sampling schemes cs, es, os, as")
         return RCFRSolver(game, key, rule=rule_arg, **regression, **average, **rest)
     if regression_given:
         raise RcfrError(f"--{regression_given[0].replace('_', '-')} applies to rcfr, rcfr+ and "
