@@ -244,8 +244,8 @@ def _hashing_prepare(tree: GameTree, player: int, k: int, seed: int) -> _Hashed:
     from .regressors.tug_of_war import tug_of_war_codes
 
     keys = [tree.infoset_keys[i] for i in tree.player_infosets(player)]
-    # the codes are two int64 tables of len(keys) x k: as large as a float matrix 2k wide
-    check_matrix(len(keys), 2 * k, f"hashing:{k} codes for {tree.game}")
+    # sized as the dense matrix the codes stand for (building the codes is itself O(keys x k))
+    check_matrix(len(keys), HASH_BUCKETS * k, f"hashing:{k} features for {tree.game}")
     bucket, sign = tug_of_war_codes(keys, k, buckets=HASH_BUCKETS, seed=seed + 7919 * player)
     seqs = tree.player_sequences(player)
     info = tree.seq_infoset[seqs.start:seqs.stop] - tree.player_infosets(player).start
