@@ -207,3 +207,23 @@ def test_report_renders_in_chromium(report, tmp_path):
     assert result.returncode == 0, result.stderr[-500:]
     assert "<title>loaded 2 of 2</title>" in result.stdout
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_wager_abstraction_claim_compares_rcfr_plus_at_each_abstraction_share():
+    from rcfr.experiments.report import FAILS, HOLDS, NO_DATA, _plus_beats_wager_abstractions
+
+    def data(bf_plus_at_p: float) -> dict:
+        return {"scale": 1000.0, "unit": "exploitability (mbb/g)",
+                "abstractions": [
+                    {"label": "null", "complexity_share": 0.02, "exploitability": 0.1},
+                    {"label": "P", "complexity_share": 0.04, "exploitability": 0.174},
+                    {"label": "HPD", "complexity_share": 0.13, "exploitability": 0.09}],
+                "series": {"BF+": {"requested": [0.05, 0.15], "used": [0.045, 0.14],
+                                   "exploitability": [bf_plus_at_p, 0.05]}}}
+
+    ours, verdict, note = _plus_beats_wager_abstractions(data(0.15))
+    assert verdict == HOLDS and note == "2 of 2 comparisons"  # null is not compared
+    assert _plus_beats_wager_abstractions(data(0.199))[1] == FAILS
+    far = data(0.15)
+    far["series"]["BF+"]["used"] = [0.30, 0.35]  # no run within 5 points of any abstraction
+    assert _plus_beats_wager_abstractions(far)[1] == NO_DATA
