@@ -227,19 +227,29 @@ def reference_abstraction(ranks, suits, buckets):
     opp = 2 * math.comb(n - 5, 2)
     ehs2 = np.array([sq[i] / (opp * opp * math.comb(n - 2, 3)) for i in range(len(holes))])
     showdown = np.divide(show, joint, out=np.zeros_like(show), where=joint > 0)
-    return joint / joint.sum(), showdown, ehs2, np.array(pre)
+    return joint / joint.sum(), showdown, ehs2, np.array(pre), flop_bucket
 
 
 @pytest.mark.parametrize("ranks,suits,buckets", [(6, 3, 5), (5, 2, 3)])
 def test_reduced_deck_equals_brute_force(ranks, suits, buckets):
     ab = holdem_abstraction(buckets=buckets, ranks=ranks, suits=suits)
     check_abstraction(ab)
-    joint, showdown, ehs2, pre = reference_abstraction(ranks, suits, buckets)
+    joint, showdown, ehs2, pre, flop_bucket = reference_abstraction(ranks, suits, buckets)
     assert np.array_equal(ab.hole_bucket, pre)
     assert np.allclose(ab.hole_ehs2, ehs2, rtol=0, atol=1e-12)
     assert np.allclose(ab.joint, joint, rtol=0, atol=1e-12)
     assert np.allclose(ab.showdown, showdown, rtol=0, atol=1e-12)
     assert ab.preflop_joint.shape == (buckets, buckets)
+    # the bucket sequence of a dealt hand, looked up from its cards
+    deck = ab.deck
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        cards = rng.choice(deck.size, 5, replace=False)
+        hole, flop = sorted(cards[:2]), tuple(sorted(cards[2:]))
+        i = hole_number(hole[0], hole[1], deck.size)
+        assert ab.sequence(deck.cards[hole]) == pre[i]
+        assert ab.sequence(deck.cards[hole], deck.cards[list(flop)]) == \
+            pre[i] * buckets + flop_bucket[flop, i]
 
 
 def test_abstraction_cache_is_rebuilt_when_corrupt(cache):

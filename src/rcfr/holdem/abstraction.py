@@ -28,11 +28,12 @@ from numba import njit
 
 from ..errors import RcfrError
 from .cache import cached_arrays
-from .cards import BINOM, Deck, rank_table
+from .cards import BINOM, Deck, cards_from_str, rank_table
 from .ehs import (
     canonical_flops,
     equal_mass_buckets,
     flop_strengths,
+    hand_strength,
     opponent_count,
     preflop_ehs2,
     preflop_hs2_sums,
@@ -71,6 +72,24 @@ class HoldemAbstraction:
     def num_sequences(self) -> int:
         """Bucket sequences per player on the flop: ``B * B``."""
         return self.buckets * self.buckets
+
+    def sequence(self, hole: str | list[int], flop: str | list[int] | None = None) -> int:
+        """Bucket of a hole (``"AsAd"`` or global card ids) before the flop, or its bucket
+        sequence ``preflop * B + flop_bucket`` once a ``flop`` (three cards) is given."""
+        deck = self.deck
+        h = deck.hole_index(hole)
+        pre = int(self.hole_bucket[h])
+        if flop is None:
+            return pre
+        ids = cards_from_str(flop) if isinstance(flop, str) else [int(c) for c in flop]
+        local = {int(g): i for i, g in enumerate(deck.cards)}
+        if len(ids) != 3 or any(c not in local for c in ids):
+            raise RcfrError(f"{flop!r} is not three cards of the {deck} deck")
+        hs = hand_strength(deck, tuple(deck.holes[h]), tuple(local[c] for c in ids))
+        hs2 = hs * hs
+        # the bounds are the least and greatest values met, computed by the same arithmetic
+        inside = (self.flop_bounds[pre, :, 0] <= hs2) & (hs2 <= self.flop_bounds[pre, :, 1])
+        return pre * self.buckets + int(np.flatnonzero(inside)[0])
 
     def __repr__(self) -> str:
         return (f"HoldemAbstraction(buckets={self.buckets}, ranks={self.ranks}, "
@@ -182,7 +201,8 @@ def build_abstraction_arrays(buckets: int, ranks: int, suits: int) -> dict[str, 
         if not sel.any():
             continue
         flop[sel] = equal_mass_buckets(num[sel], mass[sel], buckets)
-        flop_bounds[p] = _bounds((num[sel] / den) ** 2, flop[sel], buckets)
+        hs = num[sel] / den
+        flop_bounds[p] = _bounds(hs * hs, flop[sel], buckets)
     seq = np.where(valid, pre[None, :] * buckets + flop, -1)
 
     nseq = buckets * buckets

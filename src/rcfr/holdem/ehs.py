@@ -26,6 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ..errors import RcfrError
 from .cards import BINOM, Deck, rank_table
 
 
@@ -179,6 +180,34 @@ def equal_mass_buckets(keys: np.ndarray, masses: np.ndarray, buckets: int) -> np
     return per_key[inverse]
 
 
+def hand_strength(deck: Deck, hole: tuple[int, int], flop: tuple[int, int, int]) -> float:
+    """HS(hole, flop): the probability of beating a uniformly random opponent hand from the
+    other cards of ``deck``, ties counting half (local ids; the five must be distinct)."""
+    x, y = sorted(int(c) for c in hole)
+    a, b, c = sorted(int(c) for c in flop)
+    if len({x, y, a, b, c}) != 5 or not all(0 <= v < deck.size for v in (x, y, a, b, c)):
+        raise RcfrError(f"hole {hole} and flop {flop} are not five distinct cards of the "
+                        f"{deck} deck")
+    score = _score(deck.cards, x, y, a, b, c, BINOM, rank_table())
+    return score / (2.0 * opponent_count(deck))
+
+
+@njit(cache=True)
+def _score(gids, x, y, a, b, c, binom, table):
+    """``2 * wins + ties`` of hole ``x < y`` on flop ``a < b < c`` against every opponent."""
+    n = gids.shape[0]
+    mine = five_card_strength(gids, x, y, a, b, c, binom, table)
+    score = 0
+    for u in range(n):
+        for v in range(u + 1, n):
+            if (u == a or u == b or u == c or u == x or u == y or v == a
+                    or v == b or v == c or v == x or v == y):
+                continue
+            theirs = five_card_strength(gids, u, v, a, b, c, binom, table)
+            score += 2 if mine > theirs else (1 if mine == theirs else 0)
+    return score
+
+
 def hole_hs2_bruteforce(deck: Deck, hole: tuple[int, int]) -> float:
     """E[HS²] of one hole (local ids) by enumerating every flop and opponent hand: the plain
     definition, for checks and single look-ups (about 10 s a hole on the full deck)."""
@@ -189,6 +218,7 @@ def hole_hs2_bruteforce(deck: Deck, hole: tuple[int, int]) -> float:
 @njit(cache=True)
 def _hole_hs2(gids, x, y, binom, table):
     n = gids.shape[0]
+    den = 2.0 * ((n - 5) * (n - 6) // 2)
     total = 0.0
     flops = 0
     for a in range(n):
@@ -196,18 +226,7 @@ def _hole_hs2(gids, x, y, binom, table):
             for c in range(b + 1, n):
                 if a == x or a == y or b == x or b == y or c == x or c == y:
                     continue
-                mine = five_card_strength(gids, x, y, a, b, c, binom, table)
-                score = 0
-                opp = 0
-                for u in range(n):
-                    for v in range(u + 1, n):
-                        if (u == a or u == b or u == c or u == x or u == y or v == a
-                                or v == b or v == c or v == x or v == y):
-                            continue
-                        theirs = five_card_strength(gids, u, v, a, b, c, binom, table)
-                        score += 2 if mine > theirs else (1 if mine == theirs else 0)
-                        opp += 1
-                hs = score / (2.0 * opp)
+                hs = _score(gids, x, y, a, b, c, binom, table) / den
                 total += hs * hs
                 flops += 1
     return total / flops
