@@ -38,6 +38,7 @@ from .ehs import (
     preflop_ehs2,
     preflop_hs2_sums,
     suit_symmetry,
+    tie_groups,
 )
 
 ALGORITHM_VERSION = 1  # bump when the definition of the buckets changes (invalidates caches)
@@ -114,6 +115,7 @@ def joint_showdown_counts(holes, weights, strength, seq, num_cards, joint, show)
     all_tot = np.zeros(nseq, dtype=np.int64)
     less_tot = np.zeros(nseq, dtype=np.int64)
     eq_tot = np.zeros(nseq, dtype=np.int64)
+    starts = np.empty(num_holes + 1, dtype=np.int64)
     for f in range(weights.shape[0]):
         w = weights[f]
         card_all[:, :] = 0
@@ -131,18 +133,15 @@ def joint_showdown_counts(holes, weights, strength, seq, num_cards, joint, show)
             all_tot[i] += 1
             card_all[holes[h, 0], i] += 1
             card_all[holes[h, 1], i] += 1
-        order = np.argsort(vals[:cnt], kind="mergesort")
-        lo = 0
-        while lo < cnt:
-            s = vals[order[lo]]
-            hi = lo
-            while hi < cnt and vals[order[hi]] == s:
-                h = valid[order[hi]]
+        order, groups = tie_groups(vals, cnt, starts)
+        for g in range(groups):
+            lo, hi = starts[g], starts[g + 1]
+            for k in range(lo, hi):
+                h = valid[order[k]]
                 i = seq[f, h]
                 eq_tot[i] += 1
                 card_eq[holes[h, 0], i] += 1
                 card_eq[holes[h, 1], i] += 1
-                hi += 1
             for k in range(lo, hi):
                 h = valid[order[k]]
                 x, y = holes[h, 0], holes[h, 1]
@@ -164,7 +163,6 @@ def joint_showdown_counts(holes, weights, strength, seq, num_cards, joint, show)
                 less_tot[i] += 1
                 card_less[x, i] += 1
                 card_less[y, i] += 1
-            lo = hi
 
 
 def _bounds(values: np.ndarray, labels: np.ndarray, count: int) -> np.ndarray:

@@ -90,6 +90,20 @@ def five_card_strength(gids, x, y, a, b, c, binom, table):
 
 
 @njit(cache=True)
+def tie_groups(vals, cnt, starts):
+    """Sort ``vals[:cnt]``: returns the order and the number of runs of equal values, run ``g``
+    being positions ``starts[g]:starts[g + 1]`` of the order."""
+    order = np.argsort(vals[:cnt], kind="mergesort")
+    groups = 0
+    for k in range(cnt):
+        if k == 0 or vals[order[k]] != vals[order[k - 1]]:
+            starts[groups] = k
+            groups += 1
+    starts[groups] = cnt
+    return order, groups
+
+
+@njit(cache=True)
 def flop_strengths(gids, holes, flops, binom, table, strength, num):
     """For every flop ``f`` and hole ``h`` disjoint from it: ``strength[f, h]`` (five-card
     strength) and ``num[f, h] = 2 * wins + ties`` against the opponent holes disjoint from
@@ -103,6 +117,7 @@ def flop_strengths(gids, holes, flops, binom, table, strength, num):
     vals = np.empty(num_holes, dtype=np.int64)
     card_less = np.zeros(n, dtype=np.int64)
     card_eq = np.zeros(n, dtype=np.int64)
+    starts = np.empty(num_holes + 1, dtype=np.int64)
     for f in range(flops.shape[0]):
         a, b, c = flops[f, 0], flops[f, 1], flops[f, 2]
         cnt = 0
@@ -117,18 +132,15 @@ def flop_strengths(gids, holes, flops, binom, table, strength, num):
             valid[cnt] = h
             vals[cnt] = s
             cnt += 1
-        order = np.argsort(vals[:cnt], kind="mergesort")
+        order, groups = tie_groups(vals, cnt, starts)
         card_less[:] = 0
         less_total = 0
-        i = 0
-        while i < cnt:
-            s = vals[order[i]]
-            j = i
-            while j < cnt and vals[order[j]] == s:
-                h = valid[order[j]]
+        for g in range(groups):
+            i, j = starts[g], starts[g + 1]
+            for k in range(i, j):
+                h = valid[order[k]]
                 card_eq[holes[h, 0]] += 1
                 card_eq[holes[h, 1]] += 1
-                j += 1
             group = j - i
             for k in range(i, j):
                 h = valid[order[k]]
@@ -144,7 +156,6 @@ def flop_strengths(gids, holes, flops, binom, table, strength, num):
                 card_less[x] += 1
                 card_less[y] += 1
             less_total += group
-            i = j
 
 
 def opponent_count(deck: Deck) -> int:
