@@ -262,3 +262,17 @@ def test_abstraction_cache_is_rebuilt_when_corrupt(cache):
     # the build writes only through the atomic writer: no temporary files are left behind
     assert not [p for p in cache.iterdir() if p.name.startswith(".")]
     assert abs_mod.ALGORITHM_VERSION >= 1 and cards_mod.NUM_CLASSES == 7462
+
+
+def test_unwritable_cache_folder_costs_a_warning_only(tmp_path, monkeypatch):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("RCFR_CACHE_DIR", str(blocker / "rcfr"))
+    holdem_abstraction.cache_clear()
+    try:
+        with pytest.warns(RuntimeWarning, match="not cached"):
+            ab = holdem_abstraction(2, 5, 2)
+        assert ab is holdem_abstraction(buckets=np.int64(2), ranks=5, suits=2)
+        check_abstraction(ab)
+    finally:
+        holdem_abstraction.cache_clear()

@@ -225,13 +225,18 @@ def _check(buckets: int, ranks: int, suits: int) -> Deck:
     return Deck(ranks, suits)
 
 
-@functools.cache
 def holdem_abstraction(buckets: int = 5, ranks: int = 13, suits: int = 4) -> HoldemAbstraction:
     """The E[HS²] abstraction with ``buckets`` buckets per round on the deck of the ``ranks``
     highest ranks in ``suits`` suits; loaded from the cache folder
-    (:func:`rcfr.holdem.cache.cache_dir`), computed and stored there when missing or corrupt."""
+    (:func:`rcfr.holdem.cache.cache_dir`), computed and stored there when missing or corrupt,
+    and kept in memory (one object per deck and bucket count)."""
     deck = _check(buckets, ranks, suits)
-    buckets, ranks, suits = int(buckets), deck.ranks, deck.suits
+    return _holdem_abstraction(int(buckets), int(deck.ranks), int(deck.suits))
+
+
+@functools.cache
+def _holdem_abstraction(buckets: int, ranks: int, suits: int) -> HoldemAbstraction:
+    deck = Deck(ranks, suits)
     key = {"buckets": buckets, "ranks": ranks, "suits": suits, "version": ALGORITHM_VERSION}
     arrays = cached_arrays(f"holdem_abstraction_b{buckets}_r{ranks}_s{suits}.npz",
                            "rcfr-holdem-abstraction", key,
@@ -247,3 +252,6 @@ def holdem_abstraction(buckets: int = 5, ranks: int = 13, suits: int = 4) -> Hol
         arrays[name].flags.writeable = False
     return HoldemAbstraction(buckets=buckets, ranks=ranks, suits=suits,
                              **{name: arrays[name] for name in expect})
+
+
+holdem_abstraction.cache_clear = _holdem_abstraction.cache_clear  # type: ignore[attr-defined]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -61,12 +62,24 @@ def _load(path: Path, kind: str, key: dict[str, Any]) -> dict[str, np.ndarray] |
 def cached_arrays(name: str, kind: str, key: dict[str, Any],
                   build: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     """Arrays stored in ``cache_dir()/name``, or ``build()``'s, written there first when the
-    file is missing, unreadable, built for another ``key`` or fails its checksum."""
-    path = cache_dir() / name
-    arrays = _load(path, kind, key)
+    file is missing, unreadable, built for another ``key`` or fails its checksum (a cache
+    folder that cannot be written only costs a warning and a rebuild next time)."""
+    try:
+        path = cache_dir() / name
+    except RcfrError as exc:
+        path = None
+        problem = str(exc)
+    arrays = _load(path, kind, key) if path is not None else None
     if arrays is not None:
         return arrays
     arrays = {k: np.asarray(v) for k, v in build().items()}
     meta = {"format": kind, "version": FORMAT_VERSION, "key": key, "sha256": checksum(arrays)}
-    write_npz(path, arrays, meta)
+    if path is not None:
+        try:
+            write_npz(path, arrays, meta)
+            return arrays
+        except (RcfrError, OSError) as exc:
+            problem = str(exc)
+    warnings.warn(f"{name} is not cached ({problem}); it will be built again next time",
+                  RuntimeWarning, stacklevel=2)
     return arrays
