@@ -130,6 +130,12 @@ def check_abstraction(ab):
     assert np.all(ab.showdown[ab.joint == 0] == 0) and np.all(np.abs(ab.showdown) <= 1)
     assert np.allclose(ab.preflop_joint,
                        ab.joint.reshape(b, b, b, b).sum(axis=(1, 3)), atol=1e-15)
+    assert np.array_equal(ab.preflop_joint, ab.preflop_joint.T)
+    cond = ab.flop_given_preflop()
+    assert np.allclose(cond.sum(axis=(2, 3)), (ab.preflop_joint > 0).astype(float), atol=1e-12)
+    p, q, k, m = b - 1, 0, 1, b - 1
+    assert cond[p, q, k, m] * ab.preflop_joint[p, q] == pytest.approx(
+        ab.joint[p * b + k, q * b + m], abs=1e-15)
     # preflop buckets hold whole hands: P(bucket p) = holes in p / holes
     holes = len(ab.deck.holes)
     assert np.allclose(ab.preflop_joint.sum(axis=1), np.bincount(ab.hole_bucket, minlength=b)
