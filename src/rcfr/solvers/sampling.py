@@ -641,6 +641,9 @@ def _load_lazy(arrays: dict[str, np.ndarray], regrets: np.ndarray,
     if not ((lazy.mark_m >= 0.5) & (lazy.mark_m < 1)).all() or not (
             (lazy.clock_m >= 0.5) & (lazy.clock_m < 1)).all():
         raise ValueError("lazy discount products")
+    for e in (lazy.mark_e, lazy.clock_e):
+        if not ((e <= 1) & (e >= -(1 << 60))).all():
+            raise ValueError("lazy discount exponents")
     return lazy
 
 
