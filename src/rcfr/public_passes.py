@@ -19,6 +19,7 @@ from numba import njit
 
 from . import kernels as K
 from .errors import RcfrError
+from .links import POLYNOMIAL, link_slice
 from .public_tree import FOLD_RULE, MATRIX_RULE, SHOWDOWN_RULE, PublicTree, compile_public
 from .solvers.loop import (
     ALGORITHMS,
@@ -28,6 +29,7 @@ from .solvers.loop import (
     absorb,
     accumulate_average,
 )
+from .solvers.rules import CLIPPED, PLAIN
 
 
 @njit(cache=True, inline="always")
@@ -66,13 +68,15 @@ def terminal_values(player, plan, T, dense, s_lo, s_hi, acc):
     _sweep(player, plan, dense, s_lo, s_hi, T.num_private, T.exclusive, T.term_ctx,
            T.term_rule, T.term_value, T.term_miss, T.term_q, T.term_face, T.term_seq_base,
            T.term_stride, T.term_row_ctx, T.weight, T.valid, T.row_of, T.full, T.rank,
-           T.rank_order, T.num_valid, T.joint, T.counts, T.max_count, T.matrix, T.pay, acc)
+           T.rank_order, T.rank_lt, T.rank_le, T.num_valid, T.joint, T.counts, T.max_count,
+           T.matrix, T.pay, acc)
 
 
 @njit(cache=True)
 def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, term_rule,
            term_value, term_miss, term_q, term_face, tsb, tst, trc, weight, valid, row_of, full,
-           rank, rank_order, num_valid, joint, counts, max_count, matrix, pay, acc):
+           rank, rank_order, rank_lt, rank_le, num_valid, joint, counts, max_count, matrix,
+           pay, acc):
     """:func:`terminal_values` on plain arrays (numba handles them far faster than fields
     of a large named tuple inside the loop)."""
     for s in range(s_lo, s_hi):
@@ -80,15 +84,15 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
     empty = acc.shape[0] - 2 + player
     acc[empty] = 0.0
     opp = 1 - player
-    ro = np.empty(num_private[opp])
-    v = np.zeros(num_private[player])
+    n_opp = num_private[opp]
+    n_own = num_private[player]
+    ro = np.empty(n_opp)
+    v = np.zeros(n_own)
+    prefix = np.empty(n_opp + 1)
     top = max_count[opp]
     held = np.empty(top + 2)
     w_opp = valid[opp] if dense else weight[opp]
-    w_own = weight[player]
     sign = 1.0 if player == 0 else -1.0
-    n_opp = ro.shape[0]
-    n_own = v.shape[0]
     empty_reach = plan[plan.shape[0] - 2 + opp]
     for z in range(term_ctx.shape[0]):
         c = term_ctx[z]
@@ -118,69 +122,65 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
             scale = sign * term_value[z]
             if exclusive:
                 for x in range(n_own):
-                    v[x] = w_own[c, x] * scale * (total - ro[x])
+                    v[x] = weight[player, c, x] * scale * (total - ro[x])
             else:
                 for x in range(n_own):
-                    v[x] = w_own[c, x] * scale * total
+                    v[x] = weight[player, c, x] * scale * total
+        elif rule == SHOWDOWN_RULE:  # the higher rank wins the stake: running sums of the
+            # opponent's reach sorted by rank, O(n0 + n1); rank_lt / rank_le: how many of the
+            # opponent's possible states rank below (not above) each state, fixed per context
+            # (a card the opponent cannot hold ties with itself, so it drops out)
+            stake = term_value[z]
+            prefix[0] = 0.0
+            for i in range(num_valid[opp, c]):
+                prefix[i + 1] = prefix[i] + ro[rank_order[opp, c, i]]
+            for i in range(num_valid[player, c]):
+                x = rank_order[player, c, i]
+                v[x] = weight[player, c, x] * stake * (prefix[rank_lt[player, c, x]] - (
+                    total - prefix[rank_le[player, c, x]]))
         elif rule == MATRIX_RULE:  # the stake times the payoff matrix (less the pairs one
             # deck cannot deal): a matrix-vector product with the opponent's reach
             stake = sign * term_value[z]
             for x in range(n_own):
-                total = 0.0
+                t = 0.0
                 for y in range(n_opp):
-                    if player == 0:
-                        total += pay[c, x, y] * ro[y]
-                    else:
-                        total += pay[c, y, x] * ro[y]
-                v[x] = stake * total * w_own[c, x]
-        elif rule == SHOWDOWN_RULE:  # the higher rank wins the stake: running sums over
-            # both players' states sorted by rank, O(n0 + n1); a card the opponent cannot hold
-            # ties with itself, so it drops out
-            stake = term_value[z]
-            m_own = num_valid[player, c]
-            m_opp = num_valid[opp, c]
-            lt = 0
-            le = 0
-            s_lt = 0.0
-            s_le = 0.0
-            for i in range(m_own):
-                x = rank_order[player, c, i]
-                r = rank[player, c, x]
-                while lt < m_opp and rank[opp, c, rank_order[opp, c, lt]] < r:
-                    s_lt += ro[rank_order[opp, c, lt]]
-                    lt += 1
-                while le < m_opp and rank[opp, c, rank_order[opp, c, le]] <= r:
-                    s_le += ro[rank_order[opp, c, le]]
-                    le += 1
-                v[x] = w_own[c, x] * stake * (s_lt - (total - s_le))
+                    t += (pay[c, x, y] if player == 0 else pay[c, y, x]) * ro[y]
+                v[x] = stake * t * weight[player, c, x]
         else:  # liar's dice: the bid holds (player 0 gets ``hit``, else ``miss``) if both
             # players' dice for ``face`` reach ``q``; held[k]: the opponent's reach with at
-            # least k such dice, one running sum per count (O(n0 + n1 * max count))
-            face = term_face[z]
+            # least k such dice, from its reach bucketed by count (O(n0 + n1 + max count))
             q = term_q[z]
             hit = sign * term_value[z]
             miss = sign * term_miss[z]
-            held[0] = total
-            for k in range(1, top + 1):
-                s = 0.0
+            f = term_face[z]
+            if top == 1:  # one die: the opponent's reach with a matching die
+                h = 0.0
                 for y in range(n_opp):
-                    if counts[opp, face, y] >= k:
-                        s += ro[y]
-                held[k] = s
+                    if counts[opp, f, y] != 0:
+                        h += ro[y]
+                held[1] = h
+            else:
+                for k in range(top + 2):
+                    held[k] = 0.0
+                for y in range(n_opp):
+                    held[counts[opp, f, y]] += ro[y]
+                for k in range(top - 1, 0, -1):
+                    held[k] += held[k + 1]
             held[top + 1] = 0.0
+            held[0] = total
             for x in range(n_own):
-                need = min(max(q - counts[player, face, x], 0), top + 1)
-                v[x] = w_own[c, x] * (hit * held[need] + miss * (total - held[need]))
+                need = min(max(q - counts[player, f, x], 0), top + 1)
+                v[x] = weight[player, c, x] * (hit * held[need] + miss * (total - held[need]))
         base = tsb[player, z]
         stride = tst[player, z]
-        rc = trc[player, z]
         if base < 0:
             for x in range(n_own):
                 acc[empty] += v[x] * valid[player, c, x]
-        elif full[player, rc]:
+        elif full[player, trc[player, z]]:
             for x in range(n_own):
                 acc[base + x * stride] += v[x]
         else:
+            rc = trc[player, z]
             for x in range(n_own):
                 if valid[player, c, x] != 0.0:
                     acc[base + row_of[player, rc, x] * stride] += v[x]
@@ -204,23 +204,107 @@ def public_pass(p_lo, p_hi, weight, tree, T, dense, strategy, avg, work):
 
 
 @njit(cache=True)
+def _plan(strategy, i_lo, i_hi, seq_start, num_actions, parent_seq, plan, weight, avg,
+          average):
+    """:func:`rcfr.kernels.realization_plan` for infosets ``[i_lo, i_hi)``, adding ``weight``
+    times the plan to ``avg`` on the way where ``average`` (:func:`accumulate_average`'s
+    arithmetic)."""
+    for i in range(i_lo, i_hi):
+        base = plan[parent_seq[i]]
+        start = seq_start[i]
+        end = start + num_actions[i]
+        if average:
+            for s in range(start, end):
+                x = base * strategy[s]
+                plan[s] = x
+                avg[s] += weight * x
+        else:
+            for s in range(start, end):
+                plan[s] = base * strategy[s]
+
+
+@njit(cache=True)
+def _regrets_absorbed(p, t, rule, link_kind, link_param, strategy, tree, acc, inst, regrets,
+                      prediction, values):
+    """Player ``p``'s counterfactual regrets (:func:`rcfr.kernels.counterfactual_regrets`)
+    absorbed by ``rule`` and re-linked (:func:`absorb`).  For CFR and CFR+ with regret
+    matching each information set is absorbed as soon as its value is backed up (the backward
+    sweep reads no strategy below it again): the same arithmetic in one sweep."""
+    lo, hi = tree.bounds[p], tree.bounds[p + 1]
+    seq_start, num_actions, parent_seq = tree.seq_start, tree.num_actions, tree.parent_seq
+    if (rule.kind != PLAIN and rule.kind != CLIPPED) or link_kind != POLYNOMIAL:
+        K.counterfactual_regrets(p, strategy, lo, hi, seq_start, num_actions, parent_seq, acc,
+                                 inst)
+        absorb(p, t, rule, link_kind, link_param, tree, inst, regrets, prediction, values,
+               strategy)
+        return
+    clipped = rule.kind == CLIPPED
+    matching = link_param == 2.0  # regret matching, written out (link_slice's arithmetic)
+    for i in range(hi - 1, lo - 1, -1):
+        start = seq_start[i]
+        end = start + num_actions[i]
+        v = 0.0
+        for s in range(start, end):
+            v += strategy[s] * acc[s]
+        acc[parent_seq[i]] += v
+        if not matching:
+            for s in range(start, end):
+                r = regrets[s] + (acc[s] - v)
+                regrets[s] = (r if r > 0.0 else 0.0) if clipped else r
+            link_slice(POLYNOMIAL, link_param, regrets, start, end, strategy)
+            continue
+        total = 0.0
+        for s in range(start, end):
+            r = regrets[s] + (acc[s] - v)
+            if clipped:
+                r = r if r > 0.0 else 0.0
+            regrets[s] = r
+            total += r if r > 0.0 else 0.0
+        if total > 0.0:
+            for s in range(start, end):
+                r = regrets[s]
+                strategy[s] = (r if r > 0.0 else 0.0) / total
+        else:
+            u = 1.0 / (end - start)
+            for s in range(start, end):
+                strategy[s] = u
+
+
+@njit(cache=True)
 def run_public(n_iters, t0, alternating, avg_power, rule, link_kind, link_param, tree, T, dense,
                regrets, prediction, values, strategy, avg, work):
     """``n_iters`` iterations of vector-form CFR with any update ``rule``, in the order of
-    :func:`rcfr.solvers.loop.run_tabular` (so both forms give the same strategies)."""
+    :func:`rcfr.solvers.loop.run_tabular` (so both forms give the same strategies), fused: a
+    player's realization plan is recomputed only after its strategy changed, averaging rides
+    on the plan and absorbing on the backward sweep."""
+    b, sb = tree.bounds, tree.seq_bounds
+    seq_start, num_actions, parent = tree.seq_start, tree.num_actions, tree.parent_seq
+    plan, acc, inst = work.plan, work.acc, work.inst
     for it in range(n_iters):
         t = t0 + it + 1
         weight = float(t) ** avg_power
         if alternating:
-            for p in range(2):
-                public_pass(p, p + 1, weight, tree, T, dense, strategy, avg, work)
-                absorb(p, t, rule, link_kind, link_param, tree, work.inst, regrets, prediction,
-                       values, strategy)
+            # player 0's plan is current from its update in the previous iteration on
+            if it == 0:
+                _plan(strategy, b[0], b[1], seq_start, num_actions, parent, plan, weight, avg,
+                      True)
+            _plan(strategy, b[1], b[2], seq_start, num_actions, parent, plan, weight, avg, True)
+            terminal_values(0, plan, T, dense, sb[0], sb[1], acc)
+            _regrets_absorbed(0, t, rule, link_kind, link_param, strategy, tree, acc, inst,
+                              regrets, prediction, values)
+            nxt = float(t + 1) ** avg_power
+            _plan(strategy, b[0], b[1], seq_start, num_actions, parent, plan, nxt, avg,
+                  it + 1 < n_iters)
+            terminal_values(1, plan, T, dense, sb[1], sb[2], acc)
+            _regrets_absorbed(1, t, rule, link_kind, link_param, strategy, tree, acc, inst,
+                              regrets, prediction, values)
         else:
-            public_pass(0, 2, weight, tree, T, dense, strategy, avg, work)
+            _plan(strategy, b[0], b[2], seq_start, num_actions, parent, plan, weight, avg, True)
             for p in range(2):
-                absorb(p, t, rule, link_kind, link_param, tree, work.inst, regrets, prediction,
-                       values, strategy)
+                terminal_values(p, plan, T, dense, sb[p], sb[p + 1], acc)
+            for p in range(2):  # (both sweeps read the plan at the same strategies)
+                _regrets_absorbed(p, t, rule, link_kind, link_param, strategy, tree, acc, inst,
+                                  regrets, prediction, values)
 
 
 class PublicFullWidthPass:

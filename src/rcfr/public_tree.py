@@ -74,6 +74,8 @@ PublicArrays = namedtuple("PublicArrays", [
     "row_of",  # int32 [2, C, nmax]: row of the private state at nodes of context C (-1)
     "full",  # bool [2, C]: row_of[p, c, x] == x for every x (every state possible and seen)
     "rank", "rank_order", "num_valid",  # showdown ranks, valid states sorted by rank, counts
+    "rank_lt", "rank_le",  # int64 [2, C, nmax]: the opponent's valid states ranked below
+    # (not above) each state
     "joint",  # float64 [C, n0, n1]: the joint weights
     "counts",  # int64 [2, faces, nmax]: dice of each private state counting for a face
     "max_count",  # int64 [2]
@@ -372,6 +374,13 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
                 rank[p, c, : n[p]] = ctx_ranks[c][p]
             ok = np.flatnonzero(valid[p, c])
             rank_order[p, c, : ok.size] = ok[np.argsort(rank[p, c, ok], kind="stable")]
+    rank_lt = np.zeros((2, C, nmax), dtype=np.int64)
+    rank_le = np.zeros((2, C, nmax), dtype=np.int64)
+    for c in ctx_ranks:
+        for p in (0, 1):
+            theirs = np.sort(rank[1 - p, c, np.flatnonzero(valid[1 - p, c])])
+            rank_lt[p, c, : n[p]] = np.searchsorted(theirs, rank[p, c, : n[p]], side="left")
+            rank_le[p, c, : n[p]] = np.searchsorted(theirs, rank[p, c, : n[p]], side="right")
     H = np.asarray(spec.deal_histories, dtype=np.int64) * (joint > 0)
     ctx_histories = H.reshape(C, -1).sum(axis=1)
     ctx_joint_states = (joint > 0).reshape(C, -1).sum(axis=1)
@@ -467,6 +476,8 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
         full=full,
         rank=rank,
         rank_order=rank_order,
+        rank_lt=rank_lt,
+        rank_le=rank_le,
         num_valid=num_valid,
         joint=joint,
         counts=counts,
