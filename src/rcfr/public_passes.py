@@ -20,11 +20,17 @@ from numba import njit
 from . import kernels as K
 from .errors import RcfrError
 from .links import POLYNOMIAL, link_slice
-from .public_tree import FOLD_RULE, MATRIX_RULE, SHOWDOWN_RULE, PublicTree, compile_public
+from .public_tree import (
+    COUNT_RULE,
+    FOLD_RULE,
+    MATRIX_RULE,
+    SHOWDOWN_RULE,
+    PublicTree,
+    compile_public,
+)
 from .solvers.loop import (
     ALGORITHMS,
     CFRSolver,
-    FullTree,
     FullWork,
     absorb,
     accumulate_average,
@@ -78,7 +84,9 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
            rank, rank_order, rank_lt, rank_le, num_valid, joint, counts, max_count, matrix,
            pay, acc):
     """:func:`terminal_values` on plain arrays (numba handles them far faster than fields
-    of a large named tuple inside the loop)."""
+    of a large named tuple inside the loop).  Per terminal: one loop gathers the opponent's
+    reach (chance weight times realization weight), one finds the player's sequences, one
+    computes the player's values and adds them there."""
     for s in range(s_lo, s_hi):
         acc[s] = 0.0
     empty = acc.shape[0] - 2 + player
@@ -88,6 +96,7 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
     n_own = num_private[player]
     ro = np.empty(n_opp)
     v = np.zeros(n_own)
+    dst = np.empty(n_own, dtype=np.int64)
     prefix = np.empty(n_opp + 1)
     top = max_count[opp]
     held = np.empty(top + 2)
@@ -96,36 +105,64 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
     empty_reach = plan[plan.shape[0] - 2 + opp]
     for z in range(term_ctx.shape[0]):
         c = term_ctx[z]
+        rule = term_rule[z]
         base = tsb[opp, z]
         stride = tst[opp, z]
         total = 0.0
+        h = 0.0  # liar's dice, one die: the opponent's reach with a matching die
+        f = term_face[z]
+        one_die = rule == COUNT_RULE and top == 1
         if base < 0:
             for x in range(n_opp):
                 ro[x] = w_opp[c, x] * empty_reach
                 total += ro[x]
         elif full[opp, trc[opp, z]]:  # every private state possible, each its own row
-            for x in range(n_opp):
-                ro[x] = w_opp[c, x] * plan[base + x * stride]
-                total += ro[x]
-        else:
+            if one_die:
+                for x in range(n_opp):
+                    r = w_opp[c, x] * plan[base + x * stride]
+                    ro[x] = r
+                    total += r
+                    h += r * counts[opp, f, x]  # (+0 where the die does not match)
+            else:
+                for x in range(n_opp):
+                    ro[x] = w_opp[c, x] * plan[base + x * stride]
+                    total += ro[x]
+        else:  # an impossible state (row -1) has weight 0: read row 0 instead of branching
             rc = trc[opp, z]
             for x in range(n_opp):
-                wx = w_opp[c, x]
-                ro[x] = 0.0 if wx == 0.0 else wx * plan[base + row_of[opp, rc, x] * stride]
+                ro[x] = w_opp[c, x] * plan[base + max(row_of[opp, rc, x], 0) * stride]
                 total += ro[x]
-        rule = term_rule[z]
+        if one_die and not (base >= 0 and full[opp, trc[opp, z]]):
+            for x in range(n_opp):
+                h += ro[x] * counts[opp, f, x]
+        # where the player's values go: the empty sequence, the state's row, or through
+        # row_of (an impossible state's value is +-0 (weight 0): row 0 takes it unchanged)
+        ob = tsb[player, z]
+        ost = tst[player, z]
+        orc = trc[player, z]
+        if ob < 0:
+            for x in range(n_own):
+                dst[x] = empty
+        elif full[player, orc]:
+            for x in range(n_own):
+                dst[x] = ob + x * ost
+        else:
+            for x in range(n_own):
+                dst[x] = ob + max(row_of[player, orc, x], 0) * ost
         if dense:
-            _dense_values(player, c, rule, term_value[z], term_miss[z], term_q[z],
-                          term_face[z], ro, joint, rank, counts, matrix, v)
+            _dense_values(player, c, rule, term_value[z], term_miss[z], term_q[z], f, ro,
+                          joint, rank, counts, matrix, v)
+            for x in range(n_own):
+                acc[dst[x]] += v[x]
         elif rule == FOLD_RULE:  # a scalar times the opponent's reach (less the one card
             # it cannot hold when both were dealt from one deck)
             scale = sign * term_value[z]
             if exclusive:
                 for x in range(n_own):
-                    v[x] = weight[player, c, x] * scale * (total - ro[x])
+                    acc[dst[x]] += weight[player, c, x] * scale * (total - ro[x])
             else:
                 for x in range(n_own):
-                    v[x] = weight[player, c, x] * scale * total
+                    acc[dst[x]] += weight[player, c, x] * scale * total
         elif rule == SHOWDOWN_RULE:  # the higher rank wins the stake: running sums of the
             # opponent's reach sorted by rank, O(n0 + n1); rank_lt / rank_le: how many of the
             # opponent's possible states rank below (not above) each state, fixed per context
@@ -134,9 +171,8 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
             prefix[0] = 0.0
             for i in range(num_valid[opp, c]):
                 prefix[i + 1] = prefix[i] + ro[rank_order[opp, c, i]]
-            for i in range(num_valid[player, c]):
-                x = rank_order[player, c, i]
-                v[x] = weight[player, c, x] * stake * (prefix[rank_lt[player, c, x]] - (
+            for x in range(n_own):  # (+-0 where impossible: weight 0)
+                acc[dst[x]] += weight[player, c, x] * stake * (prefix[rank_lt[player, c, x]] - (
                     total - prefix[rank_le[player, c, x]]))
         elif rule == MATRIX_RULE:  # the stake times the payoff matrix (less the pairs one
             # deck cannot deal): a matrix-vector product with the opponent's reach
@@ -145,19 +181,14 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
                 t = 0.0
                 for y in range(n_opp):
                     t += (pay[c, x, y] if player == 0 else pay[c, y, x]) * ro[y]
-                v[x] = stake * t * weight[player, c, x]
+                acc[dst[x]] += stake * t * weight[player, c, x]
         else:  # liar's dice: the bid holds (player 0 gets ``hit``, else ``miss``) if both
             # players' dice for ``face`` reach ``q``; held[k]: the opponent's reach with at
             # least k such dice, from its reach bucketed by count (O(n0 + n1 + max count))
             q = term_q[z]
             hit = sign * term_value[z]
             miss = sign * term_miss[z]
-            f = term_face[z]
-            if top == 1:  # one die: the opponent's reach with a matching die
-                h = 0.0
-                for y in range(n_opp):
-                    if counts[opp, f, y] != 0:
-                        h += ro[y]
+            if one_die:
                 held[1] = h
             else:
                 for k in range(top + 2):
@@ -170,20 +201,29 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
             held[0] = total
             for x in range(n_own):
                 need = min(max(q - counts[player, f, x], 0), top + 1)
-                v[x] = weight[player, c, x] * (hit * held[need] + miss * (total - held[need]))
-        base = tsb[player, z]
-        stride = tst[player, z]
-        if base < 0:
-            for x in range(n_own):
-                acc[empty] += v[x] * valid[player, c, x]
-        elif full[player, trc[player, z]]:
-            for x in range(n_own):
-                acc[base + x * stride] += v[x]
-        else:
-            rc = trc[player, z]
-            for x in range(n_own):
-                if valid[player, c, x] != 0.0:
-                    acc[base + row_of[player, rc, x] * stride] += v[x]
+                acc[dst[x]] += weight[player, c, x] * (hit * held[need]
+                                                       + miss * (total - held[need]))
+
+
+@njit(cache=True)
+def evaluate_public(probs, tree, T, dense, plan, acc, br):
+    """Player 0's value and both best-response values of the profile ``probs`` in one call:
+    the realization plans, one terminal sweep per player (player 0's gives the value and its
+    best response) and the best responders' backward sweeps (:mod:`rcfr.evaluate`)."""
+    b, sb = tree.bounds, tree.seq_bounds
+    K.realization_plan(probs, 0, b[2], tree.seq_start, tree.num_actions, tree.parent_seq, plan)
+    S = sb[2]
+    terminal_values(0, plan, T, dense, sb[0], sb[1], acc)
+    value = 0.0
+    for s in range(sb[0], sb[1]):
+        value += acc[s] * plan[s]
+    value += acc[S] * plan[S]
+    br0 = K.best_response(0, b[0], b[1], tree.seq_start, tree.num_actions, tree.parent_seq,
+                          acc, br)
+    terminal_values(1, plan, T, dense, sb[1], sb[2], acc)
+    br1 = K.best_response(1, b[1], b[2], tree.seq_start, tree.num_actions, tree.parent_seq,
+                          acc, br)
+    return value, br0, br1
 
 
 @njit(cache=True)
@@ -313,11 +353,7 @@ class PublicFullWidthPass:
     def __init__(self, tree: PublicTree) -> None:
         self.tree = tree
         self.dense = tree.pairing == "dense"
-        self.arrays = FullTree(
-            np.array([0, tree.num_infosets_per_player[0], tree.num_infosets], dtype=np.int64),
-            np.array([0, tree.num_sequences_per_player[0], tree.num_sequences], dtype=np.int64),
-            tree.infoset_seq_start, tree.infoset_num_actions, tree.infoset_parent_seq,
-            np.zeros((2, 0), dtype=np.int32), np.zeros(0))  # no history terminals
+        self.arrays = tree._full_arrays  # (no history terminals)
         S = tree.num_sequences
         self.work = FullWork(K.padded(S), np.zeros(S + 2), np.zeros(S))
 

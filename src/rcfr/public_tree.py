@@ -118,6 +118,7 @@ class PublicTree(SequenceIndex):
     arrays: PublicArrays = field(repr=False)
     pairing: str = "dense"
     form: str = "public"
+    _eval_scratch: tuple | None = field(default=None, repr=False)
     _fingerprint_tag = "|public"
 
     # -- sizes ---------------------------------------------------------------------------
@@ -204,6 +205,33 @@ class PublicTree(SequenceIndex):
         seqs = self.player_sequences(player)
         terminal_values(player, plan, self.arrays, dense or self.pairing == "dense",
                         seqs.start, seqs.stop, acc)
+
+    def evaluate(self, probs: np.ndarray) -> tuple[float, float, float]:
+        """Player 0's value and both best-response values of the behavioural profile
+        ``probs`` (one numba call, :func:`rcfr.public_passes.evaluate_public`)."""
+        from .public_passes import evaluate_public
+
+        S = self.num_sequences
+        scratch = self._eval_scratch
+        if scratch is None or scratch[0].shape[0] != S + 2:
+            from .kernels import padded
+
+            scratch = self._eval_scratch = (padded(S), np.empty(S + 2), np.empty(S))
+        plan, acc, br = scratch
+        v, b0, b1 = evaluate_public(np.ascontiguousarray(probs, dtype=np.float64),
+                                    self._full_arrays, self.arrays, self.pairing == "dense",
+                                    plan, acc, br)
+        return float(v), float(b0), float(b1)
+
+    @cached_property
+    def _full_arrays(self):
+        from .solvers.loop import FullTree
+
+        return FullTree(
+            np.array([0, self.num_infosets_per_player[0], self.num_infosets], dtype=np.int64),
+            np.array([0, self.num_sequences_per_player[0], self.num_sequences], dtype=np.int64),
+            self.infoset_seq_start, self.infoset_num_actions, self.infoset_parent_seq,
+            np.zeros((2, 0), dtype=np.int32), np.zeros(0))
 
     def expected_value(self, plan: np.ndarray) -> float:
         """Player 0's expected payoff under the padded realization plans."""
