@@ -71,7 +71,7 @@ def terminal_values(player, plan, T, dense, s_lo, s_hi, acc):
     """``acc[s]``: sum over the terminals whose last ``player`` sequence is ``s`` of the
     player's payoff times chance and opponent reach (``acc`` padded, as
     :func:`rcfr.kernels.terminal_values` fills it)."""
-    _sweep(player, plan, dense, s_lo, s_hi, T.num_private, T.exclusive, T.term_ctx,
+    _sweep(player, plan, dense, s_lo, s_hi, T.num_private, T.exclusive, T.dense_deal, T.term_ctx,
            T.term_rule, T.term_value, T.term_miss, T.term_q, T.term_face, T.term_seq_base,
            T.term_stride, T.term_row_ctx, T.weight, T.valid, T.row_of, T.full, T.rank,
            T.rank_order, T.rank_lt, T.rank_le, T.num_valid, T.joint, T.counts, T.max_count,
@@ -79,7 +79,7 @@ def terminal_values(player, plan, T, dense, s_lo, s_hi, acc):
 
 
 @njit(cache=True)
-def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, term_rule,
+def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, term_ctx, term_rule,
            term_value, term_miss, term_q, term_face, tsb, tst, trc, weight, valid, row_of, full,
            rank, rank_order, rank_lt, rank_le, num_valid, joint, counts, max_count, matrix,
            pay, acc):
@@ -100,7 +100,7 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
     prefix = np.empty(n_opp + 1)
     top = max_count[opp]
     held = np.empty(top + 2)
-    w_opp = valid[opp] if dense else weight[opp]
+    w_opp = valid[opp] if dense or dense_deal else weight[opp]
     sign = 1.0 if player == 0 else -1.0
     empty_reach = plan[plan.shape[0] - 2 + opp]
     for z in range(term_ctx.shape[0]):
@@ -149,15 +149,22 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
         else:
             for x in range(n_own):
                 dst[x] = ob + max(row_of[player, orc, x], 0) * ost
-        if dense:
+        if dense or (dense_deal and (rule == SHOWDOWN_RULE or rule == COUNT_RULE)):
             _dense_values(player, c, rule, term_value[z], term_miss[z], term_q[z], f, ro,
                           joint, rank, counts, matrix, v)
             for x in range(n_own):
                 acc[dst[x]] += v[x]
         elif rule == FOLD_RULE:  # a scalar times the opponent's reach (less the one card
-            # it cannot hold when both were dealt from one deck)
+            # it cannot hold when both were dealt from one deck; a dense deal: times the joint
+            # weights, a matrix-vector product)
             scale = sign * term_value[z]
-            if exclusive:
+            if dense_deal:
+                for x in range(n_own):
+                    t = 0.0
+                    for y in range(n_opp):
+                        t += (joint[c, x, y] if player == 0 else joint[c, y, x]) * ro[y]
+                    acc[dst[x]] += scale * t
+            elif exclusive:
                 for x in range(n_own):
                     acc[dst[x]] += weight[player, c, x] * scale * (total - ro[x])
             else:
@@ -174,14 +181,15 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
             for x in range(n_own):  # (+-0 where impossible: weight 0)
                 acc[dst[x]] += weight[player, c, x] * stake * (prefix[rank_lt[player, c, x]] - (
                     total - prefix[rank_le[player, c, x]]))
-        elif rule == MATRIX_RULE:  # the stake times the payoff matrix (less the pairs one
-            # deck cannot deal): a matrix-vector product with the opponent's reach
+        elif rule == MATRIX_RULE:  # the stake times the payoff matrix (times the joint
+            # weights of a dense deal, less the pairs one deck cannot deal): a matrix-vector
+            # product with the opponent's reach
             stake = sign * term_value[z]
             for x in range(n_own):
                 t = 0.0
                 for y in range(n_opp):
                     t += (pay[c, x, y] if player == 0 else pay[c, y, x]) * ro[y]
-                acc[dst[x]] += stake * t * weight[player, c, x]
+                acc[dst[x]] += stake * t * (1.0 if dense_deal else weight[player, c, x])
         else:  # liar's dice: the bid holds (player 0 gets ``hit``, else ``miss``) if both
             # players' dice for ``face`` reach ``q``; held[k]: the opponent's reach with at
             # least k such dice, from its reach bucketed by count (O(n0 + n1 + max count))
@@ -352,7 +360,7 @@ class PublicFullWidthPass:
 
     def __init__(self, tree: PublicTree) -> None:
         self.tree = tree
-        self.dense = tree.pairing == "dense"
+        self.dense = False  # (True: the n0 x n1 reference evaluation)
         self.arrays = tree._full_arrays  # (no history terminals)
         S = tree.num_sequences
         self.work = FullWork(K.padded(S), np.zeros(S + 2), np.zeros(S))

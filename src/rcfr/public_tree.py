@@ -62,6 +62,7 @@ from .tree import KIND_CHANCE, KIND_TERMINAL, SequenceIndex, StringTable
 PublicArrays = namedtuple("PublicArrays", [
     "num_private",  # int64 [2]
     "exclusive",  # bool: W = outer(w0, w1) * [x0 != x1]
+    "dense_deal",  # bool: W is given as a matrix (no factors; ``weight`` is 0)
     "node_ctx", "node_seq_base", "node_num_actions",  # per public node
     "term_ctx", "term_rule", "term_value", "term_q", "term_face",  # per public terminal
     "term_miss",  # COUNT_RULE: player 0's payoff if the bid fails (term_value: if it holds)
@@ -80,7 +81,7 @@ PublicArrays = namedtuple("PublicArrays", [
     "counts",  # int64 [2, faces, nmax]: dice of each private state counting for a face
     "max_count",  # int64 [2]
     "matrix",  # float64 [C, n0, n1]: MATRIX_RULE's payoffs per unit of stake ([1, 1, 1]: none)
-    "pay",  # float64 [C, n0, n1]: matrix, times [x0 != x1] for an exclusive deal
+    "pay",  # float64 [C, n0, n1]: matrix times the joint weights (dense deal) or [x0 != x1]
 ])
 
 
@@ -203,7 +204,7 @@ class PublicTree(SequenceIndex):
         from .public_passes import terminal_values
 
         seqs = self.player_sequences(player)
-        terminal_values(player, plan, self.arrays, dense or self.pairing == "dense",
+        terminal_values(player, plan, self.arrays, dense,
                         seqs.start, seqs.stop, acc)
 
     def evaluate(self, probs: np.ndarray) -> tuple[float, float, float]:
@@ -219,7 +220,7 @@ class PublicTree(SequenceIndex):
             scratch = self._eval_scratch = (padded(S), np.empty(S + 2), np.empty(S))
         plan, acc, br = scratch
         v, b0, b1 = evaluate_public(np.ascontiguousarray(probs, dtype=np.float64),
-                                    self._full_arrays, self.arrays, self.pairing == "dense",
+                                    self._full_arrays, self.arrays, False,
                                     plan, acc, br)
         return float(v), float(b0), float(b1)
 
@@ -297,6 +298,7 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
     ctx_obs = [_observations(spec.root, n)]
     ctx_ranks: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     ctx_matrix: dict[int, np.ndarray] = {}
+    ctx_of: dict[tuple, int] = {}
 
     states = [spec.root]
     kind, parent, action_in, ctx = [], [-1], [-1], [0]
@@ -331,22 +333,30 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
             nact.append(0)
             for o in state.legal_actions():
                 f = state.chance_factor(o)
-                if isinstance(f, tuple):
-                    if ctx_factors[c] is None:
-                        raise RcfrError("factored chance in a dense deal")
-                    w0, w1 = ctx_factors[c]
-                    nw = (w0 * np.asarray(f[0]), w1 * np.asarray(f[1]))
-                    ctx_factors.append(nw)
-                    ctx_joint.append(_joint(nw[0], nw[1], spec.pairing))
-                else:
-                    ctx_factors.append(None)
-                    ctx_joint.append(ctx_joint[c] * np.asarray(f, dtype=np.float64))
-                states.append(state.child(o))
-                ctx_parent.append(c)
-                ctx_obs.append(_observations(states[-1], n))
+                child = state.child(o)
+                obs = _observations(child, n)
+                # chance nodes that reweigh one context alike (the same board after any
+                # betting) share the context they lead to
+                key = (c, _key(f), *(None if x is None else x.tobytes() for x in obs))
+                cc = ctx_of.get(key)
+                if cc is None:
+                    if isinstance(f, tuple):
+                        if ctx_factors[c] is None:
+                            raise RcfrError("factored chance in a dense deal")
+                        w0, w1 = ctx_factors[c]
+                        nw = (w0 * np.asarray(f[0]), w1 * np.asarray(f[1]))
+                        ctx_factors.append(nw)
+                        ctx_joint.append(_joint(nw[0], nw[1], spec.pairing))
+                    else:
+                        ctx_factors.append(None)
+                        ctx_joint.append(ctx_joint[c] * np.asarray(f, dtype=np.float64))
+                    ctx_parent.append(c)
+                    ctx_obs.append(obs)
+                    cc = ctx_of[key] = len(ctx_joint) - 1
+                states.append(child)
                 parent.append(i)
                 action_in.append(o)
-                ctx.append(len(ctx_joint) - 1)
+                ctx.append(cc)
                 for p in (0, 1):
                     last[p].append(last[p][i])
                     last_act[p].append(last_act[p][i])
@@ -478,12 +488,14 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
         matrix = np.zeros((C, n[0], n[1]))
         for c, m in ctx_matrix.items():
             matrix[c] = m
-        pay = matrix * _joint(np.ones(n[0]), np.ones(n[1]), spec.pairing)
+        pay = matrix * (joint if spec.pairing == "dense" else _joint(
+            np.ones(n[0]), np.ones(n[1]), spec.pairing))
     tl = last_node[:, terminal_nodes]
     tls = np.maximum(tl, 0)
     arrays = PublicArrays(
         num_private=np.asarray(n, dtype=np.int64),
         exclusive=spec.pairing == "exclusive",
+        dense_deal=spec.pairing == "dense",
         node_ctx=node_ctx,
         node_seq_base=node_seq_base,
         node_num_actions=node_nact,
@@ -540,6 +552,13 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
         arrays=arrays,
         pairing=spec.pairing,
     )
+
+
+def _key(f) -> tuple:
+    """A chance factor as a dictionary key."""
+    if isinstance(f, tuple):
+        return tuple(np.asarray(x, dtype=np.float64).tobytes() for x in f)
+    return (np.asarray(f, dtype=np.float64).tobytes(),)
 
 
 def _observations(state: PublicState, n: tuple[int, int]) -> tuple:
