@@ -335,9 +335,10 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
                 f = state.chance_factor(o)
                 child = state.child(o)
                 obs = _observations(child, n)
-                # chance nodes that reweigh one context alike (the same board after any
-                # betting) share the context they lead to
-                key = (c, _key(f), *(None if x is None else x.tobytes() for x in obs))
+                # the same outcome from one context, reweighing and observed alike (the same
+                # board after any betting), leads to one shared context (whose showdown ranks
+                # and payoff matrices are asked once)
+                key = (c, o, _key(f), *(None if x is None else x.tobytes() for x in obs))
                 cc = ctx_of.get(key)
                 if cc is None:
                     if isinstance(f, tuple):
