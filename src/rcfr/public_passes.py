@@ -4,7 +4,10 @@ and full-width vector-form CFR.
 Only the terminal sweep differs from the history form: it runs per *public* terminal over
 vectors of private states instead of per history.  Realization plans, the backward sweep
 (counterfactual regrets or a best response), links and averaging are the history form's
-sequence-form kernels, since the public form keeps the sequence contract.  Vector-form CFR is
+sequence-form arithmetic, since the public form keeps the sequence contract; the fused loop
+(:func:`run_public`) recomputes a player's plan only after its strategy changed, adds the
+average-strategy increments while computing the plan and, for CFR and CFR+ with regret
+matching, absorbs each information set's regrets in the backward sweep.  Vector-form CFR is
 Zinkevich et al.'s (2007) CFR computed as in Johanson et al. (2012, "Efficient Nash equilibrium
 approximation through Monte Carlo counterfactual regret minimization", sec. 3: public chance
 sampling without the sampling): one walk of the public tree per player and iteration.
