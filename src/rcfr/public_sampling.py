@@ -28,9 +28,11 @@ from numba import njit
 from .errors import RcfrError
 from .games.public import FOLD_RULE, SHOWDOWN_RULE
 from .links import link_slice
+from .prefetch import prefetch
 from .public_tree import PublicTree, compile_public
 from .solvers.rules import CLIPPED, PLAIN, parse_rule
 from .solvers.sampling import (
+    AS,
     CS,
     ES,
     OS,
@@ -96,6 +98,13 @@ class PublicWork(NamedTuple):
     touched: np.ndarray
 
 
+# How far ahead in the visited list the expanding sweep prefetches: record rows at twice this
+# distance, then the strategy and average-strategy lines of the nodes at this distance (the
+# tables of Bluff(2,1) are 56 MB each, so almost every read of them is a miss; measured: 1.7x
+# to 1.8x the histories per second of the pass without prefetching, flat from 4 to 12).
+AHEAD = 6
+
+
 @njit(cache=True)
 def _draw_deal(tree, u):
     """:func:`draw` over the root context's joint weights, by bisection of their running sums
@@ -149,6 +158,22 @@ def _terminal_utility(tree, h, x0, x1):
 
 
 @njit(cache=True)
+def _prefetch_tables(scheme, tree, h, player, x0, x1, strategy, avg):
+    """Prefetch the first and last cache lines of the strategy (and, where the expanding
+    sweep will read it, the average strategy) of the deal's information set at public node
+    ``h``, whose record row was prefetched earlier (a hint: no effect on results)."""
+    kd = tree.record[h, 5]
+    if kd == 0 or kd == 1:
+        na = tree.record[h, 1] - tree.record[h, 0]
+        s0 = tree.record[h, 4] + tree.row_of[kd, tree.record[h, 2], x0 if kd == 0 else x1] * na
+        prefetch(strategy, s0)
+        prefetch(strategy, s0 + na - 1)
+        if kd != player or scheme == AS:
+            prefetch(avg, s0)
+            prefetch(avg, s0 + na - 1)
+
+
+@njit(cache=True)
 def _visit(work, n, c, q, ri):
     """Append public node ``c`` to the visited list at position ``n``."""
     work.node[n] = c
@@ -159,10 +184,11 @@ def _visit(work, n, c, q, ri):
 
 @njit(cache=True)
 def _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, strategy, avg,
-                   rng, work):
+                   rng, work, regrets):
     """The breadth-first sweep of :func:`rcfr.solvers.sampling.sampled_pass` over the deal's
     public nodes (``_expand_cs`` for CS, ``_expand_sampled`` for ES / OS / AS: the same
-    samples, probabilities and average-strategy increments).  Returns the nodes visited."""
+    samples, probabilities and average-strategy increments).  Prefetches what the next nodes
+    and the backup will read (:data:`AHEAD`).  Returns the nodes visited."""
     record = tree.record
     node, q, ri, link, slots = work.node, work.q, work.ri, work.link, work.slots
     cs = scheme == CS
@@ -173,10 +199,15 @@ def _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, str
     m = 0  # slots used
     k = 0
     while k < n:
+        if k + 2 * AHEAD < n:
+            prefetch(record, node[k + 2 * AHEAD] * record.shape[1])
+        if k + AHEAD < n:
+            _prefetch_tables(scheme, tree, node[k + AHEAD], player, x0, x1, strategy, avg)
         h = node[k]
         kd = record[h, 5]
         work.kind[k] = kd
         if kd == KIND_TERMINAL:
+            prefetch(tree.term, record[h, 3] * tree.term.shape[1])  # for the backup
             k += 1
             continue
         if kd == KIND_CHANCE:
@@ -191,6 +222,9 @@ def _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, str
         work.info[k] = record[h, 3] + row
         work.seq[k] = s0
         work.width[k] = na
+        if kd == player:  # for the backup
+            prefetch(regrets, s0)
+            prefetch(regrets, s0 + na - 1)
         if kd != player and not cs:
             inc = weight / q[k]
             for j in range(na):
@@ -299,7 +333,7 @@ def public_sampled_pass(scheme, player, weight, epsilon, beta, tau, tree, strate
     n1 = tree.joint.shape[2]
     x0, x1 = k // n1, k % n1
     n = _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, strategy, avg,
-                       rng, work)
+                       rng, work, regrets)
     nt = _public_backup(player, scheme == CS, n, x0, x1, tree, strategy, inst, work, absorb,
                         rule, link_kind, link_param, regrets)
     return n, nt
