@@ -25,7 +25,6 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from .errors import RcfrError
 from .games.public import FOLD_RULE, SHOWDOWN_RULE
 from .links import link_slice
 from .prefetch import prefetch
@@ -36,17 +35,15 @@ from .solvers.sampling import (
     CS,
     ES,
     OS,
-    SCHEMES,
     MCCFRSolver,
     SampledTree,
     SampleWork,
     absorb_touched,
-    check_parameters,
-    check_rule,
     draw,
     explore,
     sampled_pass,
     seed_state,
+    start_pass,
     uniform,
 )
 from .tree import KIND_CHANCE, KIND_TERMINAL
@@ -350,12 +347,8 @@ def run_public_sampled(scheme, max_iters, node_budget, t0, avg_power, deal_depth
     it = 0
     nodes = 0
     while it < max_iters and nodes < node_budget:
-        t = t0 + it + 1
-        weight = float(t) ** avg_power
         for p in range(2):
-            if dense:
-                for s in range(seq_bounds[p], seq_bounds[p + 1]):
-                    inst[s] = 0.0
+            t, weight = start_pass(t0, it, p, avg_power, dense, seq_bounds, inst)
             n, nt = public_sampled_pass(scheme, p, weight, epsilon, beta, tau, tree, strategy,
                                         avg, rng, inst, work, not dense, rule, link_kind,
                                         link_param, regrets)
@@ -487,20 +480,12 @@ class PublicMCCFRSolver(MCCFRSolver):
     """Monte Carlo CFR (``scheme`` ``"cs"``, ``"es"``, ``"os"``, ``"as"``) on the public tree,
     with :class:`rcfr.solvers.sampling.MCCFRSolver`'s parameters and checks."""
 
+    _pass_class = PublicSampledPass
+
     def __init__(self, game: PublicTree | Any, scheme: str = "es", **options) -> None:
         if not isinstance(game, PublicTree):
             game = compile_public(game)
         super().__init__(game, scheme, **options)
-
-    def _make_pass(self) -> PublicSampledPass:
-        if not self.alternating:
-            raise RcfrError("Monte Carlo CFR alternates updates (one sampled pass per player); "
-                            "simultaneous updates are not supported")
-        key, self.epsilon_, self.beta_, self.tau_ = check_parameters(
-            self.scheme, self.epsilon, self.beta, self.tau)
-        check_rule(key, self.rule_)
-        return PublicSampledPass(self.tree, SCHEMES[key], self.epsilon_, self.beta_,
-                                 self.tau_, self.seed)
 
     def _info(self) -> dict[str, Any]:
         return {**super()._info(), "form": "public"}

@@ -355,6 +355,18 @@ def absorb_touched(p, t, nt, touched, inst, rule, link_kind, link_param, tree, b
 
 
 @njit(cache=True)
+def start_pass(t0, it, p, avg_power, dense, seq_bounds, inst):
+    """Before player ``p``'s pass in iteration ``it`` of a fused run that started after
+    ``t0`` iterations: clear ``p``'s ``inst`` for a ``dense`` rule (a whole-table update) and
+    return the iteration number ``t`` and the average strategy's weight ``t ** avg_power``."""
+    if dense:
+        for s in range(seq_bounds[p], seq_bounds[p + 1]):
+            inst[s] = 0.0
+    t = t0 + it + 1
+    return t, float(t) ** avg_power
+
+
+@njit(cache=True)
 def run_sampled(scheme, max_iters, node_budget, t0, avg_power, rule, link_kind, link_param,
                 epsilon, beta, tau, tree, bounds, seq_bounds, regrets, prediction, values,
                 strategy, avg, rng, counter, inst, work):
@@ -366,13 +378,9 @@ def run_sampled(scheme, max_iters, node_budget, t0, avg_power, rule, link_kind, 
     it = 0
     nodes = 0
     while it < max_iters and nodes < node_budget:
-        t = t0 + it + 1
-        weight = float(t) ** avg_power
         for p in range(2):
             counter[0] += 1
-            if dense:
-                for s in range(seq_bounds[p], seq_bounds[p + 1]):
-                    inst[s] = 0.0
+            t, weight = start_pass(t0, it, p, avg_power, dense, seq_bounds, inst)
             n, nt = sampled_pass(scheme, p, weight, epsilon, beta, tau, tree, strategy, avg,
                                  rng, inst, work, counter[0])
             nodes += n
@@ -580,6 +588,7 @@ class MCCFRSolver(RegretSolver):
     """
 
     _config_keys = ("rule", "link", "alternating", "averaging", "epsilon", "beta", "tau")
+    _pass_class: type = SampledPass  # the tree pass for the compiled form
 
     def __init__(self, game: GameTree | Any, scheme: str = "es", *,
                  epsilon: float | None = None, beta: float = 1e6, tau: float = 1000.0,
@@ -607,8 +616,8 @@ class MCCFRSolver(RegretSolver):
         key, self.epsilon_, self.beta_, self.tau_ = check_parameters(
             self.scheme, self.epsilon, self.beta, self.tau)
         check_rule(key, self.rule_)
-        return SampledPass(self.tree, SCHEMES[key], self.epsilon_, self.beta_, self.tau_,
-                           self.seed)
+        return self._pass_class(self.tree, SCHEMES[key], self.epsilon_, self.beta_, self.tau_,
+                                self.seed)
 
     # -- outputs and checkpoints ---------------------------------------------------------
     def _info(self) -> dict[str, Any]:
