@@ -271,6 +271,9 @@ def solve(
     minibatch: Annotated[bool, typer.Option(
         help="sampling schemes with a regressor that trains incrementally (torch-mlp): fit "
              "only the sequences each pass touched, no dense feature matrix.")] = False,
+    dtype: Annotated[str | None, typer.Option(
+        help="cs/es/os/as: float64 (default) or float32 regret and strategy tables (half the "
+             "memory; recorded in checkpoints).")] = None,
     average_regressor: Annotated[str | None, typer.Option(
         help="rcfr: also fit the average strategy with this regressor (same names as "
              "--regressor); the exploitability reported is its strategy's, the tabular "
@@ -349,7 +352,7 @@ def solve(
         ("ridge_alpha", ridge_alpha), ("hidden", hidden), ("minibatch", minibatch),
         ("average_regressor", average_regressor), ("average_leaves", average_leaves),
         ("average_target", average_target), ("epsilon", epsilon), ("beta", beta), ("tau", tau),
-        ("alpha", alpha), ("gamma", gamma))
+        ("alpha", alpha), ("gamma", gamma), ("dtype", dtype))
         if v is not None and v is not False}
     if averaging is not None:
         rcfr_options["averaging"] = averaging

@@ -76,6 +76,7 @@ SCHEME_NAMES = {
     "as": "average strategy sampling",
 }
 DEFAULT_EPSILON = {"os": 0.5, "as": 0.05}  # Gibson et al. 2012, sec. 5
+TABLE_DTYPES = {"float64": np.float64, "float32": np.float32}  # MCCFRSolver's dtype
 
 
 class SampledTree(NamedTuple):
@@ -584,10 +585,13 @@ class MCCFRSolver(RegretSolver):
     and ``cfr+`` unless given; updates always alternate.  Any estimator gets the sampled regrets
     (dense, zero outside the touched information sets) through the Python loop.  ``seed`` makes
     runs bit-identical; the generator's state is saved in checkpoints.  :attr:`nodes_visited`
-    counts every history each pass touched.
+    counts every history each pass touched.  ``dtype="float32"`` (opt-in, tabular estimator)
+    keeps the regrets, the current and average strategy in single precision: half the memory,
+    the arithmetic still in double; checkpoints record it and a resume must match.
     """
 
-    _config_keys = ("rule", "link", "alternating", "averaging", "epsilon", "beta", "tau")
+    _config_keys = ("rule", "link", "alternating", "averaging", "epsilon", "beta", "tau",
+                    "dtype")
     _pass_class: type = SampledPass  # the tree pass for the compiled form
 
     def __init__(self, game: GameTree | Any, scheme: str = "es", *,
@@ -595,7 +599,7 @@ class MCCFRSolver(RegretSolver):
                  seed: int | None = None, estimator: Any = None,
                  rule: str | UpdateRule | None = None,
                  link: str | Link | None = None, averaging: str | float | None = None,
-                 plus: bool = False, alternating: bool = True) -> None:
+                 plus: bool = False, alternating: bool = True, dtype: str = "float64") -> None:
         rule = legacy_rule(plus) if rule is None and plus else rule
         super().__init__(game, estimator=estimator, rule=rule, link=link,
                          alternating=alternating, averaging=averaging, seed=seed,
@@ -605,6 +609,17 @@ class MCCFRSolver(RegretSolver):
         self.beta = beta
         self.tau = tau
         self.plus = plus
+        self.dtype = dtype
+
+    def _table_dtype(self) -> type:
+        key = str(self.dtype).strip().lower()
+        if key not in TABLE_DTYPES:
+            raise RcfrError(f"dtype must be float64 or float32, got {self.dtype!r}")
+        if key != "float64" and self.estimator is not None:
+            raise RcfrError(f"dtype {key} is for the tabular estimator's tables; a regressor "
+                            "keeps its own")
+        self.dtype_ = key
+        return TABLE_DTYPES[key]
 
     def _default_averaging(self) -> str | float:
         return "uniform" if self.rule_.name in ("cfr", "cfr+") else super()._default_averaging()
@@ -626,7 +641,7 @@ class MCCFRSolver(RegretSolver):
         info.update({"scheme": key,
                      "epsilon": self.epsilon_ if key in ("os", "as") else None,
                      "beta": self.beta_ if key == "as" else None,
-                     "tau": self.tau_ if key == "as" else None})
+                     "tau": self.tau_ if key == "as" else None, "dtype": self.dtype_})
         return info
 
     def _extra_state(self) -> dict[str, np.ndarray]:
