@@ -191,8 +191,9 @@ def bench_dtype(budgets: dict[str, int], schemes: tuple[str, ...] = ("es", "as")
                 w0, c0 = time.perf_counter(), time.process_time()
                 solver.run_nodes(budget)
                 wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-                tables = (solver.strategy_, solver.avg_weights_, solver._inst,
-                          *solver.estimator_.state().values())
+                est = solver.estimator_
+                tables = (solver.strategy_, solver.avg_weights_, solver._inst, est.regrets,
+                          est.prediction, est.values_)
                 row = {"nodes": solver.nodes_visited,
                        "exploitability": rcfr.exploitability(tree, solver.average_policy()),
                        "nodes_per_s": budget / wall, "nodes_per_cpu_s": budget / cpu,

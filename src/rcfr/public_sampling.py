@@ -196,15 +196,16 @@ def _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, str
     m = 0  # slots used
     k = 0
     while k < n:
-        if k + 2 * AHEAD < n:
+        if k + 2 * AHEAD < n and not cs:  # (CS walks the whole tree in order)
             prefetch(record, node[k + 2 * AHEAD] * record.shape[1])
-        if k + AHEAD < n:
+        if k + AHEAD < n and not cs:
             _prefetch_tables(scheme, tree, node[k + AHEAD], player, x0, x1, strategy, avg)
         h = node[k]
         kd = record[h, 5]
         work.kind[k] = kd
         if kd == KIND_TERMINAL:
-            prefetch(tree.term, record[h, 3] * tree.term.shape[1])  # for the backup
+            if not cs:
+                prefetch(tree.term, record[h, 3] * tree.term.shape[1])  # for the backup
             k += 1
             continue
         if kd == KIND_CHANCE:
@@ -219,7 +220,7 @@ def _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, str
         work.info[k] = record[h, 3] + row
         work.seq[k] = s0
         work.width[k] = na
-        if kd == player:  # for the backup
+        if kd == player and not cs:  # for the backup
             prefetch(regrets, s0)
             prefetch(regrets, s0 + na - 1)
         if kd != player and not cs:
