@@ -338,10 +338,23 @@ def solve(
         eval_nodes = max(1, nodes // 10) if nodes is not None else 0
     check_outputs({"--out": out_file, "--out-current": current_file, "--checkpoint": checkpoint,
                    "--out-abstract": out_abstract})
-    if rounds is not None:  # checked before anything is compiled
+    rcfr_options = {k: v for k, v in (
+        ("regressor", regressor), ("leaves", leaves), ("features", features),
+        ("bootstrap", bootstrap), ("threshold", threshold), ("criterion", criterion),
+        ("ridge_alpha", ridge_alpha), ("hidden", hidden), ("minibatch", minibatch),
+        ("average_regressor", average_regressor), ("average_leaves", average_leaves),
+        ("average_target", average_target), ("epsilon", epsilon), ("beta", beta), ("tau", tau),
+        ("alpha", alpha), ("gamma", gamma), ("dtype", dtype))
+        if v is not None and v is not False}
+    if averaging is not None:
+        rcfr_options["averaging"] = averaging
+    if rounds is not None:  # multi-round liar's dice: checked and run before any compile
         _check_rounds(game, rounds, form, {
             "--out": out_file, "--out-current": current_file, "--checkpoint": checkpoint,
-            "--resume": resume, "--abstraction": abstraction})
+            "--resume": resume, "--abstraction": abstraction, "--out-abstract": out_abstract})
+        return _solve_rounds(game, rounds, algorithm, iterations, nodes, as_json, rule=rule,
+                             alternating=not simultaneous, link=link, seed=seed,
+                             **rcfr_options)
     tree = compile_game(game, form)
     solve_tree = tree  # the game the solver runs on: the abstract one with --abstraction
     if abstraction is not None:
@@ -354,20 +367,6 @@ def solve(
         solve_tree = abstract_game(tree, abstraction)
     elif out_abstract is not None:
         raise RcfrError("--out-abstract needs --abstraction")
-    rcfr_options = {k: v for k, v in (
-        ("regressor", regressor), ("leaves", leaves), ("features", features),
-        ("bootstrap", bootstrap), ("threshold", threshold), ("criterion", criterion),
-        ("ridge_alpha", ridge_alpha), ("hidden", hidden), ("minibatch", minibatch),
-        ("average_regressor", average_regressor), ("average_leaves", average_leaves),
-        ("average_target", average_target), ("epsilon", epsilon), ("beta", beta), ("tau", tau),
-        ("alpha", alpha), ("gamma", gamma), ("dtype", dtype))
-        if v is not None and v is not False}
-    if averaging is not None:
-        rcfr_options["averaging"] = averaging
-    if rounds is not None:
-        return _solve_rounds(game, rounds, algorithm, iterations, nodes, as_json, rule=rule,
-                             alternating=not simultaneous, link=link, seed=seed,
-                             **rcfr_options)
     solver = (make_public_solver if isinstance(solve_tree, PublicTree) else make_solver)(
         solve_tree, algorithm, rule=rule, alternating=not simultaneous, link=link, seed=seed,
         **rcfr_options)
@@ -455,8 +454,9 @@ def _solve_rounds(game: str, opener: str, algorithm: str, iterations: int, nodes
     if as_json:
         _emit(info)
         return
-    out.print(f"{algorithm} on {info['game']} over rounds (next round opened by the "
-              f"{opener}): {sol.nodes_visited:,} nodes visited in {sol.seconds:.2f} s")
+    who = {"first": "player 0", "loser": "the loser", "winner": "the winner"}[opener]
+    out.print(f"{algorithm} on {info['game']} over rounds (next round opened by {who}): "
+              f"{sol.nodes_visited:,} nodes visited in {sol.seconds:.2f} s")
     for (d0, d1, o), v in sol.values.items():
         out.print(f"  round with dice ({d0}, {d1}) opened by player {o}: value {v:+.6f}, "
                   f"round exploitability {sol.round_exploitability[(d0, d1, o)]:.3g}")
