@@ -2,10 +2,10 @@
 before building it (ARCHITECTURE.md: "size estimate (refuse early above the memory budget)").
 
 A game's size comes from a closed form where its rules give one (liar's dice, no-limit one-card
-poker, Leduc, Kuhn, goofspiel, matrix games); for any other game the compiler itself is the
-bounded walk: it stops as soon as it has reached more histories than the budget allows.  The
-budget defaults to half of the memory available when it is first asked for; ``--max-memory``
-on the command line and ``max_memory`` in the API set it.
+poker, 2-NL Hold'em(k), Leduc, Kuhn, goofspiel, matrix games); for any other game the compiler
+itself is the bounded walk: it stops as soon as it has reached more histories than the budget
+allows.  The budget defaults to half of the memory available when it is first asked for;
+``--max-memory`` on the command line and ``max_memory`` in the API set it.
 """
 
 from __future__ import annotations
@@ -181,6 +181,7 @@ def estimate_size(game) -> SizeEstimate | None:
     from .games.leduc import LeducPoker
     from .games.liars_dice import LiarsDice
     from .games.matrix import MatrixGame
+    from .games.nl_holdem2 import NLHoldem2
     from .games.nl_one_card import NLOneCardPoker
 
     p = getattr(game, "params", {})
@@ -189,6 +190,9 @@ def estimate_size(game) -> SizeEstimate | None:
         return _liars_dice(game.dice, game.faces, game.dice2)
     if kind is NLOneCardPoker and set(p) == {"cards", "stack", "ante"}:
         return _nl_one_card(p["cards"], p["stack"], p["ante"])
+    if kind is NLHoldem2:  # the betting tree's closed form, every bucket deal possible
+        sizes = game.closed_form_sizes(support=False)
+        return SizeEstimate(float(sizes["histories"]), float(sizes["sequences"]))
     if kind is Goofspiel and set(p) == {"num_cards", "points_order", "imp_info"}:
         return _goofspiel(p["num_cards"], p["points_order"])
     if kind is LeducPoker and set(p) == {"canonical"}:

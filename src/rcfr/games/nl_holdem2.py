@@ -38,7 +38,7 @@ preflop betting player 0's flop bucket, then player 1's, each from the condition
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -204,6 +204,8 @@ class NLHoldem2(Game):
                             f"blinds are 1 and 2), got {stack}")
         if buckets < 1:
             raise RcfrError(f"nl_holdem2 needs at least 1 bucket per round, got {buckets}")
+        if isinstance(abstraction, str):
+            raise RcfrError("nl_holdem2's abstraction is given in code, not by name")
         params = dict(stack=stack, buckets=buckets, ranks=ranks, suits=suits)
         if abstraction is not None:
             params["abstraction"] = "custom"  # not loadable by name: never mistaken for ours
@@ -283,35 +285,28 @@ class NLHoldem2(Game):
         """The betting tree's counts (:func:`betting_counts`)."""
         return betting_counts(self.stack)
 
-    def closed_form_sizes(self) -> dict:
+    def closed_form_sizes(self, support: bool = True) -> dict:
         """Histories, information sets and sequences of the history form, and public nodes,
-        from the betting tree's counts and the abstraction's support (no tree is built)."""
-        c = self.betting_counts()
+        from the betting tree's counts (no tree is built).  ``support=True`` counts only the
+        bucket deals of positive probability (this builds or loads the abstraction);
+        ``False`` assumes every deal possible (an upper bound, at no cost)."""
         B = self.buckets
-        J = self.joint.reshape(B, B, B, B)
-        pre = J.sum(axis=(1, 3))
-        pre_pairs = int((pre > 0).sum())
-        f0_given = (J.sum(axis=3) > 0)  # [b0, f0, b1]: player 0's flop bucket possible
-        flop_pairs = int((J > 0).sum())
-        lines = c["flop_lines"] + c["allin_lines"]
-        histories = (1 + int((pre.sum(axis=1) > 0).sum())
-                     + pre_pairs * (c["preflop_decisions"] + c["preflop_folds"] + lines)
-                     + int(f0_given.sum()) * lines
-                     + flop_pairs * (c["flop_nodes"] + c["allin_lines"]))
-        seqs = self.joint.sum(axis=1), self.joint.sum(axis=0)
-        bkts = pre.sum(axis=1), pre.sum(axis=0)
-        infosets, sequences = [0, 0], [0, 0]
-        for p in (0, 1):
-            nb, ns = int((bkts[p] > 0).sum()), int((seqs[p] > 0).sum())
-            infosets[p] = nb * c["preflop_infos"][p] + ns * c["flop_infos"][p]
-            sequences[p] = nb * c["preflop_actions"][p] + ns * c["flop_actions"][p]
-        return {"histories": histories, "infosets": sum(infosets),
-                "sequences": sum(sequences), "infosets_per_player": infosets,
-                "sequences_per_player": sequences,
-                "public_nodes": c["public_nodes"]}
+        if support:
+            J = self.joint.reshape(B, B, B, B)  # [b0, f0, b1, f1]
+            pre = J.sum(axis=(1, 3))
+            seqs = J.sum(axis=(2, 3)).ravel(), J.sum(axis=(0, 1)).ravel()
+            deals = (int((pre.sum(axis=1) > 0).sum()), int((pre > 0).sum()),
+                     int((J.sum(axis=3) > 0).sum()), int((J > 0).sum()))
+            own = [(int((pre.sum(axis=1 - p) > 0).sum()), int((seqs[p] > 0).sum()))
+                   for p in (0, 1)]
+        else:
+            deals = (B, B**2, B**3, B**4)
+            own = [(B, B * B)] * 2
+        return sizes_from_counts(betting_counts(self.stack), deals, own)
 
     def num_histories(self) -> int:
-        return self.closed_form_sizes()["histories"]
+        """Histories of the history form if every bucket deal is possible (an upper bound)."""
+        return self.closed_form_sizes(support=False)["histories"]
 
     def num_public_nodes(self) -> int:
         return betting_counts(self.stack)["public_nodes"]
@@ -324,7 +319,7 @@ def betting_counts(stack: int) -> dict:
     per round, decision nodes and actions of each player, folds, and the lines that close the
     preflop round (reaching the flop with chips left, or all-in)."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def walk(me: int, other: int, inc: int, acted: bool):
         # (decisions by the player to act, by the other, actions of each, folds, showdowns
         # per final stake) -- "to act" alternates, so children swap the per-player entries
@@ -373,5 +368,25 @@ def betting_counts(stack: int) -> dict:
             "flop_lines": flop_lines, "allin_lines": allin,
             "flop_infos": (fi[0], fi[1]), "flop_actions": (fa[0], fa[1]),
             "flop_nodes": flop_nodes,
-            # a public chance node per line, then the flop betting or the all-in showdown
-            "public_nodes": preflop_dec + pf + flop_lines + 2 * allin + flop_nodes}
+            # two public chance nodes per line (player 0's flop bucket, then player 1's, as
+            # the history form deals them), then the flop betting or the all-in showdown
+            "public_nodes": preflop_dec + pf + 2 * (flop_lines + allin) + allin + flop_nodes}
+
+
+def sizes_from_counts(c: dict, deals: tuple[int, int, int, int],
+                      own: list[tuple[int, int]]) -> dict:
+    """The game's sizes from the betting tree's counts ``c``, the numbers of possible deals
+    ``(player 0's preflop buckets, preflop pairs, (pair, player 0's flop bucket) triples, pairs
+    of bucket sequences)`` and each player's possible ``(preflop buckets, sequences)``: the
+    history form deals one bucket per chance node (player 0's, then player 1's)."""
+    first, pre_pairs, triples, flop_pairs = deals
+    lines = c["flop_lines"] + c["allin_lines"]
+    histories = (1 + first + pre_pairs * (c["preflop_decisions"] + c["preflop_folds"] + lines)
+                 + triples * lines + flop_pairs * (c["flop_nodes"] + c["allin_lines"]))
+    infosets = [own[p][0] * c["preflop_infos"][p] + own[p][1] * c["flop_infos"][p]
+                for p in (0, 1)]
+    sequences = [own[p][0] * c["preflop_actions"][p] + own[p][1] * c["flop_actions"][p]
+                 for p in (0, 1)]
+    return {"histories": histories, "infosets": sum(infosets), "sequences": sum(sequences),
+            "infosets_per_player": infosets, "sequences_per_player": sequences,
+            "public_nodes": c["public_nodes"]}

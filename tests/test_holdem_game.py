@@ -1,0 +1,221 @@
+"""2-NL Hold'em(k) (rcfr.games.nl_holdem2, Gibson et al. 2012, sec. 5): the betting rules on
+hand-built lines, the betting tree's size counted by an independent recursion, the paper's
+sizes, and the abstract game's two compiled forms."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from rcfr.errors import RcfrError
+from rcfr.games.nl_holdem2 import CALL, FOLD, NLHoldem2, betting_counts
+from rcfr.games.protocol import CHANCE, TERMINAL
+from rcfr.games.registry import load_game
+
+
+def rule_abstraction(buckets: int = 2) -> SimpleNamespace:
+    """An abstraction with distinct, known showdown values (rule tests only: the payoff rule is
+    the stake times the abstraction's showdown value, whatever the abstraction)."""
+    n = buckets * buckets
+    joint = np.arange(1.0, n * n + 1.0).reshape(n, n)
+    joint = joint + joint.T
+    show = np.linspace(-1.0, 1.0, n * n).reshape(n, n)
+    show = (show - show.T) / 2.0
+    return SimpleNamespace(buckets=buckets, joint=joint / joint.sum(), showdown=show)
+
+
+def play(game, deal, actions):
+    """The state after dealing ``deal`` (preflop buckets first, the flop's when due) and
+    playing ``actions``, checking each action is legal."""
+    s = game.new_initial_state()
+    deal = list(deal)
+    for a in actions:
+        while s.current_player() == CHANCE:
+            s.apply_action(deal.pop(0))
+        assert a in s.legal_actions(), (a, s.legal_actions(), s.information_state_string())
+        s.apply_action(a)
+    while s.current_player() == CHANCE and deal:
+        s.apply_action(deal.pop(0))
+    return s
+
+
+def legal_after(game, actions):
+    return play(game, (1, 0, 1, 0), actions).legal_actions()
+
+
+@pytest.fixture
+def game():
+    return NLHoldem2(stack=20, buckets=2, abstraction=rule_abstraction())
+
+
+def payoff(game, deal, actions):
+    s = play(game, deal, actions)
+    assert s.current_player() == TERMINAL
+    r = s.returns()
+    assert r[0] == -r[1]
+    return r[0]
+
+
+def test_who_acts_and_the_first_legal_actions(game):
+    s = play(game, (1, 0), [])
+    assert s.current_player() == 0  # the dealer (small blind) acts first preflop
+    # fold, call the big blind, or raise to 4 (the big blind is the previous bet) .. 20
+    assert s.legal_actions() == [FOLD, CALL, *range(4, 21)]
+    s = play(game, (1, 0), [CALL])  # a limp: the big blind may check or raise, not fold
+    assert s.current_player() == 1
+    assert s.legal_actions() == [CALL, *range(4, 21)]
+    s = play(game, (1, 0, 1, 0), [CALL, CALL])  # on the flop the big blind acts first
+    assert s.current_player() == 1
+    assert s.legal_actions() == [CALL, *range(4, 21)]  # a bet of at least the big blind
+    s = play(game, (1, 0, 1, 0), [CALL, CALL, CALL])
+    assert s.current_player() == 0 and s.legal_actions() == [CALL, *range(4, 21)]
+
+
+def test_minimum_raises(game):
+    # a raise is at least the previous bet or raise of the round
+    assert legal_after(game, [4])[2] == 6  # 4 raised by 2 -> at least 6
+    assert legal_after(game, [7])[2] == 12  # 7 is a raise of 5 over the blind -> 12
+    assert legal_after(game, [7, 12])[2] == 17  # a raise of 5 again
+    assert legal_after(game, [7, 15])[2:] == [20]  # 23 is beyond the stack: all-in only
+    assert legal_after(game, [7, 15, 20]) == [FOLD, CALL]  # an all-in: fold or call
+    assert legal_after(game, [20]) == [FOLD, CALL]
+    # each round starts over: the flop's first bet is at least the big blind
+    assert legal_after(game, [10, CALL])[1] == 12  # stakes 10 each: bet to 12 or more
+    assert legal_after(game, [10, CALL, 13])[2] == 16  # a bet of 3 -> raise to 16
+    assert legal_after(game, [10, CALL, CALL, 12, 19])[2:] == [20]  # short of 26: all-in
+    assert legal_after(game, [10, CALL, CALL, 12, 19, 20]) == [FOLD, CALL]
+
+
+def test_payoffs_of_hand_built_lines(game):
+    show = game.showdown
+    assert payoff(game, (1, 0), [FOLD]) == -1.0  # the dealer folds her small blind
+    assert payoff(game, (1, 0), [CALL, 6, FOLD]) == -2.0
+    assert payoff(game, (1, 0), [9, FOLD]) == 2.0  # the big blind folds his blind
+    assert payoff(game, (1, 0), [9, 16, FOLD]) == -9.0  # 9 raised by 7: 16 at least
+    # showdowns: the stake times player 0's expected result for the bucket sequences
+    assert payoff(game, (1, 0, 1, 0), [CALL, CALL, CALL, CALL]) == 2.0 * show[3, 0]
+    assert payoff(game, (0, 1, 1, 1), [CALL, CALL, CALL, CALL]) == 2.0 * show[1, 3]
+    assert payoff(game, (1, 1, 0, 1), [4, CALL, 8, 16, CALL]) == 16.0 * show[2, 3]
+    assert payoff(game, (1, 0, 1, 0), [4, CALL, CALL, 12, FOLD]) == 4.0
+    assert payoff(game, (1, 0, 1, 0), [4, CALL, 9, 20, FOLD]) == 9.0
+    # all-in preflop: the flop is dealt, no more betting
+    s = play(game, (1, 0), [20, CALL])
+    assert s.current_player() == CHANCE
+    s = play(game, (1, 0, 0, 1), [20, CALL])
+    assert s.current_player() == TERMINAL and s.returns()[0] == 20.0 * show[2, 1]
+    assert payoff(game, (0, 0, 1, 1), [CALL, 20, CALL]) == 20.0 * show[1, 1] == 0.0
+
+
+def test_chance_follows_the_joint_and_keys_hide_the_opponent(game):
+    B = 2
+    J = game.joint.reshape(B, B, B, B)
+    s = game.new_initial_state()
+    p = dict(s.chance_outcomes())
+    for b0 in range(B):
+        assert p[b0] == pytest.approx(J[b0].sum())
+    s = play(game, (1, 0, 1, 0), [CALL, CALL])
+    prob = 1.0
+    t = game.new_initial_state()
+    for o in (1, 0):
+        prob *= dict(t.chance_outcomes())[o]
+        t.apply_action(o)
+    t = t.child(CALL).child(CALL)
+    for o in (1, 0):
+        prob *= dict(t.chance_outcomes())[o]
+        t.apply_action(o)
+    assert prob == pytest.approx(game.joint[3, 0], rel=1e-12)
+    assert s.information_state_string(1) == "1:0.0|cc/"
+    assert s.information_state_string(0) == "0:1.1|cc/"
+    assert play(game, (1, 0), []).information_state_string(0) == "0:1|"
+
+
+def recursive_counts(stack):
+    """Public nodes and each player's decisions and actions per round, by walking every
+    betting sequence from the rules (independently of the module's dynamic programme)."""
+    out = {"nodes": 0, "dec": [[0, 0], [0, 0]], "act": [[0, 0], [0, 0]], "flop_lines": 0,
+           "allin_lines": 0}
+
+    def rnd(rd, to_act, chips, last_raise, has_acted):
+        out["nodes"] += 1
+        me, them = chips[to_act], chips[1 - to_act]
+        moves = ["fold"] if them > me else []
+        moves.append("call")
+        if them < stack:
+            lo = min(them + max(last_raise, 2), stack)
+            moves.extend(range(lo, stack + 1))
+        out["dec"][rd][to_act] += 1
+        out["act"][rd][to_act] += len(moves)
+        for m in moves:
+            if m == "fold":
+                out["nodes"] += 1
+            elif m == "call":
+                new = (them, them)
+                if has_acted:  # the round is over
+                    if rd == 1:
+                        out["nodes"] += 1  # showdown
+                    elif them == stack:  # all-in: flop dealt (a chance node), showdown
+                        out["allin_lines"] += 1
+                        out["nodes"] += 2
+                    else:
+                        out["flop_lines"] += 1
+                        out["nodes"] += 1  # the flop's chance node
+                        rnd(1, 1, new, 0, False)
+                else:
+                    rnd(rd, 1 - to_act, new, last_raise, True)
+            else:
+                new = list(chips)
+                new[to_act] = m
+                rnd(rd, 1 - to_act, tuple(new), m - them, True)
+
+    rnd(0, 0, (1, 2), 2, False)
+    return out
+
+
+@pytest.mark.parametrize("stack", [4, 5, 6, 9, 12])
+def test_betting_tree_size_by_recursion(stack):
+    r = recursive_counts(stack)
+    c = betting_counts(stack)
+    assert c["flop_lines"] == r["flop_lines"] and c["allin_lines"] == r["allin_lines"]
+    assert list(c["preflop_infos"]) == r["dec"][0] and list(c["flop_infos"]) == r["dec"][1]
+    assert list(c["preflop_actions"]) == r["act"][0]
+    assert list(c["flop_actions"]) == r["act"][1]
+    # the public form adds a second chance node per line (player 0's flop bucket, then 1's)
+    assert c["public_nodes"] == r["nodes"] + r["flop_lines"] + r["allin_lines"]
+
+
+def test_history_form_sizes_equal_the_closed_form():
+    from rcfr.tree import compile_game
+
+    for stack, B in ((4, 2), (7, 2), (6, 3)):
+        g = NLHoldem2(stack=stack, buckets=B, abstraction=rule_abstraction(B))
+        sizes = compile_game(g, form="history").sizes()
+        closed = g.closed_form_sizes()
+        for key in ("histories", "infosets", "sequences", "infosets_per_player",
+                    "sequences_per_player"):
+            assert sizes[key] == closed[key], key
+        # one bucket a round: histories = 1 + 1 + betting nodes (+ 1 flop chance node per line)
+        one = SimpleNamespace(buckets=1, joint=np.ones((1, 1)), showdown=np.zeros((1, 1)))
+        r = recursive_counts(stack)
+        g1 = NLHoldem2(stack=stack, buckets=1, abstraction=one)
+        assert compile_game(g1, form="history").sizes()["histories"] == (
+            2 + r["nodes"] + r["flop_lines"] + r["allin_lines"])
+
+
+def test_the_papers_sizes():
+    """Gibson et al. 2012: 2-NL Hold'em(36) has "approximately 68 million information sets and
+    5 billion histories"; at most k actions at an information set."""
+    sizes = NLHoldem2(stack=36).closed_form_sizes(support=False)
+    assert 67e6 < sizes["infosets"] < 68.5e6  # 67,233,560
+    assert round(sizes["histories"] / 1e9) == 5  # 5,010,061,106
+    for k in (20, 30, 40):
+        assert len(legal_after(NLHoldem2(stack=k, buckets=2, abstraction=rule_abstraction()),
+                               [])) == k - 1
+
+
+def test_bad_parameters():
+    for spec in ("nl_holdem2(stack=3)", "nl_holdem2(stack=2.5)", "nl_holdem2(buckets=0)",
+                 "nl_holdem2(abstraction=custom)", "nl_holdem2(stack=true)"):
+        with pytest.raises(RcfrError):
+            load_game(spec)
+    assert str(load_game("nl_holdem2(stack=20)")) == "nl_holdem2(stack=20)"
+    assert str(load_game("nl_holdem2")) == "nl_holdem2"
