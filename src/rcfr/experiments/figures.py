@@ -23,7 +23,8 @@ from ..fileio import check_writable, write_atomic
 from .spec import SweepSpec, load_sweep
 from .store import Store
 
-KINDS = ("rcfr_complexity", "mccfr_nodes", "frcfr_links", "convergence")
+KINDS = ("rcfr_complexity", "mccfr_nodes", "frcfr_links", "convergence", "mccfr_parameters",
+         "mccfr_stacks")
 SPEC_DIR = Path(__file__).resolve().parents[3] / "experiments"  # in a checkout
 
 DESCRIPTIONS = {
@@ -34,6 +35,10 @@ DESCRIPTIONS = {
     "frcfr_links": "exploitability vs hashing partitions for f-RCFR's links (D'Orazio et al. "
                    "2019, fig 2 right)",
     "convergence": "exploitability vs iterations (Morrill 2016, figs 4.2/4.4)",
+    "mccfr_parameters": "final exploitability of AS by epsilon, one line per beta (Gibson et "
+                        "al. 2012, fig 1a)",
+    "mccfr_stacks": "final exploitability / k by starting stack k for CS, ES, AS (Gibson et "
+                    "al. 2012, fig 2b)",
 }
 
 
@@ -124,6 +129,10 @@ def collect(sweep: SweepSpec, store: Store) -> dict[str, Any]:
         data.update(_collect_curves(done, store, "iterations"))
     elif kind == "frcfr_links":
         data.update(_collect_links(done))
+    elif kind == "mccfr_parameters":
+        data.update(_collect_parameters(done))
+    elif kind == "mccfr_stacks":
+        data.update(_collect_stacks(done))
     return data
 
 
@@ -231,7 +240,67 @@ def _curve_label(s: dict) -> str:
         name += " bootstrap"
     if s["algorithm"] in ("cfr", "cfr+", "rcfr", "rcfr+"):
         name += f", {_averaging(s)} averaging"
+    for key, symbol in (("epsilon", "ε"), ("beta", "β"), ("tau", "τ")):  # set: a sweep over it
+        if s.get(key) is not None:
+            name += f" {symbol}={s[key]:g}"
     return name
+
+
+def _collect_parameters(done: list[dict]) -> dict[str, Any]:
+    """Final exploitability by (beta, epsilon): Gibson et al.'s Figure 1a grid."""
+    groups: dict[tuple[float, float], list[float]] = defaultdict(list)
+    for r in done:
+        s = r["spec"]
+        groups[(float(s.get("beta", 1e6)), float(s.get("epsilon", 0.05)))].append(
+            r["exploitability"])
+    series: dict[str, dict] = {}
+    for (beta, eps), values in sorted(groups.items()):
+        row = series.setdefault(f"{beta:g}", {"epsilon": [], "exploitability": [], "ci95": [],
+                                              "runs": []})
+        mean, half = mean_ci(values)
+        row["epsilon"].append(eps)
+        row["exploitability"].append(mean)
+        row["ci95"].append(half)
+        row["runs"].append(values)
+    seeds = max((len(v) for v in groups.values()), default=0)
+    for beta, row in series.items():
+        row["label"] = _ci_label(f"β = {beta}", seeds)
+    return {"series": series}
+
+
+def _stack_of(game: str) -> int | None:
+    from ..games.registry import load_game
+
+    try:
+        stack = getattr(load_game(game), "stack", None)
+    except RcfrError:
+        return None
+    return int(stack) if isinstance(stack, int) else None
+
+
+def _collect_stacks(done: list[dict]) -> dict[str, Any]:
+    """Final exploitability divided by the starting stack, by stack and algorithm (Gibson et
+    al.'s Figure 2b); in game units (chips), so ``scale`` turns them into mbb/g per chip."""
+    groups: dict[tuple[str, int], list[float]] = defaultdict(list)
+    for r in done:
+        s = r["spec"]
+        k = _stack_of(s["game"])
+        if k is not None:
+            groups[(_curve_label(s), k)].append(r["exploitability"] / k)
+    series: dict[str, dict] = {}
+    for (label, k), values in sorted(groups.items()):
+        row = series.setdefault(label, {"stack": [], "exploitability": [], "ci95": [],
+                                        "runs": []})
+        mean, half = mean_ci(values)
+        row["stack"].append(k)
+        row["exploitability"].append(mean)
+        row["ci95"].append(half)
+        row["runs"].append(values)
+    seeds = max((len(v) for v in groups.values()), default=0)
+    nodes = sorted({r["spec"].get("nodes") for r in done if r["spec"].get("nodes")})
+    for label, row in series.items():
+        row["label"] = _ci_label(label, seeds)
+    return {"series": series, "nodes": nodes}
 
 
 def _partitions(spec: dict) -> int | None:
@@ -351,8 +420,38 @@ def _plot_links(axes, data) -> None:
     ax.set_title(f"f-RCFR (ridge, tug-of-war hashing) on {data['game']} ({data['name']})")
 
 
+def _plot_parameters(axes, data) -> None:
+    (ax,) = axes
+    f = data["scale"]
+    for k, (_, row) in enumerate(data["series"].items()):
+        y = [f * v for v in row["exploitability"]]
+        err = [f * (h or 0.0) for h in row["ci95"]]
+        ax.errorbar(row["epsilon"], _positive(y), yerr=err if any(err) else None, marker="o",
+                    capsize=3, color=f"C{k % 10}", label=row["label"])
+    ax.set_yscale("log")
+    ax.set_xlabel("ε (AS's exploration)")
+    ax.set_ylabel(data["unit"])
+    ax.set_title(f"AS by ε and β on {data['game']} ({data['name']})")
+
+
+def _plot_stacks(axes, data) -> None:
+    (ax,) = axes
+    f = data["scale"]
+    for k, (_, row) in enumerate(data["series"].items()):
+        y = [f * v for v in row["exploitability"]]
+        err = [f * (h or 0.0) for h in row["ci95"]]
+        ax.errorbar(row["stack"], _positive(y), yerr=err if any(err) else None, marker="o",
+                    capsize=3, color=f"C{k % 10}", label=row["label"])
+    ax.set_yscale("log")
+    ax.set_xlabel("starting stack k (chips)")
+    ax.set_ylabel(data["unit"] + " / k")
+    budget = ", ".join(f"{n:.3g}" for n in data.get("nodes", []))
+    ax.set_title(f"after {budget} nodes visited ({data['name']})")
+
+
 _PLOTTERS = {"rcfr_complexity": (_plot_complexity, 2), "mccfr_nodes": (_plot_curves, 1),
-             "convergence": (_plot_curves, 1), "frcfr_links": (_plot_links, 1)}
+             "convergence": (_plot_curves, 1), "frcfr_links": (_plot_links, 1),
+             "mccfr_parameters": (_plot_parameters, 1), "mccfr_stacks": (_plot_stacks, 1)}
 
 
 def plot(data: dict[str, Any], path: str | os.PathLike) -> None:
