@@ -296,3 +296,27 @@ def test_cli_abstraction(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: pot fractions must be positive")
     assert not (tmp_path / "x.npz").exists()
+
+
+def test_abstract_game_string_loads_by_name(tmp_path, capsys):
+    """``GAME@SPEC`` names the abstract game: the same sizes as abstract_game(), and the
+    abstract strategy saved by --out-abstract evaluates under that name."""
+    from rcfr.abstraction import abstract_game
+
+    for spec in ("leduc(canonical=true)@J.QK", "nl_one_card@HP"):
+        base, _, name = spec.rpartition("@")
+        by_name = rcfr.compile_game(spec)
+        direct = abstract_game(base, name)
+        assert str(by_name.game) == str(direct.game) == spec
+        assert by_name.num_sequences_per_player == direct.num_sequences_per_player
+        assert by_name.num_nodes == direct.num_nodes
+    full, abstract = tmp_path / "full.npz", tmp_path / "abstract.npz"
+    assert main(["solve", "leduc(canonical=true)", "--abstraction", "J.QK", "-a", "cfr+", "-n",
+                 "50", "--out", str(full), "--out-abstract", str(abstract)]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", "leduc(canonical=true)@J.QK", str(abstract), "--json"]) == 0
+    report = __import__("json").loads(capsys.readouterr().out)
+    tree = rcfr.compile_game("leduc(canonical=true)@J.QK")
+    policy = rcfr.TabularPolicy.load(abstract, tree)
+    assert report["exploitability"] == pytest.approx(rcfr.exploitability(tree, policy), abs=1e-12)
+    assert main(["evaluate", "leduc(canonical=true)@nope", str(abstract)]) == 2

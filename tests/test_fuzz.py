@@ -215,7 +215,7 @@ def _option_cases(tmp: Path) -> list[list]:
     for bad in ("cubic", "x", "", "-"):
         cases.append([*solve, "--averaging", bad])
     for bad in ("poly:1", "poly:x", "exp:0", "exp:-1", "poly:nan", "exp:inf", "foo", "poly:-2",
-                "", "poly:0.5", "exp:nan"):
+                "", "poly:0.5", "exp:nan", "poly:", "exp: "):
         cases.append([*solve, "--link", bad])
     for bad in ("hashing:0", "hashing:-1", "hashing:x", "hashing:99999999999999999999",
                 "hashing:100000000", "foo", "thesis", "", "hashing"):

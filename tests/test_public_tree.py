@@ -8,14 +8,20 @@ import numpy as np
 import pytest
 
 from rcfr import tree as tree_module
+from rcfr.abstraction import AbstractGame, CardAbstraction, lift_policy, solve_with_abstraction
 from rcfr.errors import RcfrError
 from rcfr.evaluate import evaluate, realization_plans
+from rcfr.games.leduc import LeducPoker, LeducPublicState, LeducState
 from rcfr.games.liars_dice import LiarsDice
+from rcfr.games.protocol import CHANCE
+from rcfr.games.public import MATRIX_RULE, SHOWDOWN_RULE, PublicStructure
 from rcfr.games.registry import load_game
 from rcfr.policy import TabularPolicy
 from rcfr.public_passes import PublicCFRSolver
+from rcfr.public_sampling import PublicMCCFRSolver
 from rcfr.public_tree import PublicTree, compile_public, convert_policy, sequence_map
 from rcfr.solvers.loop import CFRSolver
+from rcfr.solvers.sampling import exact_regrets
 from rcfr.tree import GameTree, compile_game
 
 GAMES = ["kuhn", "leduc", "leduc(canonical=true)", "nl_one_card", "liars_dice",
@@ -270,3 +276,240 @@ def test_public_solver_checkpoints_and_options(tmp_path):
     assert second.nodes_visited == whole.nodes_visited == 120 * t.num_nodes
     with pytest.raises(RcfrError):
         PublicCFRSolver(t, "cfr+").load_checkpoint(tmp_path / "c.npz")
+
+
+# -- the engine's extension for card abstractions (issue 14): payoff matrices, coarse
+# observations --------------------------------------------------------------------------------
+class MatrixShowdownState(LeducPublicState):
+    """Leduc's public state with its showdowns as MATRIX_RULE terminals:
+    M[x0, x1] = sign(rank0 - rank1)."""
+
+    def terminal(self):
+        rule, value, q, face = super().terminal()
+        return (MATRIX_RULE if rule == SHOWDOWN_RULE else rule), value, q, face
+
+    def payoff_matrix(self):
+        r = self.ranks(0)
+        return np.sign(r[:, None] - r[None, :]).astype(np.float64)
+
+
+class MatrixLeduc(LeducPoker):
+    def public_structure(self):
+        spec = super().public_structure()
+        spec.root = MatrixShowdownState(spec.root._state)
+        return spec
+
+
+def waugh_board_key(info: str) -> str:
+    """J.QK (Waugh et al. 2009) as a per-context observation: before the flop the group of the
+    private card (J, or Q/K); on the flop the group, the board card and whether it pairs.
+    (Waugh's own flop key drops the board card, merging information sets across public
+    nodes, which an observation within one public node cannot express.)"""
+    own, board, history = info.split("|")
+    if own == "?":
+        return info
+    group = "J" if own[0] == "J" else "QK"
+    if board == "-":
+        return f"{group}|-|{history}"
+    return f"{group}|{board}|{'pair' if board[0] == own[0] else 'nopair'}|{history}"
+
+
+class CoarseLeducState(LeducPublicState):
+    """Leduc's public state where a player observes only its card's J.QK class."""
+
+    def observation(self, player):
+        ranks = np.array([self._state._rank(c) for c in range(len(self.labels))])
+        group = (ranks > 0).astype(np.int64)
+        if len(self._state.cards) < 3:
+            return group
+        return 2 * group + (ranks == self._state._rank(self._state.cards[2]))
+
+    def information_state_string(self, player, private):
+        return waugh_board_key(super().information_state_string(player, private))
+
+
+class CoarseLeduc(AbstractGame):
+    """Leduc under the card abstraction above, in both forms: the history form merges
+    information sets by key (rcfr.abstraction), the public form by observation."""
+
+    def __init__(self, canonical=False):
+        super().__init__(LeducPoker(canonical), CardAbstraction(
+            lambda state, p: waugh_board_key(state.information_state_string(p)), "J.QK+board"))
+
+    def public_structure(self):
+        spec = self.base.public_structure()
+        spec.root = CoarseLeducState(spec.root._state)
+        return spec
+
+
+# CFR+ with alternating updates on the exclusive deal: 2e-10, the zero-regret effect of
+# test_cfr_gives_the_history_forms_strategies (a matrix product and running sums round apart)
+@pytest.mark.parametrize(("canonical", "alternating", "tol"), [
+    (False, False, 1e-12), (False, True, 1e-8), (True, True, 1e-12)])
+def test_matrix_rule_reproduces_the_showdown_rule(canonical, alternating, tol):
+    plain = compile_public(LeducPoker(canonical))
+    mat = compile_public(MatrixLeduc(canonical))
+    assert np.array_equal(mat.arrays.term_rule != plain.arrays.term_rule,
+                          plain.arrays.term_rule == SHOWDOWN_RULE)
+    assert mat.sizes() == plain.sizes()
+    a = PublicCFRSolver(plain, "cfr+", alternating=alternating).run(100).average_policy()
+    b = PublicCFRSolver(mat, "cfr+", alternating=alternating).run(100).average_policy()
+    assert np.abs(a.probs - b.probs).max() <= tol
+    tol = max(tol * 0.02, 1e-12)
+    ea, eb = evaluate(a), evaluate(TabularPolicy(plain, b.probs))
+    assert evaluate(b).exploitability == pytest.approx(ea.exploitability, abs=tol)
+    assert eb.exploitability == pytest.approx(evaluate(b).exploitability, abs=1e-14)
+    # the dense reference and the sampled pass read the matrix too
+    plan = realization_plans(mat, random_policy(mat, 0).probs)
+    for p in (0, 1):
+        fast, dense = np.zeros(mat.num_sequences + 2), np.zeros(mat.num_sequences + 2)
+        mat.terminal_values(p, plan, fast)
+        mat.terminal_values(p, plan, dense, dense=True)
+        assert np.allclose(fast, dense, atol=1e-15, rtol=1e-13)
+    sa = PublicMCCFRSolver(plain, "es", seed=4).run(300).average_policy()
+    sb = PublicMCCFRSolver(mat, "es", seed=4).run(300).average_policy()
+    assert np.array_equal(sa.probs, sb.probs)
+
+
+@cache
+def coarse_forms():
+    g = CoarseLeduc()
+    return g, compile_game(g, form="history"), compile_public(g)
+
+
+def test_coarse_observations_give_the_abstract_game():
+    """Leduc under J.QK (+ board) as observation maps: the abstract game's information sets and
+    sequences, its CFR+ solution (rcfr.abstraction) and its lifted exploitability."""
+    g, h, t = coarse_forms()
+    hs, ts = h.sizes(), t.sizes()
+    for key in ("infosets", "sequences", "infosets_per_player", "sequences_per_player"):
+        assert ts[key] == hs[key]
+    # per player 3 preflop decision nodes x 2 classes, and 5 x 3 flop decision nodes per board
+    # x the board's classes (J board: the other J / Q or K; Q or K board: 3 classes)
+    assert ts["infosets"] == 2 * (3 * 2 + 15 * (2 * 2 + 4 * 3)) == 492  # full game: 936
+    assert ts["infosets"] < compile_public("leduc").num_infosets
+    for p in (0, 1):
+        ours, theirs = t.player_infosets(p), h.player_infosets(p)
+        assert sorted(t.infoset_keys[ours.start : ours.stop]) == sorted(
+            h.infoset_keys[theirs.start : theirs.stop])
+    # a pair of observed classes is a history of the public node: 2 x 2 - 1 before the flop
+    # (J, J is a pair of classes: two jacks), after it every board leaves 5 class pairs
+    assert t.ctx_joint_states[0] == 4
+    full = compile_game("leduc")
+    ref = solve_with_abstraction(full, "cfr+", 100, abstraction=h)
+    ours = PublicCFRSolver(t, "cfr+").run(100).average_policy()
+    conv = convert_policy(ours, h)
+    # 3e-12 measured (CFR+'s zero regrets, see test_cfr_gives_the_history_forms_strategies)
+    assert np.abs(conv.probs - ref.abstraction.abstract_policy.probs).max() <= 1e-10
+    cfr = convert_policy(PublicCFRSolver(t, "cfr").run(100).average_policy(), h)
+    assert np.abs(cfr.probs - CFRSolver(h, "cfr").run(100).average_policy().probs).max() <= 1e-12
+    assert evaluate(ours).exploitability == pytest.approx(
+        ref.abstraction.abstract_evaluation.exploitability, abs=1e-12)
+    lifted = lift_policy(full, h, conv)
+    assert evaluate(full, lifted).exploitability == pytest.approx(ref.evaluation.exploitability,
+                                                                  abs=1e-12)
+
+
+def test_coarse_observations_in_sampled_passes():
+    """The sampled pass looks up (public node, observed class): unbiased regrets of the
+    abstract game."""
+    g, h, t = coarse_forms()
+    rng = np.random.default_rng(5)
+    policy = TabularPolicy.from_weights(h, rng.random(h.num_sequences) + 0.25)
+    solver = PublicMCCFRSolver(t, "es", seed=1)
+    solver._setup()
+    solver.strategy_[:] = convert_policy(policy, t).probs
+    back = sequence_map(t, h)
+    for player in (0, 1):
+        rows = solver.sample_regrets(player, 10000)[:, back]
+        exact = exact_regrets(h, policy, player)
+        se = rows.std(axis=0, ddof=1) / np.sqrt(rows.shape[0])
+        assert np.all(np.abs(rows.mean(axis=0) - exact) <= 5 * se + 1e-9)
+        assert np.abs(exact).max() > 0.01
+
+
+def test_observations_must_keep_perfect_recall():
+    class Forgetful(CoarseLeducState):
+        def observation(self, player):
+            obs = super().observation(player)
+            return obs if len(self._state.cards) < 3 else np.arange(6) % 2  # suits only
+
+    class Game(CoarseLeduc):
+        def public_structure(self):
+            spec = super().public_structure()
+            spec.root = Forgetful(spec.root._state)
+            return spec
+
+    with pytest.raises(RcfrError, match="perfect recall"):
+        compile_public(Game())
+
+
+class HiddenBoardState(LeducPublicState):
+    """Canonical Leduc shaped as 2-NL Hold'em(k) on the public engine: each player's private
+    state is (own rank, board rank), dealt at the root; before the flop a player observes its
+    rank only, the flop is a chance node with one outcome that only changes the context, and
+    showdowns are a payoff matrix."""
+
+    def legal_actions(self):
+        return [0] if self._state.current_player() == CHANCE else super().legal_actions()
+
+    def chance_factor(self, outcome):
+        return np.ones((9, 9))
+
+    def observation(self, player):
+        return np.arange(9) // 3 if len(self._state.cards) < 3 else None
+
+    def terminal(self):
+        rule, value, q, face = super().terminal()
+        return (MATRIX_RULE if rule == SHOWDOWN_RULE else rule), value, q, face
+
+    def payoff_matrix(self):
+        own, board = np.divmod(np.arange(9), 3)
+        strength = own + 3 * (own == board)
+        return np.sign(strength[:, None] - strength[None, :]).astype(np.float64)
+
+    def information_state_string(self, player, private):
+        state = self._state.clone()
+        own, board = divmod(private, 3)
+        cards = list(state.cards)
+        cards[player] = own
+        if len(cards) > 2:
+            cards[2] = board
+        state.cards = tuple(cards)
+        return state.information_state_string(player)
+
+
+class HiddenBoardLeduc(LeducPoker):
+    def __init__(self):
+        super().__init__(canonical=True)
+
+    def public_structure(self):
+        stand_in = LeducState(True)
+        stand_in.cards = (0, 1)
+        (r0, b0), (r1, b1) = (np.divmod(np.arange(9), 3)[k][:, None] for k in (0, 1)), \
+            (np.divmod(np.arange(9), 3)[k][None, :] for k in (0, 1))
+        deal = (2.0 - (r0 == r1)) / 15 * (2.0 - (r0 == b0) - (r1 == b0)) / 4 * (b0 == b1)
+        return PublicStructure(root=HiddenBoardState(stand_in), labels=(
+            [f"{a}{b}" for a in "JQK" for b in "JQK"],) * 2, pairing="dense", deal=deal,
+            deal_histories=np.ones((9, 9), dtype=np.int64), prefix_histories=4)
+
+
+def test_private_states_dealt_at_the_root_with_a_one_outcome_flop():
+    """Leduc with the board inside the private states (observed from the flop on) is canonical
+    Leduc: the same sizes, histories included, and the same CFR and exploitability."""
+    g = HiddenBoardLeduc()
+    h, t = compile_game(g, form="history"), compile_public(g)
+    assert t.num_public_nodes < both("leduc(canonical=true)")[1].num_public_nodes
+    hs, ts = h.sizes(), t.sizes()
+    assert {k: ts[k] for k in SIZE_KEYS} == {k: hs[k] for k in SIZE_KEYS}
+    for alg, tol in (("cfr", 1e-12), ("cfr+", 1e-8)):  # (CFR+: zero regrets, as above)
+        a = CFRSolver(h, alg).run(100).average_policy()
+        b = PublicCFRSolver(t, alg).run(100).average_policy()
+        assert np.abs(convert_policy(b, h).probs - a.probs).max() <= tol
+        assert evaluate(b).exploitability == pytest.approx(evaluate(a).exploitability,
+                                                           abs=max(tol, 1e-12))
+    pol = random_policy(h, 1)
+    assert evaluate(convert_policy(pol, t)).exploitability == pytest.approx(
+        evaluate(pol).exploitability, abs=1e-12)
+    es = PublicMCCFRSolver(t, "es", seed=2).run(3000)
+    assert evaluate(es.average_policy()).exploitability < 0.6  # as on canonical Leduc

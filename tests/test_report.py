@@ -145,11 +145,14 @@ def test_report_page_and_markdown(report):
     abstraction = by_claim["Every RCFR version outperforms every state-space abstraction in "
                            "Leduc hold'em"]
     with Store(db) as store:  # the verdict, recomputed from the stored runs
-        runs = [(r["spec"], r["exploitability"]) for r in store.runs()]
-    abstract = [e for spec, e in runs if spec.get("abstraction")]
-    rcfr = [e for spec, e in runs if spec.get("regressor")]
+        runs = [(r["spec"], r["complexity_share"], r["exploitability"]) for r in store.runs()]
+    abstract = [(c, e) for spec, c, e in runs if spec.get("abstraction")]
+    rcfr = [(c, e) for spec, c, e in runs if spec.get("regressor")]
     assert len(abstract) == 1 and len(rcfr) == 4
-    assert abstraction[5] == ("holds" if max(rcfr) < min(abstract) else "fails")
+    (share, value), = abstract
+    near = [e for c, e in rcfr if abs(c - share) <= 0.05]  # RCFR runs at its complexity
+    expected = "no data" if not near else "holds" if max(near) < value else "fails"
+    assert abstraction[5] == expected
     # our stand-in game is Kuhn poker here: its uniform exploitability is not Bluff's 0.780
     uniform = by_claim["The uniform profile is exploitable for 0.780 in Bluff(1,1)"]
     assert uniform[3] == "0.4583" and uniform[5] == "fails"
@@ -207,3 +210,25 @@ def test_report_renders_in_chromium(report, tmp_path):
     assert result.returncode == 0, result.stderr[-500:]
     assert "<title>loaded 2 of 2</title>" in result.stdout
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_wager_abstraction_claim_compares_rcfr_plus_at_each_abstraction_share():
+    from rcfr.experiments.report import FAILS, HOLDS, NO_DATA, _beat_abstractions
+
+    _plus_beats_wager_abstractions = _beat_abstractions(("BF+", "BF+_BS"), skip=("null",))
+
+    def data(bf_plus_at_p: float) -> dict:
+        return {"scale": 1000.0, "unit": "exploitability (mbb/g)",
+                "failed": [], "abstractions": [
+                    {"label": "null", "complexity_share": 0.02, "exploitability": 0.1},
+                    {"label": "P", "complexity_share": 0.04, "exploitability": 0.174},
+                    {"label": "HPD", "complexity_share": 0.13, "exploitability": 0.09}],
+                "series": {"BF+": {"requested": [0.05, 0.15], "used": [0.045, 0.14],
+                                   "exploitability": [bf_plus_at_p, 0.05]}}}
+
+    ours, verdict, note = _plus_beats_wager_abstractions(data(0.15))
+    assert verdict == HOLDS and note == "2 of 2 comparisons"  # null is not compared
+    assert _plus_beats_wager_abstractions(data(0.199))[1] == FAILS
+    far = data(0.15)
+    far["series"]["BF+"]["used"] = [0.30, 0.35]  # no run within 5 points of any abstraction
+    assert _plus_beats_wager_abstractions(far)[1] == NO_DATA

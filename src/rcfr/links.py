@@ -102,8 +102,10 @@ def parse_link(spec: str | Link | None) -> Link:
         return PolynomialLink(2.0)
     if isinstance(spec, Link):
         return spec
-    name, _, arg = str(spec).partition(":")
+    name, colon, arg = str(spec).partition(":")
     name = name.strip().lower()
+    if colon and not arg.strip():
+        raise RcfrError(f"bad link {spec!r}: a number expected after ':' (e.g. poly:2, exp:1)")
     try:
         value = float(arg) if arg.strip() else None
     except ValueError:

@@ -19,7 +19,7 @@ from numba import njit
 
 from . import kernels as K
 from .errors import RcfrError
-from .public_tree import FOLD_RULE, SHOWDOWN_RULE, PublicTree, compile_public
+from .public_tree import FOLD_RULE, MATRIX_RULE, SHOWDOWN_RULE, PublicTree, compile_public
 from .solvers.loop import (
     ALGORITHMS,
     CFRSolver,
@@ -31,7 +31,7 @@ from .solvers.loop import (
 
 
 @njit(cache=True, inline="always")
-def _payoff(rule, value, miss, q, face, x0, x1, c, rank, counts):
+def _payoff(rule, value, miss, q, face, x0, x1, c, rank, counts, matrix):
     """Player 0's payoff at a terminal of ``rule`` with private states ``x0``, ``x1``."""
     if rule == FOLD_RULE:
         return value
@@ -39,11 +39,13 @@ def _payoff(rule, value, miss, q, face, x0, x1, c, rank, counts):
         r0 = rank[0, c, x0]
         r1 = rank[1, c, x1]
         return value if r0 > r1 else (-value if r0 < r1 else 0.0)
+    if rule == MATRIX_RULE:
+        return value * matrix[c, x0, x1]
     return value if counts[0, face, x0] + counts[1, face, x1] >= q else miss
 
 
 @njit(cache=True, inline="always")
-def _dense_values(player, c, rule, value, miss, q, face, ro, joint, rank, counts, v):
+def _dense_values(player, c, rule, value, miss, q, face, ro, joint, rank, counts, matrix, v):
     """``v[x] = sum_x' W[x, x'] u(x, x') ro[x']``: the n0 x n1 reference evaluation."""
     sign = 1.0 if player == 0 else -1.0
     for x in range(v.shape[0]):
@@ -51,7 +53,7 @@ def _dense_values(player, c, rule, value, miss, q, face, ro, joint, rank, counts
         for y in range(ro.shape[0]):
             if ro[y] != 0.0:
                 x0, x1 = (x, y) if player == 0 else (y, x)
-                u = _payoff(rule, value, miss, q, face, x0, x1, c, rank, counts)
+                u = _payoff(rule, value, miss, q, face, x0, x1, c, rank, counts, matrix)
                 total += joint[c, x0, x1] * u * ro[y]
         v[x] = sign * total
 
@@ -63,14 +65,14 @@ def terminal_values(player, plan, T, dense, s_lo, s_hi, acc):
     :func:`rcfr.kernels.terminal_values` fills it)."""
     _sweep(player, plan, dense, s_lo, s_hi, T.num_private, T.exclusive, T.term_ctx,
            T.term_rule, T.term_value, T.term_miss, T.term_q, T.term_face, T.term_seq_base,
-           T.term_stride, T.term_row_ctx, T.weight, T.valid, T.row_of, T.rank, T.rank_order,
-           T.num_valid, T.joint, T.counts, T.max_count, acc)
+           T.term_stride, T.term_row_ctx, T.weight, T.valid, T.row_of, T.full, T.rank,
+           T.rank_order, T.num_valid, T.joint, T.counts, T.max_count, T.matrix, T.pay, acc)
 
 
 @njit(cache=True)
 def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, term_rule,
-           term_value, term_miss, term_q, term_face, tsb, tst, trc, weight, valid, row_of,
-           rank, rank_order, num_valid, joint, counts, max_count, acc):
+           term_value, term_miss, term_q, term_face, tsb, tst, trc, weight, valid, row_of, full,
+           rank, rank_order, num_valid, joint, counts, max_count, matrix, pay, acc):
     """:func:`terminal_values` on plain arrays (numba handles them far faster than fields
     of a large named tuple inside the loop)."""
     for s in range(s_lo, s_hi):
@@ -97,7 +99,7 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
             for x in range(n_opp):
                 ro[x] = w_opp[c, x] * empty_reach
                 total += ro[x]
-        elif num_valid[opp, trc[opp, z]] == n_opp:  # every private state possible
+        elif full[opp, trc[opp, z]]:  # every private state possible, each its own row
             for x in range(n_opp):
                 ro[x] = w_opp[c, x] * plan[base + x * stride]
                 total += ro[x]
@@ -110,7 +112,7 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
         rule = term_rule[z]
         if dense:
             _dense_values(player, c, rule, term_value[z], term_miss[z], term_q[z],
-                          term_face[z], ro, joint, rank, counts, v)
+                          term_face[z], ro, joint, rank, counts, matrix, v)
         elif rule == FOLD_RULE:  # a scalar times the opponent's reach (less the one card
             # it cannot hold when both were dealt from one deck)
             scale = sign * term_value[z]
@@ -120,6 +122,17 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
             else:
                 for x in range(n_own):
                     v[x] = w_own[c, x] * scale * total
+        elif rule == MATRIX_RULE:  # the stake times the payoff matrix (less the pairs one
+            # deck cannot deal): a matrix-vector product with the opponent's reach
+            stake = sign * term_value[z]
+            for x in range(n_own):
+                total = 0.0
+                for y in range(n_opp):
+                    if player == 0:
+                        total += pay[c, x, y] * ro[y]
+                    else:
+                        total += pay[c, y, x] * ro[y]
+                v[x] = stake * total * w_own[c, x]
         elif rule == SHOWDOWN_RULE:  # the higher rank wins the stake: running sums over
             # both players' states sorted by rank, O(n0 + n1); a card the opponent cannot hold
             # ties with itself, so it drops out
@@ -164,7 +177,7 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, te
         if base < 0:
             for x in range(n_own):
                 acc[empty] += v[x] * valid[player, c, x]
-        elif num_valid[player, rc] == n_own:
+        elif full[player, rc]:
             for x in range(n_own):
                 acc[base + x * stride] += v[x]
         else:

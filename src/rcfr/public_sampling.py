@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from .errors import RcfrError
-from .games.public import FOLD_RULE, SHOWDOWN_RULE
+from .games.public import FOLD_RULE, MATRIX_RULE, SHOWDOWN_RULE
 from .links import link_slice
 from .public_tree import PublicTree, compile_public
 from .solvers.rules import CLIPPED, PLAIN, parse_rule
@@ -70,6 +70,7 @@ class PublicSampled(NamedTuple):
     term: np.ndarray
     rank: np.ndarray  # int64 [2, C, nmax]
     counts: np.ndarray  # int64 [2, faces, nmax]
+    matrix: np.ndarray  # float64 [C, n0, n1]: MATRIX_RULE's payoff per unit of stake
     seq_start: np.ndarray  # per information set (what absorb_touched reads)
     num_actions: np.ndarray
 
@@ -142,6 +143,8 @@ def _terminal_utility(tree, h, x0, x1):
         c = int(tree.term[z, 5])
         r0, r1 = tree.rank[0, c, x0], tree.rank[1, c, x1]
         return value if r0 > r1 else (-value if r0 < r1 else 0.0 * value)
+    if rule == MATRIX_RULE:
+        return value * tree.matrix[int(tree.term[z, 5]), x0, x1]
     f = int(tree.term[z, 4])
     if tree.counts[0, f, x0] + tree.counts[1, f, x1] >= tree.term[z, 3]:
         return value
@@ -355,7 +358,7 @@ def public_arrays(tree: PublicTree) -> PublicSampled:
         tree.node_kind, tree.node_child_start, tree.node_ctx, record, T.row_of, T.joint,
         np.cumsum(deal), int(np.flatnonzero(deal > 0)[-1]),
         term,
-        T.rank, T.counts, tree.infoset_seq_start, tree.infoset_num_actions)
+        T.rank, T.counts, T.matrix, tree.infoset_seq_start, tree.infoset_num_actions)
 
 
 class PublicSampledPass:
@@ -426,9 +429,11 @@ class PublicSampledPass:
         showdown = value * np.sign(T.rank[0, c, x0] - T.rank[1, c, x1])
         held = T.counts[0, T.term_face, x0] + T.counts[1, T.term_face, x1] >= T.term_q
         util = np.zeros(n)
+        matrix = value * T.matrix[c, x0, x1] if np.any(rule == MATRIX_RULE) else value
         util[z] = np.where(rule == FOLD_RULE, value,
                            np.where(rule == SHOWDOWN_RULE, showdown,
-                                    np.where(held, value, T.term_miss)))
+                                    np.where(rule == MATRIX_RULE, matrix,
+                                             np.where(held, value, T.term_miss))))
         return SampledTree(kind, t.node_child_start, infoset, prob, t.infoset_seq_start,
                            t.infoset_num_actions, util)
 

@@ -12,13 +12,19 @@ board), which carries card removal.  Terminals are structured rules (Johanson et
 * ``SHOWDOWN_RULE``: the higher rank wins the stake, evaluated with sorted ranks and running sums
   in O(n0 + n1) per terminal (ranks are sorted once, at compile time);
 * ``COUNT_RULE`` (liar's dice): the bid holds if both players' matching dice reach its quantity,
-  evaluated by bucketing the opponent's reach by its count in O(n0 + n1).
+  evaluated by bucketing the opponent's reach by its count in O(n0 + n1);
+* ``MATRIX_RULE``: the stake times a per-context matrix ``M[x0, x1]`` (e.g. a card abstraction's
+  expected showdown payoff between two bucket sequences), a matrix-vector product.
 
 Where the joint weight factors as ``w0[x0] * w1[x1]`` (dice) or ``w0[x0] * w1[x1] * [x0 != x1]``
 (one card each from one deck) the rules use the factors; otherwise (``pairing="dense"``, e.g.
 Leduc with ranks for cards) the n0 x n1 matrix.
 
-An information set is a (public decision node, private state) pair; its actions are a contiguous
+A player may observe only a class of its private state (:meth:`PublicState.observation`, e.g.
+the preflop bucket of a bucket sequence dealt at the root): ``row_of[p, c, x]`` is then
+many-to-one, and an information set is a (public decision node, observed class) pair.
+
+An information set is a (public decision node, private row) pair; its actions are a contiguous
 slice of sequences (the history form's contract, :mod:`rcfr.tree`): at public node ``u`` the
 sequence of private row ``k`` and action ``a`` is ``node_seq_base[u] + k * A[u] + a``.  Player
 0's information sets and sequences come first, in breadth-first order of their public nodes,
@@ -27,7 +33,8 @@ so realization plans, regrets, links, best responses and policies run unchanged 
 
 Sizes are counted in *histories* as the history form counts them, so that curves stay
 comparable: a public node in chance context ``c`` stands for as many histories as there are
-deals of nonzero probability that reach it.
+deals of nonzero probability that reach it (pairs of observed classes, where players observe
+classes).
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from .games.protocol import CHANCE, TERMINAL, Game
 from .games.public import (  # noqa: F401 (re-exported)
     COUNT_RULE,
     FOLD_RULE,
+    MATRIX_RULE,
     PAIRINGS,
     SHOWDOWN_RULE,
     PublicState,
@@ -64,10 +72,13 @@ PublicArrays = namedtuple("PublicArrays", [
     "weight",  # float64 [2, C, nmax]: factored weights (0 where impossible)
     "valid",  # float64 [2, C, nmax]: 1 where the private state is possible
     "row_of",  # int32 [2, C, nmax]: row of the private state at nodes of context C (-1)
+    "full",  # bool [2, C]: row_of[p, c, x] == x for every x (every state possible and seen)
     "rank", "rank_order", "num_valid",  # showdown ranks, valid states sorted by rank, counts
     "joint",  # float64 [C, n0, n1]: the joint weights
     "counts",  # int64 [2, faces, nmax]: dice of each private state counting for a face
     "max_count",  # int64 [2]
+    "matrix",  # float64 [C, n0, n1]: MATRIX_RULE's payoffs per unit of stake ([1, 1, 1]: none)
+    "pay",  # float64 [C, n0, n1]: matrix, times [x0 != x1] for an exclusive deal
 ])
 
 
@@ -252,7 +263,10 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
     factors, W = _contexts_root(spec, n)
     ctx_factors = [factors]
     ctx_joint = [W]
+    ctx_parent = [-1]
+    ctx_obs = [_observations(spec.root, n)]
     ctx_ranks: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    ctx_matrix: dict[int, np.ndarray] = {}
 
     states = [spec.root]
     kind, parent, action_in, ctx = [], [-1], [-1], [0]
@@ -277,6 +291,11 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
             rules.append(rule)
             if rule[0] == SHOWDOWN_RULE and c not in ctx_ranks:
                 ctx_ranks[c] = (np.asarray(state.ranks(0)), np.asarray(state.ranks(1)))
+            if rule[0] == MATRIX_RULE and c not in ctx_matrix:
+                m = np.asarray(state.payoff_matrix(), dtype=np.float64)
+                if m.shape != n:
+                    raise RcfrError(f"a payoff matrix of {game} has shape {m.shape}, not {n}")
+                ctx_matrix[c] = m
         elif player == CHANCE:
             kind.append(KIND_CHANCE)
             nact.append(0)
@@ -293,6 +312,8 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
                     ctx_factors.append(None)
                     ctx_joint.append(ctx_joint[c] * np.asarray(f, dtype=np.float64))
                 states.append(state.child(o))
+                ctx_parent.append(c)
+                ctx_obs.append(_observations(states[-1], n))
                 parent.append(i)
                 action_in.append(o)
                 ctx.append(len(ctx_joint) - 1)
@@ -333,8 +354,10 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
     valid[0, :, : n[0]] = joint.sum(axis=2) > 0
     valid[1, :, : n[1]] = joint.sum(axis=1) > 0
     num_valid = valid.sum(axis=2).astype(np.int64)
-    row_of = (np.cumsum(valid, axis=2) - 1).astype(np.int32)
-    row_of[valid == 0] = -1
+    row_of, num_rows, rep_of = _rows(valid, ctx_obs, ctx_parent, n, game)
+    full = np.zeros((2, C), dtype=np.bool_)
+    for p in (0, 1):
+        full[p] = np.all(row_of[p, :, : n[p]] == np.arange(n[p]), axis=1)
     weight = np.zeros((2, C, nmax))
     if spec.pairing != "dense":
         for c, (w0, w1) in enumerate(ctx_factors):
@@ -352,6 +375,13 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
     H = np.asarray(spec.deal_histories, dtype=np.int64) * (joint > 0)
     ctx_histories = H.reshape(C, -1).sum(axis=1)
     ctx_joint_states = (joint > 0).reshape(C, -1).sum(axis=1)
+    for c in np.flatnonzero(~(full[0] & full[1])):  # pairs of observed classes
+        r0, r1 = row_of[0, c, : n[0]], row_of[1, c, : n[1]]
+        key = np.maximum(r0, 0)[:, None] * num_rows[1, c] + np.maximum(r1, 0)[None, :]
+        most = np.zeros(num_rows[0, c] * num_rows[1, c], dtype=np.int64)
+        np.maximum.at(most, key.ravel(), H[c].ravel())
+        ctx_histories[c] = most.sum()
+        ctx_joint_states[c] = np.count_nonzero(most)
 
     # information sets: (decision node, valid private state), player 0's first
     last_node = np.asarray(last, dtype=np.int64)
@@ -366,20 +396,14 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
     n_info, n_seq = [0, 0], [0, 0]
     for p in (0, 1):
         nodes = np.flatnonzero(node_kind == p)
-        rows = num_valid[p, node_ctx[nodes]]
+        rows = num_rows[p, node_ctx[nodes]]
         A = node_nact[nodes].astype(np.int64)
         node_info_base[nodes] = info_off + np.concatenate([[0], np.cumsum(rows)[:-1]])
         node_seq_base[nodes] = seq_off + np.concatenate([[0], np.cumsum(rows * A)[:-1]])
         n_info[p], n_seq[p] = int(rows.sum()), int((rows * A).sum())
         info_node = np.repeat(nodes, rows)
         k = np.arange(n_info[p]) - np.repeat(node_info_base[nodes] - info_off, rows)
-        # the k-th valid private state
-        cum = np.cumsum(valid[p], axis=1)  # [C, nmax]
-        ctx_i = node_ctx[info_node]
-        x = np.empty(n_info[p], dtype=np.int64)
-        for c in np.unique(ctx_i):
-            sel = ctx_i == c
-            x[sel] = np.searchsorted(cum[c], k[sel] + 1)
+        x = rep_of[p][node_ctx[info_node], k]  # the first private state of the k-th row
         blocks.append((info_node, k, x))
         info_off += n_info[p]
         seq_off += n_seq[p]
@@ -411,6 +435,13 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
         for p in (0, 1):
             counts[p, :, : n[p]] = np.asarray(spec.counts[p]).T
             max_count[p] = int(spec.counts[p].max())
+    matrix = np.zeros((1, 1, 1))
+    pay = np.zeros((1, 1, 1))
+    if ctx_matrix:
+        matrix = np.zeros((C, n[0], n[1]))
+        for c, m in ctx_matrix.items():
+            matrix[c] = m
+        pay = matrix * _joint(np.ones(n[0]), np.ones(n[1]), spec.pairing)
     tl = last_node[:, terminal_nodes]
     tls = np.maximum(tl, 0)
     arrays = PublicArrays(
@@ -433,12 +464,15 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
         weight=weight,
         valid=valid,
         row_of=row_of,
+        full=full,
         rank=rank,
         rank_order=rank_order,
         num_valid=num_valid,
         joint=joint,
         counts=counts,
         max_count=max_count,
+        matrix=matrix,
+        pay=pay,
     )
     return PublicTree(
         game=game,
@@ -467,6 +501,54 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
         arrays=arrays,
         pairing=spec.pairing,
     )
+
+
+def _observations(state: PublicState, n: tuple[int, int]) -> tuple:
+    out = []
+    for p in (0, 1):
+        obs = state.observation(p)
+        if obs is not None:
+            obs = np.asarray(obs)
+            if obs.shape != (n[p],) or obs.dtype.kind not in "iu":
+                raise RcfrError(f"an observation map gives an integer class for each of the "
+                                f"{n[p]} private states of player {p}")
+        out.append(obs)
+    return tuple(out)
+
+
+def _rows(valid: np.ndarray, ctx_obs: list, ctx_parent: list, n: tuple[int, int], game):
+    """Rows of the private states per player and context: the observed classes of the
+    possible states, numbered in order of their first state (``row_of``, -1 where impossible),
+    how many (``num_rows``) and each row's first state (``rep_of[p][c, k]``)."""
+    C, nmax = valid.shape[1], valid.shape[2]
+    row_of = np.full((2, C, nmax), -1, dtype=np.int32)
+    num_rows = np.zeros((2, C), dtype=np.int64)
+    rep_of = [np.zeros((C, nmax), dtype=np.int64) for _ in (0, 1)]
+    for p in (0, 1):
+        for c in range(C):
+            ok = np.flatnonzero(valid[p, c])
+            obs = ctx_obs[c][p]
+            if obs is None:
+                rows = np.arange(ok.size)
+                first = ok
+            else:
+                _, first_pos, rows = np.unique(obs[ok], return_index=True, return_inverse=True)
+                order = np.argsort(first_pos, kind="stable")  # number by first state
+                renum = np.empty_like(order)
+                renum[order] = np.arange(order.size)
+                rows = renum[rows]
+                first = ok[np.sort(first_pos)]
+            row_of[p, c, ok] = rows
+            num_rows[p, c] = first.size
+            rep_of[p][c, : first.size] = first
+            up = ctx_parent[c]
+            if up >= 0:  # perfect recall: each class lies within one class of the parent
+                above = np.full(first.size, -1, dtype=np.int64)
+                above[rows] = row_of[p, up, ok]
+                if np.any(above[rows] != row_of[p, up, ok]):
+                    raise RcfrError(f"the observations of {game} forget what player {p} "
+                                    "observed before a chance event (no perfect recall)")
+    return row_of, num_rows, rep_of
 
 
 def infoset_map(source, target) -> np.ndarray:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-FOLD_RULE, SHOWDOWN_RULE, COUNT_RULE = 0, 1, 2
+FOLD_RULE, SHOWDOWN_RULE, COUNT_RULE, MATRIX_RULE = 0, 1, 2, 3
 PAIRINGS = ("independent", "exclusive", "dense")
 
 
@@ -34,13 +34,28 @@ class PublicState(ABC):
 
     def terminal(self) -> tuple[int, float, int, int]:
         """``(rule, value, quantity, face)``: ``FOLD_RULE`` with player 0's payoff,
-        ``SHOWDOWN_RULE`` with the stake, or ``COUNT_RULE`` with +1 (-1) if player 0 (1) made
-        the bid ``quantity`` dice showing ``face``."""
+        ``SHOWDOWN_RULE`` with the stake, ``COUNT_RULE`` with +1 (-1) if player 0 (1) made
+        the bid ``quantity`` dice showing ``face``, or ``MATRIX_RULE`` with the stake (player
+        0 gets ``stake * M[x0, x1]``, :meth:`payoff_matrix`)."""
         raise NotImplementedError
 
     def ranks(self, player: int) -> np.ndarray:
         """Showdown ranks of ``player``'s private states here (higher wins)."""
         raise NotImplementedError
+
+    def payoff_matrix(self) -> np.ndarray:
+        """``MATRIX_RULE``: the n0 x n1 matrix ``M[x0, x1]`` of player 0's payoff per unit of
+        stake (e.g. the expected +1 / -1 / 0 of a showdown between two card buckets), one per
+        chance context (asked once, at the context's first ``MATRIX_RULE`` terminal)."""
+        raise NotImplementedError
+
+    def observation(self, player: int) -> np.ndarray | None:
+        """What ``player`` observes of its private state in this state's chance context (asked
+        at the root and at each public chance outcome): ``obs[x]``, an integer class per
+        private state, so that the information sets here are (public node, class); ``None``
+        (the default) observes the private state itself.  A context's classes must refine
+        those of the context above it (perfect recall)."""
+        return None
 
     @abstractmethod
     def information_state_string(self, player: int, private: int) -> str:
@@ -59,7 +74,10 @@ class PublicStructure:
     ``weights=(w0, w1)`` with ``pairing`` ``"independent"`` or ``"exclusive"`` (one card each
     from one deck: private state ``x`` of both players is the same card) gives the deal
     ``outer(w0, w1)`` (times ``[x0 != x1]``); ``pairing="dense"`` gives it as ``deal``.
-    ``deal_histories[x0, x1]``: how many history-form deals (orders of dealing) give the pair;
+    ``deal_histories[x0, x1]``: how many history-form deals (orders of dealing) give the pair
+    (where a player observes classes of private states, :meth:`PublicState.observation`, a
+    pair of observed classes counts as the most of its members: the history form deals what
+    the players observe);
     ``prefix_histories``: the history form's chance nodes before the deal is complete.
     ``counts[p][x, f]`` (liar's dice): dice of private state ``x`` that count for face ``f``."""
 

@@ -117,6 +117,12 @@ def load_game(spec: str | Game) -> Game:
     if isinstance(spec, Game):
         return spec
     spec = str(spec).strip()
+    if "@" in spec and not spec.startswith(OPENSPIEL_PREFIX):  # an abstract game: GAME@SPEC
+        from ..abstraction import AbstractGame, parse_abstraction
+
+        base_spec, _, abstraction = spec.rpartition("@")
+        base = load_game(base_spec)
+        return AbstractGame(base, parse_abstraction(abstraction, base))
     if spec.startswith(OPENSPIEL_PREFIX):
         from .openspiel_game import load_openspiel_game
 

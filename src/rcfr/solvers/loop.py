@@ -375,22 +375,27 @@ class RegretSolver:
                                 f"not {mine[key]!r}")
         S = self.tree.num_sequences
         try:
-            state = {k[len("estimator_"):]: v for k, v in arrays.items()
-                     if k.startswith("estimator_")}
-            strategy = np.array(arrays["strategy"], dtype=np.float64)
-            avg = np.array(arrays["avg_weights"], dtype=np.float64)
-            if strategy.shape != (S,) or avg.shape != (S,):
-                raise KeyError("shape")
-            iteration, nodes_visited = meta.get("iterations", 0), meta.get("nodes_visited", 0)
-            if not all(type(v) is int and 0 <= v <= 2**62 for v in (iteration, nodes_visited)):
-                raise ValueError("counts")
-            self.estimator_.load_state(state)
-            self._load_extra_state(arrays)
-        except (KeyError, ValueError, TypeError, IndexError, OverflowError):
+            with np.errstate(invalid="raise", over="raise"):  # e.g. NaN cast to an integer
+                self._read_state(arrays, meta, S)
+        except (KeyError, ValueError, TypeError, IndexError, OverflowError, FloatingPointError):
             raise RcfrError(f"{path} is corrupted: its arrays do not fit the game") from None
+        return self
+
+    def _read_state(self, arrays: dict, meta: dict, S: int) -> None:
+        """Check and take the state of a checkpoint's arrays (raises on corruption)."""
+        state = {k[len("estimator_"):]: v for k, v in arrays.items()
+                 if k.startswith("estimator_")}
+        strategy = np.array(arrays["strategy"], dtype=np.float64)
+        avg = np.array(arrays["avg_weights"], dtype=np.float64)
+        if strategy.shape != (S,) or avg.shape != (S,):
+            raise KeyError("shape")
+        iteration, nodes_visited = meta.get("iterations", 0), meta.get("nodes_visited", 0)
+        if not all(type(v) is int and 0 <= v <= 2**62 for v in (iteration, nodes_visited)):
+            raise ValueError("counts")
+        self.estimator_.load_state(state)
+        self._load_extra_state(arrays)
         self.strategy_, self.avg_weights_ = strategy, avg
         self.iteration, self.nodes_visited = iteration, nodes_visited
-        return self
 
 
 # the tabular algorithms: each is an update rule with its own averaging
