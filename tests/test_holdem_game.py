@@ -2,6 +2,7 @@
 hand-built lines, the betting tree's size counted by an independent recursion, the paper's
 sizes, and the abstract game's two compiled forms."""
 
+from functools import cache
 from types import SimpleNamespace
 
 import numpy as np
@@ -219,3 +220,63 @@ def test_bad_parameters():
             load_game(spec)
     assert str(load_game("nl_holdem2(stack=20)")) == "nl_holdem2(stack=20)"
     assert str(load_game("nl_holdem2")) == "nl_holdem2"
+
+
+# -- the abstract game in both compiled forms (a reduced deck: 6 ranks x 3 suits) ----------------
+SMALL = ["nl_holdem2(buckets=5,ranks=6,stack=6,suits=3)",
+         "nl_holdem2(buckets=3,ranks=6,stack=9,suits=3)"]
+SIZE_KEYS = ("histories", "terminals", "chance_nodes", "decision_nodes", "infosets",
+             "sequences", "infosets_per_player", "sequences_per_player")
+
+
+@cache
+def both(spec):
+    from rcfr.tree import compile_game
+
+    g = load_game(spec)
+    return compile_game(g, form="history"), compile_game(g, form="public")
+
+
+@pytest.mark.parametrize("spec", SMALL)
+def test_both_forms_have_the_same_sizes_and_information_sets(spec):
+    h, t = both(spec)
+    hs, ts = h.sizes(), t.sizes()
+    assert {k: ts[k] for k in SIZE_KEYS} == {k: hs[k] for k in SIZE_KEYS}
+    closed = t.game.closed_form_sizes()
+    assert {k: closed[k] for k in ("histories", "infosets", "sequences")} == {
+        k: hs[k] for k in ("histories", "infosets", "sequences")}
+    assert t.num_public_nodes == closed["public_nodes"] == t.game.num_public_nodes()
+    for p in (0, 1):
+        ours, theirs = t.player_infosets(p), h.player_infosets(p)
+        assert sorted(t.infoset_keys[ours.start : ours.stop]) == sorted(
+            h.infoset_keys[theirs.start : theirs.stop])
+
+
+@pytest.mark.parametrize("spec", SMALL)
+def test_both_forms_give_the_same_values_and_exploitability(spec):
+    from rcfr.evaluate import evaluate
+    from rcfr.policy import TabularPolicy
+    from rcfr.public_tree import convert_policy
+
+    h, t = both(spec)
+    rng = np.random.default_rng(7)
+    for pol in (TabularPolicy.uniform(h),
+                TabularPolicy.from_weights(h, rng.random(h.num_sequences) ** 3)):
+        eh, et = evaluate(pol), evaluate(convert_policy(pol, t))
+        assert et.value == pytest.approx(eh.value, abs=1e-12)
+        assert np.allclose(et.best_response_values, eh.best_response_values, rtol=0,
+                           atol=1e-12)
+        assert et.exploitability_mbb == pytest.approx(1000 * eh.exploitability / 2, abs=1e-9)
+
+
+def test_cfr_plus_agrees_in_both_forms():
+    from rcfr.public_passes import PublicCFRSolver
+    from rcfr.public_tree import sequence_map
+    from rcfr.solvers.loop import CFRSolver
+
+    h, t = both(SMALL[0])
+    sh, st = CFRSolver(h, "cfr+"), PublicCFRSolver(t, "cfr+")
+    sh.run(30)
+    st.run(30)
+    idx = sequence_map(t, h)
+    assert np.allclose(st.average_policy().probs[idx], sh.average_policy().probs, atol=1e-9)

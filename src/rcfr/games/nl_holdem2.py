@@ -44,6 +44,7 @@ import numpy as np
 
 from ..errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
+from .public import FOLD_RULE, MATRIX_RULE, PublicState, PublicStructure
 
 FOLD, CALL = 0, 1
 SMALL_BLIND, BIG_BLIND = 1, 2
@@ -53,9 +54,10 @@ MIN_STACK = 4  # the smallest stack that allows a raise (to 4)
 
 class Betting:
     """The public betting state: round, both players' chips in the pot, the size of the last
-    bet or raise of the round, actions in the round, the player to act, a fold.  Immutable."""
+    bet or raise of the round, actions in the round, the player to act, a fold, and the
+    actions so far as a string (``key``: rounds separated by ``/``).  Immutable."""
 
-    __slots__ = ("stack", "round", "spent", "inc", "acted", "player", "folder", "history")
+    __slots__ = ("stack", "round", "spent", "inc", "acted", "player", "folder", "key")
 
     def __init__(self, stack: int) -> None:
         self.stack = stack
@@ -65,7 +67,7 @@ class Betting:
         self.acted = 0
         self.player = 0  # the dealer acts first preflop
         self.folder = -1
-        self.history: tuple[tuple[int, ...], ...] = ((),)
+        self.key = ""
 
     @property
     def over(self) -> bool:
@@ -84,34 +86,29 @@ class Betting:
     def child(self, action: int) -> Betting:
         b = Betting.__new__(Betting)
         b.stack, b.round, b.inc, b.folder = self.stack, self.round, self.inc, self.folder
+        b.key = self.key + _token(action)
         p = self.player
         other = self.spent[1 - p]
-        spent = list(self.spent)
-        history = self.history[:-1] + (self.history[-1] + (action,),)
         b.acted, b.player = self.acted + 1, 1 - p
         if action == FOLD:
             b.folder = p
+            b.spent = self.spent
         elif action == CALL:
-            spent[p] = other
+            b.spent = (other, other)
             if self.acted >= 1:  # the round closes
                 b.round = self.round + 1
                 b.inc, b.acted, b.player = 0, 0, 1  # the big blind acts first on the flop
                 if b.round == FLOP:
-                    history = history + ((),)
+                    b.key += "/"
         else:
             b.inc = action - other
-            spent[p] = action
-        b.spent = (spent[0], spent[1])
-        b.history = history
+            b.spent = (action, other) if p == 0 else (other, action)
         return b
 
     def fold_payoff(self) -> float:
         """Player 0's payoff after a fold: the folder loses her chips."""
         lost = float(self.spent[self.folder])
         return -lost if self.folder == 0 else lost
-
-    def key(self) -> str:
-        return "/".join("".join(_token(a) for a in r) for r in self.history)
 
 
 def _token(action: int) -> str:
@@ -170,7 +167,7 @@ class NLHoldem2State(State):
     def information_state_string(self, player: int | None = None) -> str:
         p = self.current_player() if player is None else player
         own = [self.deal[k] for k in (p, p + 2) if k < len(self.deal)]
-        return f"{p}:{'.'.join(map(str, own))}|{self.betting.key()}"
+        return f"{p}:{'.'.join(map(str, own))}|{self.betting.key}"
 
     def action_to_string(self, player: int, action: int) -> str:
         if player == CHANCE:
@@ -212,6 +209,10 @@ class NLHoldem2(Game):
         super().__init__(**params)
         self.stack, self.buckets, self.ranks, self.suits = stack, buckets, ranks, suits
         self._abstraction = abstraction
+        n = buckets * buckets
+        self.preflop_bucket = np.arange(n) // buckets  # of each bucket sequence
+        self.ones = np.ones((n, n))
+        self.preflop_bucket.flags.writeable = self.ones.flags.writeable = False
 
     def defaults(self) -> dict:
         return {"stack": 36, "buckets": 5, "ranks": 13, "suits": 4}
@@ -304,12 +305,88 @@ class NLHoldem2(Game):
             own = [(B, B * B)] * 2
         return sizes_from_counts(betting_counts(self.stack), deals, own)
 
+    def public_structure(self) -> PublicStructure:
+        """The public form (:mod:`rcfr.public_tree`): each player's private state is the whole
+        bucket sequence ``i = preflop * B + flop``, dealt at the root by the joint (a dense
+        deal); before the flop a player observes only the preflop bucket
+        (:meth:`NLHoldem2PublicState.observation`).  The flop is two public chance nodes of one
+        outcome each (player 0's flop bucket, then player 1's, as the history form deals
+        them) that change only what the players observe; a showdown pays the stake times the
+        abstraction's showdown matrix (``MATRIX_RULE``)."""
+        B = self.buckets
+        n = B * B
+        joint = self.joint
+        labels = [f"{i // B}.{i % B}" for i in range(n)]
+        first = int((joint.reshape(B, n * B).sum(axis=1) > 0).sum())
+        return PublicStructure(root=NLHoldem2PublicState(self, Betting(self.stack), 0),
+                               labels=(labels, list(labels)), pairing="dense", deal=joint,
+                               deal_histories=np.ones((n, n), dtype=np.int64),
+                               prefix_histories=1 + first)
+
     def num_histories(self) -> int:
         """Histories of the history form if every bucket deal is possible (an upper bound)."""
         return self.closed_form_sizes(support=False)["histories"]
 
     def num_public_nodes(self) -> int:
         return betting_counts(self.stack)["public_nodes"]
+
+
+class NLHoldem2PublicState(PublicState):
+    """A public state: the betting, and how much of the flop has been dealt (0: nothing, 1:
+    player 0's flop bucket, 2: both)."""
+
+    __slots__ = ("game", "betting", "dealt", "player")
+
+    def __init__(self, game: NLHoldem2, betting: Betting, dealt: int) -> None:
+        self.game, self.betting, self.dealt = game, betting, dealt
+        if betting.folder >= 0:
+            self.player = TERMINAL
+        elif betting.round >= FLOP and dealt < 2:
+            self.player = CHANCE
+        else:
+            self.player = TERMINAL if betting.over else betting.player
+
+    def current_player(self) -> int:
+        return self.player
+
+    def legal_actions(self) -> list[int]:
+        if self.player == CHANCE:
+            return [0]
+        return self.betting.legal_actions()
+
+    def child(self, action: int) -> NLHoldem2PublicState:
+        if self.player == CHANCE:
+            return NLHoldem2PublicState(self.game, self.betting, self.dealt + 1)
+        return NLHoldem2PublicState(self.game, self.betting.child(action), self.dealt)
+
+    def chance_factor(self, outcome: int) -> np.ndarray:
+        return self.game.ones  # the deal is already complete: only observations change
+
+    def observation(self, player: int) -> np.ndarray | None:
+        """Before the flop a player sees the preflop bucket (``i // B``); player 0 sees her
+        flop bucket at the first flop chance node, player 1 his at the second."""
+        if self.dealt > player:
+            return None
+        return self.game.preflop_bucket
+
+    def terminal(self) -> tuple[int, float, int, int]:
+        b = self.betting
+        if b.folder >= 0:
+            return FOLD_RULE, b.fold_payoff(), 0, 0
+        return MATRIX_RULE, float(b.spent[0]), 0, 0
+
+    def payoff_matrix(self) -> np.ndarray:
+        return self.game.showdown
+
+    def information_state_string(self, player: int, private: int) -> str:
+        B = self.game.buckets
+        own = f"{private // B}.{private % B}" if self.betting.round >= FLOP else private // B
+        return f"{player}:{own}|{self.betting.key}"
+
+    def action_to_string(self, player: int, action: int) -> str:
+        if player == CHANCE:
+            return f"player {self.dealt} flop bucket"
+        return action_name(action)
 
 
 @lru_cache(maxsize=64)
