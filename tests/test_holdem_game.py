@@ -13,6 +13,9 @@ from rcfr.games.nl_holdem2 import CALL, FOLD, NLHoldem2, betting_counts
 from rcfr.games.protocol import CHANCE, TERMINAL
 from rcfr.games.registry import load_game
 
+SIZE_KEYS = ("histories", "terminals", "chance_nodes", "decision_nodes", "infosets",
+             "sequences", "infosets_per_player", "sequences_per_player")
+
 
 def rule_abstraction(buckets: int = 2) -> SimpleNamespace:
     """An abstraction with distinct, known showdown values (rule tests only: the payoff rule is
@@ -191,8 +194,7 @@ def test_history_form_sizes_equal_the_closed_form():
         g = NLHoldem2(stack=stack, buckets=B, abstraction=rule_abstraction(B))
         sizes = compile_game(g, form="history").sizes()
         closed = g.closed_form_sizes()
-        for key in ("histories", "infosets", "sequences", "infosets_per_player",
-                    "sequences_per_player"):
+        for key in SIZE_KEYS:
             assert sizes[key] == closed[key], key
         # one bucket a round: histories = 1 + 1 + betting nodes (+ 1 flop chance node per line)
         one = SimpleNamespace(buckets=1, joint=np.ones((1, 1)), showdown=np.zeros((1, 1)))
@@ -225,10 +227,6 @@ def test_bad_parameters():
 # -- the abstract game in both compiled forms (a reduced deck: 6 ranks x 3 suits) ----------------
 SMALL = ["nl_holdem2(buckets=5,ranks=6,stack=6,suits=3)",
          "nl_holdem2(buckets=3,ranks=6,stack=9,suits=3)"]
-SIZE_KEYS = ("histories", "terminals", "chance_nodes", "decision_nodes", "infosets",
-             "sequences", "infosets_per_player", "sequences_per_player")
-
-
 @cache
 def both(spec):
     from rcfr.tree import compile_game
@@ -243,8 +241,7 @@ def test_both_forms_have_the_same_sizes_and_information_sets(spec):
     hs, ts = h.sizes(), t.sizes()
     assert {k: ts[k] for k in SIZE_KEYS} == {k: hs[k] for k in SIZE_KEYS}
     closed = t.game.closed_form_sizes()
-    assert {k: closed[k] for k in ("histories", "infosets", "sequences")} == {
-        k: hs[k] for k in ("histories", "infosets", "sequences")}
+    assert {k: closed[k] for k in SIZE_KEYS} == {k: hs[k] for k in SIZE_KEYS}
     assert t.num_public_nodes == closed["public_nodes"] == t.game.num_public_nodes()
     for p in (0, 1):
         ours, theirs = t.player_infosets(p), h.player_infosets(p)
@@ -280,3 +277,60 @@ def test_cfr_plus_agrees_in_both_forms():
     st.run(30)
     idx = sequence_map(t, h)
     assert np.allclose(st.average_policy().probs[idx], sh.average_policy().probs, atol=1e-9)
+
+
+def test_the_papers_figures_run_on_small_stacks(tmp_path):
+    """Figures 1a and 2b's kinds: runs on 2-NL Hold'em(k) by (epsilon, beta) and by stack,
+    through the sweep runner, collected and plotted from the store; every spec parses."""
+    from pathlib import Path
+
+    from rcfr.experiments import Store, load_sweep, parse_sweep, run_sweep
+    from rcfr.experiments.figures import collect, plot
+
+    for path in sorted(Path(__file__).parents[1].glob("experiments/gibson_holdem*.toml")):
+        sweep = load_sweep(path)
+        assert sweep.figure in ("mccfr_nodes", "mccfr_parameters", "mccfr_stacks")
+        assert all(r.game.startswith("nl_holdem2") for r in sweep.runs)
+    stacks = parse_sweep({"name": "s", "figure": "mccfr_stacks", "seeds": 2,
+                          "base": {"nodes": 20000, "algorithm": "es"},
+                          "grid": {"game": ["nl_holdem2(stack=4)", "nl_holdem2(stack=6)"]}})
+    grid = parse_sweep({"name": "g", "figure": "mccfr_parameters", "seeds": 1,
+                        "base": {"nodes": 20000, "algorithm": "as", "tau": 1000,
+                                 "game": "nl_holdem2(stack=5)"},
+                        "grid": {"epsilon": [0.05, 0.5], "beta": [1, 1e6]}})
+    with Store(tmp_path / "r.db") as store:
+        for sweep in (stacks, grid):
+            assert run_sweep(sweep, store, backend="inline").done == len(sweep.runs)
+        data = collect(stacks, store)
+        row = data["series"]["ES"]
+        assert row["stack"] == [4, 6]
+        for k, mean in zip(row["stack"], row["exploitability"], strict=True):
+            runs = [r["exploitability"] for r in store.runs(hashes=stacks.hashes())
+                    if f"stack={k})" in r["spec"]["game"]]
+            assert mean == pytest.approx(np.mean(runs) / k)
+        plot(data, tmp_path / "stacks.png")
+        data = collect(grid, store)
+        assert sorted(data["series"]) == ["1", "1e+06"]
+        assert data["series"]["1"]["epsilon"] == [0.05, 0.5]
+        plot(data, tmp_path / "grid.png")
+    assert (tmp_path / "stacks.png").stat().st_size > 0
+
+
+def test_size_guard_and_listed_sizes():
+    from rcfr.budget import memory_limit
+    from rcfr.public_tree import form_sizes
+    from rcfr.tree import compile_game
+
+    closed = NLHoldem2(stack=30).closed_form_sizes()
+    with memory_limit("2G"):
+        with pytest.raises(RcfrError, match=f"public form has about {closed['sequences']:,} "
+                                            "sequences"):
+            compile_game("nl_holdem2(stack=30)")  # auto: the public form, refused
+        with pytest.raises(RcfrError, match=f"{closed['histories']:,} histories"):
+            compile_game("nl_holdem2(stack=30)", form="history")
+    listed = form_sizes("nl_holdem2(stack=30)")  # a closed form: nothing is compiled
+    assert all(listed[k] == closed[k] for k in (*SIZE_KEYS, "public_nodes"))
+    assert listed["public_mb_estimated"] and listed["history_mb_estimated"]
+    small = form_sizes("nl_holdem2(stack=5)")  # compiled: both forms measured
+    assert not small["public_mb_estimated"] and not small["history_mb_estimated"]
+    assert small["histories"] == NLHoldem2(stack=5).closed_form_sizes()["histories"]

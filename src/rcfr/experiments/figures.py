@@ -442,6 +442,9 @@ def _plot_stacks(axes, data) -> None:
         err = [f * (h or 0.0) for h in row["ci95"]]
         ax.errorbar(row["stack"], _positive(y), yerr=err if any(err) else None, marker="o",
                     capsize=3, color=f"C{k % 10}", label=row["label"])
+    stacks = sorted({k for row in data["series"].values() for k in row["stack"]})
+    if stacks:
+        ax.set_xticks(stacks)
     ax.set_yscale("log")
     ax.set_xlabel("starting stack k (chips)")
     ax.set_ylabel(data["unit"] + " / k")

@@ -458,12 +458,16 @@ def sizes_from_counts(c: dict, deals: tuple[int, int, int, int],
     history form deals one bucket per chance node (player 0's, then player 1's)."""
     first, pre_pairs, triples, flop_pairs = deals
     lines = c["flop_lines"] + c["allin_lines"]
-    histories = (1 + first + pre_pairs * (c["preflop_decisions"] + c["preflop_folds"] + lines)
-                 + triples * lines + flop_pairs * (c["flop_nodes"] + c["allin_lines"]))
+    flop_decisions = sum(c["flop_infos"])
+    decisions = pre_pairs * c["preflop_decisions"] + flop_pairs * flop_decisions
+    chance = 1 + first + (pre_pairs + triples) * lines
+    terminals = (pre_pairs * c["preflop_folds"]
+                 + flop_pairs * (c["flop_nodes"] - flop_decisions + c["allin_lines"]))
     infosets = [own[p][0] * c["preflop_infos"][p] + own[p][1] * c["flop_infos"][p]
                 for p in (0, 1)]
     sequences = [own[p][0] * c["preflop_actions"][p] + own[p][1] * c["flop_actions"][p]
                  for p in (0, 1)]
-    return {"histories": histories, "infosets": sum(infosets), "sequences": sum(sequences),
-            "infosets_per_player": infosets, "sequences_per_player": sequences,
-            "public_nodes": c["public_nodes"]}
+    return {"histories": decisions + chance + terminals, "terminals": terminals,
+            "chance_nodes": chance, "decision_nodes": decisions, "infosets": sum(infosets),
+            "sequences": sum(sequences), "infosets_per_player": infosets,
+            "sequences_per_player": sequences, "public_nodes": c["public_nodes"]}
