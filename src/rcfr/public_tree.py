@@ -39,6 +39,7 @@ classes).
 
 from __future__ import annotations
 
+import hashlib
 from collections import namedtuple
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -138,6 +139,24 @@ class PublicTree(SequenceIndex):
         """Memory held by the compiled arrays, in bytes."""
         own = sum(v.nbytes for v in vars(self).values() if isinstance(v, np.ndarray))
         return int(own + sum(v.nbytes for v in self.arrays if isinstance(v, np.ndarray)))
+
+    def fingerprint(self) -> str:
+        """A hash of the public tree's structure (public nodes and their actions, each
+        information set's public node and private state, the private states' labels), which
+        fixes the information sets and their actions as the history form's key-by-key hash
+        does, in seconds where that takes minutes (2-NL Hold'em(36): 67 million information
+        sets).  Computed once."""
+        cached = self.__dict__.get("_fingerprint")
+        if cached is None:
+            h = hashlib.sha256(f"{self.game}{self._fingerprint_tag}|arrays".encode())
+            h.update("\n".join(self.structure.labels[0] + ["|"] + self.structure.labels[1])
+                     .encode())
+            for a in (self.node_kind, self.node_child_start, self.node_action,
+                      self.infoset_player, self.infoset_public_node, self.infoset_private,
+                      self.infoset_num_actions, self.seq_action):
+                h.update(np.ascontiguousarray(a).data)
+            cached = self.__dict__["_fingerprint"] = h.hexdigest()[:32]
+        return cached
 
     def sizes(self) -> dict:
         """The history form's sizes (histories, terminals, information sets, sequences) plus the

@@ -15,6 +15,7 @@ import os
 import re
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -248,24 +249,12 @@ def _curve_label(s: dict) -> str:
 
 def _collect_parameters(done: list[dict]) -> dict[str, Any]:
     """Final exploitability by (beta, epsilon): Gibson et al.'s Figure 1a grid."""
-    groups: dict[tuple[float, float], list[float]] = defaultdict(list)
+    groups: dict[tuple[str, float], list[float]] = defaultdict(list)
     for r in done:
         s = r["spec"]
-        groups[(float(s.get("beta", 1e6)), float(s.get("epsilon", 0.05)))].append(
-            r["exploitability"])
-    series: dict[str, dict] = {}
-    for (beta, eps), values in sorted(groups.items()):
-        row = series.setdefault(f"{beta:g}", {"epsilon": [], "exploitability": [], "ci95": [],
-                                              "runs": []})
-        mean, half = mean_ci(values)
-        row["epsilon"].append(eps)
-        row["exploitability"].append(mean)
-        row["ci95"].append(half)
-        row["runs"].append(values)
-    seeds = max((len(v) for v in groups.values()), default=0)
-    for beta, row in series.items():
-        row["label"] = _ci_label(f"β = {beta}", seeds)
-    return {"series": series}
+        key = (f"{float(s.get('beta', 1e6)):g}", float(s.get("epsilon", 0.05)))
+        groups[key].append(r["exploitability"])
+    return {"series": _final_series(groups, "epsilon", lambda beta: f"β = {beta}")}
 
 
 def _stack_of(game: str) -> int | None:
@@ -287,20 +276,8 @@ def _collect_stacks(done: list[dict]) -> dict[str, Any]:
         k = _stack_of(s["game"])
         if k is not None:
             groups[(_curve_label(s), k)].append(r["exploitability"] / k)
-    series: dict[str, dict] = {}
-    for (label, k), values in sorted(groups.items()):
-        row = series.setdefault(label, {"stack": [], "exploitability": [], "ci95": [],
-                                        "runs": []})
-        mean, half = mean_ci(values)
-        row["stack"].append(k)
-        row["exploitability"].append(mean)
-        row["ci95"].append(half)
-        row["runs"].append(values)
-    seeds = max((len(v) for v in groups.values()), default=0)
     nodes = sorted({r["spec"].get("nodes") for r in done if r["spec"].get("nodes")})
-    for label, row in series.items():
-        row["label"] = _ci_label(label, seeds)
-    return {"series": series, "nodes": nodes}
+    return {"series": _final_series(groups, "stack", str), "nodes": nodes}
 
 
 def _partitions(spec: dict) -> int | None:
@@ -320,20 +297,27 @@ def _collect_links(done: list[dict]) -> dict[str, Any]:
             references.append({"label": f"tabular {s['algorithm'].upper()} "
                                         f"({_averaging(s)} averaging)",
                                "exploitability": r["exploitability"]})
+    series = _final_series(groups, "partitions", lambda link: link + (
+        " (RCFR's regret matching)" if link == "poly:2" else ""))
+    return {"series": series, "references": references}
+
+
+def _final_series(groups: dict[tuple[str, Any], list[float]], x: str,
+                  label: Callable[[str], str]) -> dict[str, dict]:
+    """Final values grouped by ``(series, abscissa)``: per series, the abscissae (under
+    ``x``), the means over seeds with their 95% intervals, the runs and a label."""
     series: dict[str, dict] = {}
-    for (link, k), values in sorted(groups.items()):
-        row = series.setdefault(link, {"partitions": [], "exploitability": [], "ci95": [],
-                                       "runs": []})
+    for (name, at), values in sorted(groups.items()):
+        row = series.setdefault(name, {x: [], "exploitability": [], "ci95": [], "runs": []})
         mean, half = mean_ci(values)
-        row["partitions"].append(k)
+        row[x].append(at)
         row["exploitability"].append(mean)
         row["ci95"].append(half)
         row["runs"].append(values)
     seeds = max((len(v) for v in groups.values()), default=0)
-    for link, row in series.items():
-        row["label"] = _ci_label(link + (" (RCFR's regret matching)" if link == "poly:2" else ""),
-                                 seeds)
-    return {"series": series, "references": references}
+    for name, row in series.items():
+        row["label"] = _ci_label(label(name), seeds)
+    return series
 
 
 # -- plots --------------------------------------------------------------------------------------
@@ -405,12 +389,7 @@ def _plot_curves(axes, data) -> None:
 def _plot_links(axes, data) -> None:
     (ax,) = axes
     f = data["scale"]
-    for k, (_, row) in enumerate(data["series"].items()):
-        color = f"C{k % 10}"
-        y = [f * v for v in row["exploitability"]]
-        err = [f * (h or 0.0) for h in row["ci95"]]
-        ax.errorbar(row["partitions"], _positive(y), yerr=err if any(err) else None,
-                    marker="o", capsize=3, color=color, label=row["label"])
+    _errorbars(ax, data, "partitions")
     for k, ref in enumerate(data["references"]):
         ax.axhline(max(f * ref["exploitability"], 1e-12), color="k",
                    linestyle=(":", "-.")[k % 2], label=ref["label"])
@@ -420,14 +399,19 @@ def _plot_links(axes, data) -> None:
     ax.set_title(f"f-RCFR (ridge, tug-of-war hashing) on {data['game']} ({data['name']})")
 
 
-def _plot_parameters(axes, data) -> None:
-    (ax,) = axes
+def _errorbars(ax, data, x: str) -> None:
+    """One line per series with its 95% intervals, ``x`` the series' key of the abscissae."""
     f = data["scale"]
     for k, (_, row) in enumerate(data["series"].items()):
         y = [f * v for v in row["exploitability"]]
         err = [f * (h or 0.0) for h in row["ci95"]]
-        ax.errorbar(row["epsilon"], _positive(y), yerr=err if any(err) else None, marker="o",
+        ax.errorbar(row[x], _positive(y), yerr=err if any(err) else None, marker="o",
                     capsize=3, color=f"C{k % 10}", label=row["label"])
+
+
+def _plot_parameters(axes, data) -> None:
+    (ax,) = axes
+    _errorbars(ax, data, "epsilon")
     ax.set_yscale("log")
     ax.set_xlabel("ε (AS's exploration)")
     ax.set_ylabel(data["unit"])
@@ -436,12 +420,7 @@ def _plot_parameters(axes, data) -> None:
 
 def _plot_stacks(axes, data) -> None:
     (ax,) = axes
-    f = data["scale"]
-    for k, (_, row) in enumerate(data["series"].items()):
-        y = [f * v for v in row["exploitability"]]
-        err = [f * (h or 0.0) for h in row["ci95"]]
-        ax.errorbar(row["stack"], _positive(y), yerr=err if any(err) else None, marker="o",
-                    capsize=3, color=f"C{k % 10}", label=row["label"])
+    _errorbars(ax, data, "stack")
     stacks = sorted({k for row in data["series"].values() for k in row["stack"]})
     if stacks:
         ax.set_xticks(stacks)
