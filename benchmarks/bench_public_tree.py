@@ -31,7 +31,6 @@ try:
 except ImportError:  # running from a checkout without an installed package
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import rcfr
-from timing import median_time
 
 from rcfr.games.registry import load_game
 from rcfr.policy import TabularPolicy
@@ -43,22 +42,37 @@ from rcfr.tree import compile_game
 OPENSPIEL_NAMES = {"leduc": "leduc_poker", "liars_dice": "liars_dice"}
 
 
+def median_times(fn, repeats: int) -> tuple[float, float]:
+    """Median wall-clock and median CPU seconds (``time.process_time``) of ``repeats`` calls:
+    on a shared machine the CPU time is what the process itself spent."""
+    walls, cpus = [], []
+    for _ in range(repeats):
+        w0, c0 = time.perf_counter(), time.process_time()
+        fn()
+        walls.append(time.perf_counter() - w0)
+        cpus.append(time.process_time() - c0)
+    return statistics.median(walls), statistics.median(cpus)
+
+
 def bench_cfr(spec: str, iters: int, repeats: int) -> dict[str, Any]:
-    """CFR+ iterations/s and one exploitability in both forms."""
+    """CFR+ iterations/s and one exploitability in both forms (wall clock and CPU time)."""
     out: dict[str, Any] = {}
     game = load_game(spec)
     for form, tree, solver_cls in (("history", compile_game(game, form="history"), CFRSolver),
                                    ("public", compile_public(game), PublicCFRSolver)):
         solver = solver_cls(tree, "cfr+")
         solver.run(2)  # warm-up
-        per = median_time(lambda s=solver: s.run(iters), repeats) / iters
+        wall, cpu = median_times(lambda s=solver: s.run(iters), repeats)
         policy = solver.average_policy()
         rcfr.exploitability(tree, policy)
-        ms = median_time(lambda t=tree, p=policy: rcfr.exploitability(t, p), 5 * repeats) * 1e3
-        out[form] = {"cfr+_iters_per_s": 1.0 / per, "exploitability_ms": ms,
+        ew, ec = median_times(lambda t=tree, p=policy: rcfr.exploitability(t, p), 5 * repeats)
+        out[form] = {"cfr+_iters_per_s": iters / wall, "cfr+_iters_per_cpu_s": iters / cpu,
+                     "exploitability_ms": ew * 1e3, "exploitability_cpu_ms": ec * 1e3,
                      "exploitability": rcfr.exploitability(tree, policy),
                      "iterations": solver.iteration}
-    out["speedup"] = out["public"]["cfr+_iters_per_s"] / out["history"]["cfr+_iters_per_s"]
+    for clock in ("", "cpu_"):
+        out[f"{clock}speedup"] = (out["public"][f"cfr+_iters_per_{clock}s"]
+                                  / out["history"][f"cfr+_iters_per_{clock}s"])
     return out
 
 
@@ -75,10 +89,11 @@ def bench_openspiel(spec: str, iters: int, repeats: int) -> dict[str, Any]:
         for _ in range(iters):
             solver.evaluate_and_update_policy()
 
-    per = median_time(step, repeats) / iters
+    wall, cpu = median_times(step, repeats)
     policy = solver.average_policy()
-    ms = median_time(lambda: pyspiel.exploitability(game, policy), 1) * 1e3
-    return {"available": True, "cfr+_iters_per_s": 1.0 / per, "exploitability_ms": ms}
+    ew, ec = median_times(lambda: pyspiel.exploitability(game, policy), 1)
+    return {"available": True, "cfr+_iters_per_s": iters / wall, "cfr+_iters_per_cpu_s":
+            iters / cpu, "exploitability_ms": ew * 1e3, "exploitability_cpu_ms": ec * 1e3}
 
 
 def bench_bluff21(repeats: int) -> dict[str, Any]:
@@ -88,15 +103,16 @@ def bench_bluff21(repeats: int) -> dict[str, Any]:
     compile_s, compile_cpu_s = time.perf_counter() - t0, time.process_time() - c0
     uniform = TabularPolicy.uniform(tree)
     rcfr.exploitability(tree, uniform)
-    expl_s = median_time(lambda: rcfr.exploitability(tree, uniform), repeats)
+    expl_s, expl_cpu_s = median_times(lambda: rcfr.exploitability(tree, uniform), repeats)
     solver = PublicCFRSolver(tree, "cfr+")
     solver.run(1)
-    iter_s = median_time(lambda: solver.run(1), repeats)
+    iter_s, iter_cpu_s = median_times(lambda: solver.run(1), repeats)
     return {**tree.sizes(), "compile_s": compile_s, "compile_cpu_s": compile_cpu_s,
             "tree_mb": tree.nbytes / 2**20,
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "uniform_exploitability": rcfr.exploitability(tree, uniform),
-            "exploitability_s": expl_s, "cfr+_iteration_s": iter_s}
+            "exploitability_s": expl_s, "exploitability_cpu_s": expl_cpu_s,
+            "cfr+_iteration_s": iter_s, "cfr+_iteration_cpu_s": iter_cpu_s}
 
 
 SAMPLING_ITERS = {"cs": 1, "es": 100, "os": 100, "as": 100}  # per call, times the scale
@@ -218,23 +234,30 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(res, indent=2))
         return 0
+    print("medians, wall clock (CPU time in parentheses)")
     for spec, name in (("leduc", "Leduc"), ("liars_dice", "Bluff(1,1)")):
         r = res[spec]
         h, p, o = r["history"], r["public"], r["openspiel"]
-        print(f"{name}: CFR+ iterations/s  public {p['cfr+_iters_per_s']:,.0f}  history "
-              f"{h['cfr+_iters_per_s']:,.0f}  ({r['speedup']:.2f}x)", end="")
-        print(f"  OpenSpiel {o['cfr+_iters_per_s']:,.1f}" if o.get("available") else "")
-        print(f"  one exploitability  public {p['exploitability_ms']:.3f} ms  history "
-              f"{h['exploitability_ms']:.3f} ms", end="")
-        print(f"  OpenSpiel {o['exploitability_ms']:,.0f} ms" if o.get("available") else "")
+        print(f"{name}: CFR+ iterations/s  public {p['cfr+_iters_per_s']:,.0f} "
+              f"({p['cfr+_iters_per_cpu_s']:,.0f})  history {h['cfr+_iters_per_s']:,.0f} "
+              f"({h['cfr+_iters_per_cpu_s']:,.0f})  public/history {r['speedup']:.2f}x "
+              f"({r['cpu_speedup']:.2f}x)", end="")
+        print(f"  OpenSpiel {o['cfr+_iters_per_s']:,.1f} ({o['cfr+_iters_per_cpu_s']:,.1f})"
+              if o.get("available") else "")
+        print(f"  one exploitability  public {p['exploitability_ms']:.3f} ms "
+              f"({p['exploitability_cpu_ms']:.3f})  history {h['exploitability_ms']:.3f} ms "
+              f"({h['exploitability_cpu_ms']:.3f})", end="")
+        print(f"  OpenSpiel {o['exploitability_ms']:,.0f} ms ({o['exploitability_cpu_ms']:,.0f})"
+              if o.get("available") else "")
     b = res["bluff21"]
     print(f"Bluff(2,1): {b['public_nodes']:,} public nodes, {b['infosets']:,} information sets, "
           f"{b['sequences']:,} sequences, {b['joint_histories']:,} (public node, joint roll) "
           f"pairs, {b['histories']:,} histories")
     print(f"  compile {b['compile_s']:.2f} s ({b['compile_cpu_s']:.2f} s CPU)  tree "
           f"{b['tree_mb']:.0f} MiB  peak RSS "
-          f"{b['peak_rss_mb']:.0f} MiB  one exploitability {b['exploitability_s']:.3f} s  "
-          f"one CFR+ iteration {b['cfr+_iteration_s']:.3f} s")
+          f"{b['peak_rss_mb']:.0f} MiB  one exploitability {b['exploitability_s']:.3f} s "
+          f"({b['exploitability_cpu_s']:.3f})  one CFR+ iteration {b['cfr+_iteration_s']:.3f} s "
+          f"({b['cfr+_iteration_cpu_s']:.3f})")
     print(f"  uniform profile exploitability (one round) {b['uniform_exploitability']:.6f}")
     print_sampling(res["sampling"])
     for opener, r in res.get("bluff21_rounds", {}).items():

@@ -24,8 +24,6 @@ from rcfr.holdem.cards import (
 )
 from rcfr.holdem.ehs import canonical_flops, hole_number, suit_symmetry
 
-eval7 = pytest.importorskip("eval7")
-
 EVAL7_NAMES = {"Straight Flush": "straight flush", "Quads": "four of a kind",
                "Full House": "full house", "Flush": "flush", "Straight": "straight",
                "Trips": "three of a kind", "Two Pair": "two pair", "Pair": "pair",
@@ -46,6 +44,8 @@ def cache(tmp_path_factory):
 
 
 def eval7_strength(cards):
+    """The second evaluator (the test extra); tests that use it skip without it."""
+    eval7 = pytest.importorskip("eval7")
     return eval7.evaluate([eval7.Card(card_str(int(c))) for c in cards])
 
 
@@ -71,6 +71,7 @@ def test_evaluator_agrees_with_eval7_on_random_hands():
     # the same order on every pair of hands, ties included
     assert np.array_equal(np.sign(ours[:, None] - ours[None, :]),
                           np.sign(theirs[:, None] - theirs[None, :]))
+    eval7 = pytest.importorskip("eval7")
     names = [EVAL7_NAMES[eval7.handtype(int(v))] for v in theirs]
     assert list(hand_category(ours)) == names
     assert set(names) >= set(CATEGORIES) - {"straight flush", "four of a kind"}
@@ -130,6 +131,12 @@ def check_abstraction(ab):
     assert np.all(ab.showdown[ab.joint == 0] == 0) and np.all(np.abs(ab.showdown) <= 1)
     assert np.allclose(ab.preflop_joint,
                        ab.joint.reshape(b, b, b, b).sum(axis=(1, 3)), atol=1e-15)
+    assert np.array_equal(ab.preflop_joint, ab.preflop_joint.T)
+    cond = ab.flop_given_preflop()
+    assert np.allclose(cond.sum(axis=(2, 3)), (ab.preflop_joint > 0).astype(float), atol=1e-12)
+    p, q, k, m = b - 1, 0, 1, b - 1
+    assert cond[p, q, k, m] * ab.preflop_joint[p, q] == pytest.approx(
+        ab.joint[p * b + k, q * b + m], abs=1e-15)
     # preflop buckets hold whole hands: P(bucket p) = holes in p / holes
     holes = len(ab.deck.holes)
     assert np.allclose(ab.preflop_joint.sum(axis=1), np.bincount(ab.hole_bucket, minlength=b)

@@ -235,12 +235,86 @@ def test_rcfr_with_a_discounted_rule_converges(kuhn):
 
 
 # -- sampled passes ----------------------------------------------------------------------------
+def assert_same_run(a, b, tol):
+    """Two solvers' average and current strategies and regrets agree to ``tol`` (relative to
+    the largest regret for the regrets; ``tol = 0``: bit for bit)."""
+    pairs = [(a.average_policy().probs, b.average_policy().probs, 1.0),
+             (a.strategy_, b.strategy_, 1.0),
+             (a.estimator_.regrets, b.estimator_.regrets, np.abs(b.estimator_.regrets).max())]
+    for x, y, scale in pairs:
+        if tol == 0:
+            assert np.array_equal(x, y)
+        else:
+            assert np.abs(x - y).max() <= tol * scale
+    assert a.iteration == b.iteration and a.nodes_visited == b.nodes_visited
+
+
+@pytest.mark.parametrize("game, rule, link", [
+    ("leduc", "lcfr", None), ("leduc", "dcfr", None), ("leduc", "dcfr:2,-1,3", "poly:3"),
+    ("random", "dcfr", None), ("random", "lcfr", None), ("leduc", "dcfr", "exp:0.5"),
+])
+def test_lazy_discounting_equals_the_eager_discount(leduc, game, rule, link):
+    """The fused kernel discounts lazily (only where the pass touches; exp link: eagerly, bit
+    for bit); the Python loop discounts the whole table after every pass."""
+    tree = leduc if game == "leduc" else tree_of(SPECS[3])
+    fused = MCCFRSolver(tree, "es", rule=rule, link=link, seed=3).run(400)
+    steps = MCCFRSolver(tree, "es", estimator=_PythonTabular(rule), link=link, seed=3).run(400)
+    assert fused.fused_ and not steps.fused_
+    assert fused.averaging_ == {"lcfr": "linear", "dcfr": "quadratic"}.get(rule, 3.0)
+    assert (fused.pass_.lazy is not None) == (link != "exp:0.5")
+    assert_same_run(fused, steps, 1e-12 if link != "exp:0.5" else 0)
+    if link is None:  # most regrets were last touched iterations ago, some negative, some 0
+        regrets = fused.estimator_.regrets
+        assert (regrets < 0).any() and (regrets > 0).any() and (regrets == 0).any()
+        assert not np.array_equal(fused.pass_.lazy.raw, regrets)
+
+
+@pytest.mark.parametrize("rule, steps", [("dcfr", 1200), ("dcfr:2,-1,3", 300), ("lcfr", 300),
+                                         ("dcfr:1.5,-2000,2", 5)])
+def test_skipped_discounts_multiply_by_sign(rule, steps):
+    """An untouched regret keeps its sign through every discount (a zero stays zero; the eager
+    step's ``R + 0.0`` turns -0.0 into 0.0, which discounts alike), so the factors of its
+    skipped iterations multiply: the lazy catch-up equals the step-by-step discount (beta = 0
+    halves negative regrets each iteration, so 1,200 steps underflow -2.25 to zero both ways;
+    beta = -2000 makes the negative factors 0)."""
+    from rcfr.solvers.rules import catch_up, lazy_discount, rule_update, stamp, tick
+
+    params = parse_rule(rule).params
+    start = np.array([3.5, -2.25, 0.0, -0.0, 1e-300, -1e300, 7e5, -4e-3])
+    eager, zero = start.copy(), np.zeros(start.size)
+    lazy = lazy_discount(start, 1)
+    stamp(lazy, 0, 0)
+    for t in range(10, 10 + steps):
+        rule_update(params, t, zero, 0, start.size, eager, zero)
+        tick(lazy, 0, t, params)
+    out = np.empty(start.size)
+    catch_up(lazy, 0, 0, 0, start.size, out)
+    for x in (out, eager):  # no sign changes; zeros stay zero (their sign bit may not)
+        assert (np.sign(x) * np.sign(start) >= 0).all() and (x[start == 0] == 0).all()
+    assert np.array_equal(np.sign(out), np.sign(eager))
+    assert np.allclose(out, eager, rtol=1e-12, atol=0)
+
+
+def test_lazy_discounting_resumes_bit_for_bit(tmp_path, leduc):
+    """The lazy state is checkpointed: a resumed run is the uninterrupted one; a checkpoint
+    without it (regrets only) resumes to the same run up to rounding."""
+    straight = MCCFRSolver(leduc, "es", rule="dcfr", seed=5).run(300)
+    path = tmp_path / "dcfr.npz"
+    MCCFRSolver(leduc, "es", rule="dcfr", seed=5).run(120).save_checkpoint(path)
+    resumed = MCCFRSolver(leduc, "es", rule="dcfr", seed=5).load_checkpoint(path)
+    assert_same_run(resumed.run(180), straight, 0)
+    arrays, meta = read_npz(path, CHECKPOINT_FORMAT)
+    write_npz(path, {k: v for k, v in arrays.items() if not k.startswith("lazy_")}, meta)
+    regrets_only = MCCFRSolver(leduc, "es", rule="dcfr", seed=5).load_checkpoint(path).run(180)
+    assert_same_run(regrets_only, straight, 1e-12)
+    arrays["lazy_mark_m"] = arrays["lazy_mark_m"][:-1]
+    write_npz(path, arrays, meta)
+    with pytest.raises(rcfr.RcfrError, match="corrupted"):
+        MCCFRSolver(leduc, "es", rule="dcfr", seed=5).load_checkpoint(path)
+
+
 @pytest.mark.parametrize("rule", ["lcfr", "dcfr"])
-def test_external_sampling_with_discounting(leduc, rule):
-    fused = MCCFRSolver(leduc, "es", rule=rule, seed=3).run(100)
-    steps = MCCFRSolver(leduc, "es", estimator=_PythonTabular(rule), seed=3).run(100)
-    assert fused.fused_ and fused.averaging_ == {"lcfr": "linear", "dcfr": "quadratic"}[rule]
-    assert np.array_equal(fused.average_policy().probs, steps.average_policy().probs)
+def test_external_sampling_with_discounting_converges(rule):
     kuhn = MCCFRSolver("kuhn", "es", rule=rule, seed=1)
     early = rcfr.exploitability(kuhn.run(100).average_policy())
     late = rcfr.exploitability(kuhn.run(9900).average_policy())

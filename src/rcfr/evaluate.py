@@ -117,10 +117,13 @@ def evaluate(game, policy=None) -> Evaluation:
     if policy is None:
         game, policy = None, game
     tree = _tree_of(game, policy)
-    plan = realization_plans(tree, _probs(tree, policy))
-    value = _expected_value(tree, plan)
-    br0 = _best_response(tree, plan, 0)[0]
-    br1 = _best_response(tree, plan, 1)[0]
+    if isinstance(tree, PublicTree):  # one numba call
+        value, br0, br1 = tree.evaluate(_probs(tree, policy))
+    else:
+        plan = realization_plans(tree, _probs(tree, policy))
+        value = _expected_value(tree, plan)
+        br0 = _best_response(tree, plan, 0)[0]
+        br1 = _best_response(tree, plan, 1)[0]
     nash_conv = br0 + br1
     return Evaluation(value, (br0, br1), nash_conv, nash_conv / 2.0, tree.game.big_blind)
 

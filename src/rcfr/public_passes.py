@@ -4,7 +4,10 @@ and full-width vector-form CFR.
 Only the terminal sweep differs from the history form: it runs per *public* terminal over
 vectors of private states instead of per history.  Realization plans, the backward sweep
 (counterfactual regrets or a best response), links and averaging are the history form's
-sequence-form kernels, since the public form keeps the sequence contract.  Vector-form CFR is
+sequence-form arithmetic, since the public form keeps the sequence contract; the fused loop
+(:func:`run_public`) recomputes a player's plan only after its strategy changed, adds the
+average-strategy increments while computing the plan and, for CFR and CFR+ with regret
+matching, absorbs each information set's regrets in the backward sweep.  Vector-form CFR is
 Zinkevich et al.'s (2007) CFR computed as in Johanson et al. (2012, "Efficient Nash equilibrium
 approximation through Monte Carlo counterfactual regret minimization", sec. 3: public chance
 sampling without the sampling): one walk of the public tree per player and iteration.
@@ -19,15 +22,23 @@ from numba import njit
 
 from . import kernels as K
 from .errors import RcfrError
-from .public_tree import FOLD_RULE, MATRIX_RULE, SHOWDOWN_RULE, PublicTree, compile_public
+from .links import POLYNOMIAL, link_slice
+from .public_tree import (
+    COUNT_RULE,
+    FOLD_RULE,
+    MATRIX_RULE,
+    SHOWDOWN_RULE,
+    PublicTree,
+    compile_public,
+)
 from .solvers.loop import (
     ALGORITHMS,
     CFRSolver,
-    FullTree,
     FullWork,
     absorb,
     accumulate_average,
 )
+from .solvers.rules import CLIPPED, PLAIN
 
 
 @njit(cache=True, inline="always")
@@ -63,127 +74,167 @@ def terminal_values(player, plan, T, dense, s_lo, s_hi, acc):
     """``acc[s]``: sum over the terminals whose last ``player`` sequence is ``s`` of the
     player's payoff times chance and opponent reach (``acc`` padded, as
     :func:`rcfr.kernels.terminal_values` fills it)."""
-    _sweep(player, plan, dense, s_lo, s_hi, T.num_private, T.exclusive, T.term_ctx,
+    _sweep(player, plan, dense, s_lo, s_hi, T.num_private, T.exclusive, T.dense_deal, T.term_ctx,
            T.term_rule, T.term_value, T.term_miss, T.term_q, T.term_face, T.term_seq_base,
            T.term_stride, T.term_row_ctx, T.weight, T.valid, T.row_of, T.full, T.rank,
-           T.rank_order, T.num_valid, T.joint, T.counts, T.max_count, T.matrix, T.pay, acc)
+           T.rank_order, T.rank_lt, T.rank_le, T.num_valid, T.joint, T.counts, T.max_count,
+           T.matrix, T.pay, acc)
 
 
 @njit(cache=True)
-def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, term_ctx, term_rule,
+def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, term_ctx, term_rule,
            term_value, term_miss, term_q, term_face, tsb, tst, trc, weight, valid, row_of, full,
-           rank, rank_order, num_valid, joint, counts, max_count, matrix, pay, acc):
+           rank, rank_order, rank_lt, rank_le, num_valid, joint, counts, max_count, matrix,
+           pay, acc):
     """:func:`terminal_values` on plain arrays (numba handles them far faster than fields
-    of a large named tuple inside the loop)."""
+    of a large named tuple inside the loop).  Per terminal: one loop gathers the opponent's
+    reach (chance weight times realization weight), one finds the player's sequences, one
+    computes the player's values and adds them there."""
     for s in range(s_lo, s_hi):
         acc[s] = 0.0
     empty = acc.shape[0] - 2 + player
     acc[empty] = 0.0
     opp = 1 - player
-    ro = np.empty(num_private[opp])
-    v = np.zeros(num_private[player])
+    n_opp = num_private[opp]
+    n_own = num_private[player]
+    ro = np.empty(n_opp)
+    v = np.zeros(n_own)
+    dst = np.empty(n_own, dtype=np.int64)
+    prefix = np.empty(n_opp + 1)
     top = max_count[opp]
     held = np.empty(top + 2)
-    w_opp = valid[opp] if dense else weight[opp]
-    w_own = weight[player]
+    w_opp = valid[opp] if dense or dense_deal else weight[opp]
     sign = 1.0 if player == 0 else -1.0
-    n_opp = ro.shape[0]
-    n_own = v.shape[0]
     empty_reach = plan[plan.shape[0] - 2 + opp]
     for z in range(term_ctx.shape[0]):
         c = term_ctx[z]
+        rule = term_rule[z]
         base = tsb[opp, z]
         stride = tst[opp, z]
         total = 0.0
+        h = 0.0  # liar's dice, one die: the opponent's reach with a matching die
+        f = term_face[z]
+        one_die = rule == COUNT_RULE and top == 1
         if base < 0:
             for x in range(n_opp):
                 ro[x] = w_opp[c, x] * empty_reach
                 total += ro[x]
         elif full[opp, trc[opp, z]]:  # every private state possible, each its own row
-            for x in range(n_opp):
-                ro[x] = w_opp[c, x] * plan[base + x * stride]
-                total += ro[x]
-        else:
+            if one_die:
+                for x in range(n_opp):
+                    r = w_opp[c, x] * plan[base + x * stride]
+                    ro[x] = r
+                    total += r
+                    h += r * counts[opp, f, x]  # (+0 where the die does not match)
+            else:
+                for x in range(n_opp):
+                    ro[x] = w_opp[c, x] * plan[base + x * stride]
+                    total += ro[x]
+        else:  # an impossible state (row -1) has weight 0: read row 0 instead of branching
             rc = trc[opp, z]
             for x in range(n_opp):
-                wx = w_opp[c, x]
-                ro[x] = 0.0 if wx == 0.0 else wx * plan[base + row_of[opp, rc, x] * stride]
+                ro[x] = w_opp[c, x] * plan[base + max(row_of[opp, rc, x], 0) * stride]
                 total += ro[x]
-        rule = term_rule[z]
-        if dense:
-            _dense_values(player, c, rule, term_value[z], term_miss[z], term_q[z],
-                          term_face[z], ro, joint, rank, counts, matrix, v)
+        if one_die and not (base >= 0 and full[opp, trc[opp, z]]):
+            for x in range(n_opp):
+                h += ro[x] * counts[opp, f, x]
+        # where the player's values go: the empty sequence, the state's row, or through
+        # row_of (an impossible state's value is +-0 (weight 0): row 0 takes it unchanged)
+        ob = tsb[player, z]
+        ost = tst[player, z]
+        orc = trc[player, z]
+        if ob < 0:
+            for x in range(n_own):
+                dst[x] = empty
+        elif full[player, orc]:
+            for x in range(n_own):
+                dst[x] = ob + x * ost
+        else:
+            for x in range(n_own):
+                dst[x] = ob + max(row_of[player, orc, x], 0) * ost
+        if dense or (dense_deal and (rule == SHOWDOWN_RULE or rule == COUNT_RULE)):
+            _dense_values(player, c, rule, term_value[z], term_miss[z], term_q[z], f, ro,
+                          joint, rank, counts, matrix, v)
+            for x in range(n_own):
+                acc[dst[x]] += v[x]
         elif rule == FOLD_RULE:  # a scalar times the opponent's reach (less the one card
-            # it cannot hold when both were dealt from one deck)
+            # it cannot hold when both were dealt from one deck; a dense deal: times the joint
+            # weights, a matrix-vector product)
             scale = sign * term_value[z]
-            if exclusive:
+            if dense_deal:
                 for x in range(n_own):
-                    v[x] = w_own[c, x] * scale * (total - ro[x])
+                    t = 0.0
+                    for y in range(n_opp):
+                        t += (joint[c, x, y] if player == 0 else joint[c, y, x]) * ro[y]
+                    acc[dst[x]] += scale * t
+            elif exclusive:
+                for x in range(n_own):
+                    acc[dst[x]] += weight[player, c, x] * scale * (total - ro[x])
             else:
                 for x in range(n_own):
-                    v[x] = w_own[c, x] * scale * total
-        elif rule == MATRIX_RULE:  # the stake times the payoff matrix (less the pairs one
-            # deck cannot deal): a matrix-vector product with the opponent's reach
+                    acc[dst[x]] += weight[player, c, x] * scale * total
+        elif rule == SHOWDOWN_RULE:  # the higher rank wins the stake: running sums of the
+            # opponent's reach sorted by rank, O(n0 + n1); rank_lt / rank_le: how many of the
+            # opponent's possible states rank below (not above) each state, fixed per context
+            # (a card the opponent cannot hold ties with itself, so it drops out)
+            stake = term_value[z]
+            prefix[0] = 0.0
+            for i in range(num_valid[opp, c]):
+                prefix[i + 1] = prefix[i] + ro[rank_order[opp, c, i]]
+            for x in range(n_own):  # (+-0 where impossible: weight 0)
+                acc[dst[x]] += weight[player, c, x] * stake * (prefix[rank_lt[player, c, x]] - (
+                    total - prefix[rank_le[player, c, x]]))
+        elif rule == MATRIX_RULE:  # the stake times the payoff matrix (times the joint
+            # weights of a dense deal, less the pairs one deck cannot deal): a matrix-vector
+            # product with the opponent's reach
             stake = sign * term_value[z]
             for x in range(n_own):
-                total = 0.0
+                t = 0.0
                 for y in range(n_opp):
-                    if player == 0:
-                        total += pay[c, x, y] * ro[y]
-                    else:
-                        total += pay[c, y, x] * ro[y]
-                v[x] = stake * total * w_own[c, x]
-        elif rule == SHOWDOWN_RULE:  # the higher rank wins the stake: running sums over
-            # both players' states sorted by rank, O(n0 + n1); a card the opponent cannot hold
-            # ties with itself, so it drops out
-            stake = term_value[z]
-            m_own = num_valid[player, c]
-            m_opp = num_valid[opp, c]
-            lt = 0
-            le = 0
-            s_lt = 0.0
-            s_le = 0.0
-            for i in range(m_own):
-                x = rank_order[player, c, i]
-                r = rank[player, c, x]
-                while lt < m_opp and rank[opp, c, rank_order[opp, c, lt]] < r:
-                    s_lt += ro[rank_order[opp, c, lt]]
-                    lt += 1
-                while le < m_opp and rank[opp, c, rank_order[opp, c, le]] <= r:
-                    s_le += ro[rank_order[opp, c, le]]
-                    le += 1
-                v[x] = w_own[c, x] * stake * (s_lt - (total - s_le))
+                    t += (pay[c, x, y] if player == 0 else pay[c, y, x]) * ro[y]
+                acc[dst[x]] += stake * t * (1.0 if dense_deal else weight[player, c, x])
         else:  # liar's dice: the bid holds (player 0 gets ``hit``, else ``miss``) if both
             # players' dice for ``face`` reach ``q``; held[k]: the opponent's reach with at
-            # least k such dice, one running sum per count (O(n0 + n1 * max count))
-            face = term_face[z]
+            # least k such dice, from its reach bucketed by count (O(n0 + n1 + max count))
             q = term_q[z]
             hit = sign * term_value[z]
             miss = sign * term_miss[z]
-            held[0] = total
-            for k in range(1, top + 1):
-                s = 0.0
+            if one_die:
+                held[1] = h
+            else:
+                for k in range(top + 2):
+                    held[k] = 0.0
                 for y in range(n_opp):
-                    if counts[opp, face, y] >= k:
-                        s += ro[y]
-                held[k] = s
+                    held[counts[opp, f, y]] += ro[y]
+                for k in range(top - 1, 0, -1):
+                    held[k] += held[k + 1]
             held[top + 1] = 0.0
+            held[0] = total
             for x in range(n_own):
-                need = min(max(q - counts[player, face, x], 0), top + 1)
-                v[x] = w_own[c, x] * (hit * held[need] + miss * (total - held[need]))
-        base = tsb[player, z]
-        stride = tst[player, z]
-        rc = trc[player, z]
-        if base < 0:
-            for x in range(n_own):
-                acc[empty] += v[x] * valid[player, c, x]
-        elif full[player, rc]:
-            for x in range(n_own):
-                acc[base + x * stride] += v[x]
-        else:
-            for x in range(n_own):
-                if valid[player, c, x] != 0.0:
-                    acc[base + row_of[player, rc, x] * stride] += v[x]
+                need = min(max(q - counts[player, f, x], 0), top + 1)
+                acc[dst[x]] += weight[player, c, x] * (hit * held[need]
+                                                       + miss * (total - held[need]))
+
+
+@njit(cache=True)
+def evaluate_public(probs, tree, T, dense, plan, acc, br):
+    """Player 0's value and both best-response values of the profile ``probs`` in one call:
+    the realization plans, one terminal sweep per player (player 0's gives the value and its
+    best response) and the best responders' backward sweeps (:mod:`rcfr.evaluate`)."""
+    b, sb = tree.bounds, tree.seq_bounds
+    K.realization_plan(probs, 0, b[2], tree.seq_start, tree.num_actions, tree.parent_seq, plan)
+    S = sb[2]
+    terminal_values(0, plan, T, dense, sb[0], sb[1], acc)
+    value = 0.0
+    for s in range(sb[0], sb[1]):
+        value += acc[s] * plan[s]
+    value += acc[S] * plan[S]
+    br0 = K.best_response(0, b[0], b[1], tree.seq_start, tree.num_actions, tree.parent_seq,
+                          acc, br)
+    terminal_values(1, plan, T, dense, sb[1], sb[2], acc)
+    br1 = K.best_response(1, b[1], b[2], tree.seq_start, tree.num_actions, tree.parent_seq,
+                          acc, br)
+    return value, br0, br1
 
 
 @njit(cache=True)
@@ -204,23 +255,107 @@ def public_pass(p_lo, p_hi, weight, tree, T, dense, strategy, avg, work):
 
 
 @njit(cache=True)
+def _plan(strategy, i_lo, i_hi, seq_start, num_actions, parent_seq, plan, weight, avg,
+          average):
+    """:func:`rcfr.kernels.realization_plan` for infosets ``[i_lo, i_hi)``, adding ``weight``
+    times the plan to ``avg`` on the way where ``average`` (:func:`accumulate_average`'s
+    arithmetic)."""
+    for i in range(i_lo, i_hi):
+        base = plan[parent_seq[i]]
+        start = seq_start[i]
+        end = start + num_actions[i]
+        if average:
+            for s in range(start, end):
+                x = base * strategy[s]
+                plan[s] = x
+                avg[s] += weight * x
+        else:
+            for s in range(start, end):
+                plan[s] = base * strategy[s]
+
+
+@njit(cache=True)
+def _regrets_absorbed(p, t, rule, link_kind, link_param, strategy, tree, acc, inst, regrets,
+                      prediction, values):
+    """Player ``p``'s counterfactual regrets (:func:`rcfr.kernels.counterfactual_regrets`)
+    absorbed by ``rule`` and re-linked (:func:`absorb`).  For CFR and CFR+ with regret
+    matching each information set is absorbed as soon as its value is backed up (the backward
+    sweep reads no strategy below it again): the same arithmetic in one sweep."""
+    lo, hi = tree.bounds[p], tree.bounds[p + 1]
+    seq_start, num_actions, parent_seq = tree.seq_start, tree.num_actions, tree.parent_seq
+    if (rule.kind != PLAIN and rule.kind != CLIPPED) or link_kind != POLYNOMIAL:
+        K.counterfactual_regrets(p, strategy, lo, hi, seq_start, num_actions, parent_seq, acc,
+                                 inst)
+        absorb(p, t, rule, link_kind, link_param, tree, inst, regrets, prediction, values,
+               strategy)
+        return
+    clipped = rule.kind == CLIPPED
+    matching = link_param == 2.0  # regret matching, written out (link_slice's arithmetic)
+    for i in range(hi - 1, lo - 1, -1):
+        start = seq_start[i]
+        end = start + num_actions[i]
+        v = 0.0
+        for s in range(start, end):
+            v += strategy[s] * acc[s]
+        acc[parent_seq[i]] += v
+        if not matching:
+            for s in range(start, end):
+                r = regrets[s] + (acc[s] - v)
+                regrets[s] = (r if r > 0.0 else 0.0) if clipped else r
+            link_slice(POLYNOMIAL, link_param, regrets, start, end, strategy)
+            continue
+        total = 0.0
+        for s in range(start, end):
+            r = regrets[s] + (acc[s] - v)
+            if clipped:
+                r = r if r > 0.0 else 0.0
+            regrets[s] = r
+            total += r if r > 0.0 else 0.0
+        if total > 0.0:
+            for s in range(start, end):
+                r = regrets[s]
+                strategy[s] = (r if r > 0.0 else 0.0) / total
+        else:
+            u = 1.0 / (end - start)
+            for s in range(start, end):
+                strategy[s] = u
+
+
+@njit(cache=True)
 def run_public(n_iters, t0, alternating, avg_power, rule, link_kind, link_param, tree, T, dense,
                regrets, prediction, values, strategy, avg, work):
     """``n_iters`` iterations of vector-form CFR with any update ``rule``, in the order of
-    :func:`rcfr.solvers.loop.run_tabular` (so both forms give the same strategies)."""
+    :func:`rcfr.solvers.loop.run_tabular` (so both forms give the same strategies), fused: a
+    player's realization plan is recomputed only after its strategy changed, averaging rides
+    on the plan and absorbing on the backward sweep."""
+    b, sb = tree.bounds, tree.seq_bounds
+    seq_start, num_actions, parent = tree.seq_start, tree.num_actions, tree.parent_seq
+    plan, acc, inst = work.plan, work.acc, work.inst
     for it in range(n_iters):
         t = t0 + it + 1
         weight = float(t) ** avg_power
         if alternating:
-            for p in range(2):
-                public_pass(p, p + 1, weight, tree, T, dense, strategy, avg, work)
-                absorb(p, t, rule, link_kind, link_param, tree, work.inst, regrets, prediction,
-                       values, strategy)
+            # player 0's plan is current from its update in the previous iteration on
+            if it == 0:
+                _plan(strategy, b[0], b[1], seq_start, num_actions, parent, plan, weight, avg,
+                      True)
+            _plan(strategy, b[1], b[2], seq_start, num_actions, parent, plan, weight, avg, True)
+            terminal_values(0, plan, T, dense, sb[0], sb[1], acc)
+            _regrets_absorbed(0, t, rule, link_kind, link_param, strategy, tree, acc, inst,
+                              regrets, prediction, values)
+            nxt = float(t + 1) ** avg_power
+            _plan(strategy, b[0], b[1], seq_start, num_actions, parent, plan, nxt, avg,
+                  it + 1 < n_iters)
+            terminal_values(1, plan, T, dense, sb[1], sb[2], acc)
+            _regrets_absorbed(1, t, rule, link_kind, link_param, strategy, tree, acc, inst,
+                              regrets, prediction, values)
         else:
-            public_pass(0, 2, weight, tree, T, dense, strategy, avg, work)
+            _plan(strategy, b[0], b[2], seq_start, num_actions, parent, plan, weight, avg, True)
             for p in range(2):
-                absorb(p, t, rule, link_kind, link_param, tree, work.inst, regrets, prediction,
-                       values, strategy)
+                terminal_values(p, plan, T, dense, sb[p], sb[p + 1], acc)
+            for p in range(2):  # (both sweeps read the plan at the same strategies)
+                _regrets_absorbed(p, t, rule, link_kind, link_param, strategy, tree, acc, inst,
+                                  regrets, prediction, values)
 
 
 class PublicFullWidthPass:
@@ -228,12 +363,8 @@ class PublicFullWidthPass:
 
     def __init__(self, tree: PublicTree) -> None:
         self.tree = tree
-        self.dense = tree.pairing == "dense"
-        self.arrays = FullTree(
-            np.array([0, tree.num_infosets_per_player[0], tree.num_infosets], dtype=np.int64),
-            np.array([0, tree.num_sequences_per_player[0], tree.num_sequences], dtype=np.int64),
-            tree.infoset_seq_start, tree.infoset_num_actions, tree.infoset_parent_seq,
-            np.zeros((2, 0), dtype=np.int32), np.zeros(0))  # no history terminals
+        self.dense = False  # (True: the n0 x n1 reference evaluation)
+        self.arrays = tree._full_arrays  # (no history terminals)
         S = tree.num_sequences
         self.work = FullWork(K.padded(S), np.zeros(S + 2), np.zeros(S))
 

@@ -63,6 +63,7 @@ from .tree import KIND_CHANCE, KIND_TERMINAL, SequenceIndex, StringTable
 PublicArrays = namedtuple("PublicArrays", [
     "num_private",  # int64 [2]
     "exclusive",  # bool: W = outer(w0, w1) * [x0 != x1]
+    "dense_deal",  # bool: W is given as a matrix (no factors; ``weight`` is 0)
     "node_ctx", "node_seq_base", "node_num_actions",  # per public node
     "term_ctx", "term_rule", "term_value", "term_q", "term_face",  # per public terminal
     "term_miss",  # COUNT_RULE: player 0's payoff if the bid fails (term_value: if it holds)
@@ -75,11 +76,13 @@ PublicArrays = namedtuple("PublicArrays", [
     "row_of",  # int32 [2, C, nmax]: row of the private state at nodes of context C (-1)
     "full",  # bool [2, C]: row_of[p, c, x] == x for every x (every state possible and seen)
     "rank", "rank_order", "num_valid",  # showdown ranks, valid states sorted by rank, counts
+    "rank_lt", "rank_le",  # int64 [2, C, nmax]: the opponent's valid states ranked below
+    # (not above) each state
     "joint",  # float64 [C, n0, n1]: the joint weights
     "counts",  # int64 [2, faces, nmax]: dice of each private state counting for a face
     "max_count",  # int64 [2]
     "matrix",  # float64 [C, n0, n1]: MATRIX_RULE's payoffs per unit of stake ([1, 1, 1]: none)
-    "pay",  # float64 [C, n0, n1]: matrix, times [x0 != x1] for an exclusive deal
+    "pay",  # float64 [C, n0, n1]: matrix times the joint weights (dense deal) or [x0 != x1]
 ])
 
 
@@ -117,6 +120,7 @@ class PublicTree(SequenceIndex):
     arrays: PublicArrays = field(repr=False)
     pairing: str = "dense"
     form: str = "public"
+    _eval_scratch: tuple | None = field(default=None, repr=False)
     _fingerprint_tag = "|public"
 
     # -- sizes ---------------------------------------------------------------------------
@@ -219,8 +223,35 @@ class PublicTree(SequenceIndex):
         from .public_passes import terminal_values
 
         seqs = self.player_sequences(player)
-        terminal_values(player, plan, self.arrays, dense or self.pairing == "dense",
+        terminal_values(player, plan, self.arrays, dense,
                         seqs.start, seqs.stop, acc)
+
+    def evaluate(self, probs: np.ndarray) -> tuple[float, float, float]:
+        """Player 0's value and both best-response values of the behavioural profile
+        ``probs`` (one numba call, :func:`rcfr.public_passes.evaluate_public`)."""
+        from .public_passes import evaluate_public
+
+        S = self.num_sequences
+        scratch = self._eval_scratch
+        if scratch is None or scratch[0].shape[0] != S + 2:
+            from .kernels import padded
+
+            scratch = self._eval_scratch = (padded(S), np.empty(S + 2), np.empty(S))
+        plan, acc, br = scratch
+        v, b0, b1 = evaluate_public(np.ascontiguousarray(probs, dtype=np.float64),
+                                    self._full_arrays, self.arrays, False,
+                                    plan, acc, br)
+        return float(v), float(b0), float(b1)
+
+    @cached_property
+    def _full_arrays(self):
+        from .solvers.loop import FullTree
+
+        return FullTree(
+            np.array([0, self.num_infosets_per_player[0], self.num_infosets], dtype=np.int64),
+            np.array([0, self.num_sequences_per_player[0], self.num_sequences], dtype=np.int64),
+            self.infoset_seq_start, self.infoset_num_actions, self.infoset_parent_seq,
+            np.zeros((2, 0), dtype=np.int32), np.zeros(0))
 
     def expected_value(self, plan: np.ndarray) -> float:
         """Player 0's expected payoff under the padded realization plans."""
@@ -290,6 +321,7 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> Publ
     ctx_obs = [_observations(spec.root, n)]
     ctx_ranks: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     ctx_matrix: dict[int, np.ndarray] = {}
+    ctx_of: dict[tuple, int] = {}
 
     states = [spec.root]
     kind, parent, action_in, ctx = [], [-1], [-1], [0]
@@ -324,22 +356,31 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> Publ
             nact.append(0)
             for o in state.legal_actions():
                 f = state.chance_factor(o)
-                if isinstance(f, tuple):
-                    if ctx_factors[c] is None:
-                        raise RcfrError("factored chance in a dense deal")
-                    w0, w1 = ctx_factors[c]
-                    nw = (w0 * np.asarray(f[0]), w1 * np.asarray(f[1]))
-                    ctx_factors.append(nw)
-                    ctx_joint.append(_joint(nw[0], nw[1], spec.pairing))
-                else:
-                    ctx_factors.append(None)
-                    ctx_joint.append(ctx_joint[c] * np.asarray(f, dtype=np.float64))
-                states.append(state.child(o))
-                ctx_parent.append(c)
-                ctx_obs.append(_observations(states[-1], n))
+                child = state.child(o)
+                obs = _observations(child, n)
+                # the same outcome from one context, reweighing and observed alike (the same
+                # board after any betting), leads to one shared context (whose showdown ranks
+                # and payoff matrices are asked once)
+                key = (c, o, _key(f), *(None if x is None else x.tobytes() for x in obs))
+                cc = ctx_of.get(key)
+                if cc is None:
+                    if isinstance(f, tuple):
+                        if ctx_factors[c] is None:
+                            raise RcfrError("factored chance in a dense deal")
+                        w0, w1 = ctx_factors[c]
+                        nw = (w0 * np.asarray(f[0]), w1 * np.asarray(f[1]))
+                        ctx_factors.append(nw)
+                        ctx_joint.append(_joint(nw[0], nw[1], spec.pairing))
+                    else:
+                        ctx_factors.append(None)
+                        ctx_joint.append(ctx_joint[c] * np.asarray(f, dtype=np.float64))
+                    ctx_parent.append(c)
+                    ctx_obs.append(obs)
+                    cc = ctx_of[key] = len(ctx_joint) - 1
+                states.append(child)
                 parent.append(i)
                 action_in.append(o)
-                ctx.append(len(ctx_joint) - 1)
+                ctx.append(cc)
                 for p in (0, 1):
                     last[p].append(last[p][i])
                     last_act[p].append(last_act[p][i])
@@ -395,6 +436,13 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> Publ
                 rank[p, c, : n[p]] = ctx_ranks[c][p]
             ok = np.flatnonzero(valid[p, c])
             rank_order[p, c, : ok.size] = ok[np.argsort(rank[p, c, ok], kind="stable")]
+    rank_lt = np.zeros((2, C, nmax), dtype=np.int64)
+    rank_le = np.zeros((2, C, nmax), dtype=np.int64)
+    for c in ctx_ranks:
+        for p in (0, 1):
+            theirs = np.sort(rank[1 - p, c, np.flatnonzero(valid[1 - p, c])])
+            rank_lt[p, c, : n[p]] = np.searchsorted(theirs, rank[p, c, : n[p]], side="left")
+            rank_le[p, c, : n[p]] = np.searchsorted(theirs, rank[p, c, : n[p]], side="right")
     H = np.asarray(spec.deal_histories, dtype=np.int64) * (joint > 0)
     ctx_histories = H.reshape(C, -1).sum(axis=1)
     ctx_joint_states = (joint > 0).reshape(C, -1).sum(axis=1)
@@ -464,12 +512,14 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> Publ
         matrix = np.zeros((C, n[0], n[1]))
         for c, m in ctx_matrix.items():
             matrix[c] = m
-        pay = matrix * _joint(np.ones(n[0]), np.ones(n[1]), spec.pairing)
+        pay = matrix * (joint if spec.pairing == "dense" else _joint(
+            np.ones(n[0]), np.ones(n[1]), spec.pairing))
     tl = last_node[:, terminal_nodes]
     tls = np.maximum(tl, 0)
     arrays = PublicArrays(
         num_private=np.asarray(n, dtype=np.int64),
         exclusive=spec.pairing == "exclusive",
+        dense_deal=spec.pairing == "dense",
         node_ctx=node_ctx,
         node_seq_base=node_seq_base,
         node_num_actions=node_nact,
@@ -490,6 +540,8 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> Publ
         full=full,
         rank=rank,
         rank_order=rank_order,
+        rank_lt=rank_lt,
+        rank_le=rank_le,
         num_valid=num_valid,
         joint=joint,
         counts=counts,
@@ -524,6 +576,13 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> Publ
         arrays=arrays,
         pairing=spec.pairing,
     )
+
+
+def _key(f) -> tuple:
+    """A chance factor as a dictionary key."""
+    if isinstance(f, tuple):
+        return tuple(np.asarray(x, dtype=np.float64).tobytes() for x in f)
+    return (np.asarray(f, dtype=np.float64).tobytes(),)
 
 
 def _observations(state: PublicState, n: tuple[int, int]) -> tuple:

@@ -41,7 +41,7 @@ from .ehs import (
     tie_groups,
 )
 
-ALGORITHM_VERSION = 1  # bump when the definition of the buckets changes (invalidates caches)
+ALGORITHM_VERSION = 2  # bump when what is stored changes (invalidates cached files)
 MAX_BUCKETS = 32
 
 
@@ -91,6 +91,14 @@ class HoldemAbstraction:
         # the bounds are the least and greatest values met, computed by the same arithmetic
         inside = (self.flop_bounds[pre, :, 0] <= hs2) & (hs2 <= self.flop_bounds[pre, :, 1])
         return pre * self.buckets + int(np.flatnonzero(inside)[0])
+
+    def flop_given_preflop(self) -> np.ndarray:
+        """``[p, q, k, l]`` = P(flop buckets k and l | preflop buckets p and q): the chance node
+        between the two betting rounds (zero where ``preflop_joint[p, q]`` is 0)."""
+        b = self.buckets
+        cells = self.joint.reshape(b, b, b, b).transpose(0, 2, 1, 3)
+        pre = self.preflop_joint[:, :, None, None]
+        return np.divide(cells, pre, out=np.zeros_like(cells), where=pre > 0)
 
     def __repr__(self) -> str:
         return (f"HoldemAbstraction(buckets={self.buckets}, ranks={self.ranks}, "
@@ -212,7 +220,8 @@ def build_abstraction_arrays(buckets: int, ranks: int, suits: int) -> dict[str, 
         raise RcfrError(f"internal error: {int(joint.sum())} deals counted, not {total}")
     showdown = np.divide(show, joint, out=np.zeros((nseq, nseq)), where=joint > 0)
     probs = joint / total
-    preflop_joint = probs.reshape(buckets, buckets, buckets, buckets).sum(axis=(1, 3))
+    # from the integer counts, so that it is exactly symmetric too
+    preflop_joint = joint.reshape(buckets, buckets, buckets, buckets).sum(axis=(1, 3)) / total
     return {"joint": probs, "showdown": showdown, "preflop_joint": preflop_joint,
             "hole_ehs2": ehs2, "hole_bucket": pre.astype(np.int64),
             "preflop_bounds": _bounds(ehs2, pre, buckets), "flop_bounds": flop_bounds}

@@ -92,11 +92,13 @@ def player_regrets(player, strategy, tree, plan, acc, inst):
 
 
 @njit(cache=True)
-def full_width_pass(p_lo, p_hi, weight, tree, strategy, avg, work):
+def full_width_pass(p_lo, p_hi, weight, tree, strategy, avg, work, stale_lo=0, stale_hi=2):
     """Players ``[p_lo, p_hi)`` at the same strategy: their regrets into ``work.inst`` and
-    ``weight`` times their realization plans into the average-strategy sums."""
-    K.realization_plan(strategy, 0, tree.bounds[2], tree.seq_start, tree.num_actions,
-                       tree.parent_seq, work.plan)
+    ``weight`` times their realization plans into the average-strategy sums.  The realization
+    plans of players ``[stale_lo, stale_hi)`` are recomputed; the others' must be current in
+    ``work.plan``."""
+    K.realization_plan(strategy, tree.bounds[stale_lo], tree.bounds[stale_hi], tree.seq_start,
+                       tree.num_actions, tree.parent_seq, work.plan)
     for p in range(p_lo, p_hi):
         player_regrets(p, strategy, tree, work.plan, work.acc, work.inst)
     for p in range(p_lo, p_hi):
@@ -121,9 +123,11 @@ def run_tabular(n_iters, t0, alternating, avg_power, rule, link_kind, link_param
     for it in range(n_iters):
         t = t0 + it + 1
         weight = float(t) ** avg_power
-        if alternating:
+        if alternating:  # after the first pass only the last updated player's plan is stale
             for p in range(2):
-                full_width_pass(p, p + 1, weight, tree, strategy, avg, work)
+                first = it == 0 and p == 0
+                full_width_pass(p, p + 1, weight, tree, strategy, avg, work,
+                                0 if first else 1 - p, 2 if first else 2 - p)
                 absorb(p, t, rule, link_kind, link_param, tree, work.inst, regrets, prediction,
                        values, strategy)
         else:

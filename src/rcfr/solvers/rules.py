@@ -20,6 +20,16 @@ reads, and how the average strategy is weighted (ARCHITECTURE.md, the UpdateRule
 
 A rule is a small frozen object; the numba kernels read ``kind``, ``alpha`` and ``beta``
 (:class:`RuleParams`).
+
+Lazy discounting.  A sampled pass touches few information sets, so discounting every regret
+after every pass costs far more than the pass.  The discounted rules can instead keep, per
+information set, the running products of the positive and negative discount factors at its
+last update (:class:`LazyDiscount`) and apply the factors of the skipped iterations when the set
+is next touched: an untouched regret gets no new regret (``v = R``), so its sign never changes
+(a positive factor keeps ``R > 0``, ``R < 0``, ``0`` and ``-0.0`` as they are) and the skipped
+steps multiply it by the product of the factors of its sign, exactly what the eager discount
+does one step at a time (up to rounding).  The products are kept as mantissa and exponent, so
+``beta = 0`` (a factor 1/2 per iteration) never underflows them.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
+import numpy as np
 from numba import njit
 
 from ..errors import RcfrError
@@ -142,9 +153,9 @@ def parse_rule(spec: str | UpdateRule | None) -> UpdateRule:
 
 @njit(cache=True)
 def discount(t, power):
-    """``t^power / (t^power + 1)``."""
+    """``t^power / (t^power + 1)`` (1 where ``t^power`` overflows)."""
     w = float(t) ** power
-    return w / (w + 1.0)
+    return 1.0 if w == math.inf else w / (w + 1.0)
 
 
 @njit(cache=True)
@@ -185,3 +196,89 @@ def link_input(rule, regrets, pred, s_lo, s_hi, out):
     for s in range(s_lo, s_hi):
         out[s] = regrets[s] + pred[s]
     return out
+
+
+# -- lazy discounting ---------------------------------------------------------------------------
+POSITIVE, NEGATIVE = 0, 1  # the two products: factors of regrets >= 0, and of regrets < 0
+ZERO_EXPONENT = 1 << 12  # a zero factor: the product's exponent drops below any double's
+MIN_EXPONENT = -2200  # ldexp by less gives 0 for every finite double
+
+
+class LazyDiscount(NamedTuple):
+    """Lazily discounted regrets (see the module docstring): ``raw[s]`` is the regret of ``s``
+    as of its information set's last update; the true regret is ``raw[s]`` times the product
+    of the discount factors (of its sign) since then, ``clock[p] / mark[i]``.  A product is
+    ``m * 2**e`` with ``m`` in ``[0.5, 1)``."""
+
+    raw: np.ndarray  # (sequences,)
+    mark_m: np.ndarray  # (infosets, 2): the player's products at the set's last update
+    mark_e: np.ndarray  # (infosets, 2) int64
+    clock_m: np.ndarray  # (2, 2): each player's products over its updates so far
+    clock_e: np.ndarray  # (2, 2) int64
+
+
+def lazy_discount(regrets: np.ndarray, num_infosets: int) -> LazyDiscount:
+    """Lazy state whose true regrets are ``regrets`` (every product 1 = 0.5 * 2**1)."""
+    return LazyDiscount(np.array(regrets, dtype=np.float64), np.full((num_infosets, 2), 0.5),
+                        np.ones((num_infosets, 2), dtype=np.int64), np.full((2, 2), 0.5),
+                        np.ones((2, 2), dtype=np.int64))
+
+
+@njit(cache=True)
+def scale_by(m, e, f):
+    """The product ``m * 2**e`` times ``f`` in ``[0, 1]``, as ``(mantissa, exponent)``."""
+    if f == 0.0:
+        return m, e - ZERO_EXPONENT
+    fm, fe = math.frexp(f)
+    m2, me = math.frexp(m * fm)
+    return m2, e + fe + me
+
+
+@njit(cache=True)
+def catch_up(lazy, p, info, s0, s1, out):
+    """``out[s0:s1]`` = the true regrets of information set ``info`` of player ``p``: its raw
+    regrets times the factors of their sign since its last update, ``clock[p] / mark[info]``
+    (scaled by its exponent apart when the product alone would leave a double's range while
+    the regret times it need not)."""
+    cm, ce, mm, me = lazy.clock_m, lazy.clock_e, lazy.mark_m, lazy.mark_e
+    q_up = cm[p, POSITIVE] / mm[info, POSITIVE]
+    d_up = max(ce[p, POSITIVE] - me[info, POSITIVE], MIN_EXPONENT)
+    q_down = cm[p, NEGATIVE] / mm[info, NEGATIVE]
+    d_down = max(ce[p, NEGATIVE] - me[info, NEGATIVE], MIN_EXPONENT)
+    if d_up >= -1000 and d_down >= -1000:
+        up = math.ldexp(q_up, d_up)
+        down = math.ldexp(q_down, d_down)
+        for s in range(s0, s1):
+            r = lazy.raw[s]
+            out[s] = r * (up if r >= 0.0 else down)
+    else:
+        for s in range(s0, s1):
+            r = lazy.raw[s]
+            out[s] = math.ldexp(r * q_up, d_up) if r >= 0.0 else math.ldexp(r * q_down, d_down)
+
+
+@njit(cache=True)
+def tick(lazy, p, t, rule):
+    """Player ``p``'s products advance by iteration ``t``'s factors."""
+    pos = discount(t, rule.alpha)
+    neg = discount(t, rule.beta)
+    cm, ce = lazy.clock_m, lazy.clock_e
+    cm[p, POSITIVE], ce[p, POSITIVE] = scale_by(cm[p, POSITIVE], ce[p, POSITIVE], pos)
+    cm[p, NEGATIVE], ce[p, NEGATIVE] = scale_by(cm[p, NEGATIVE], ce[p, NEGATIVE], neg)
+
+
+@njit(cache=True)
+def stamp(lazy, p, info):
+    """Information set ``info`` of player ``p`` is up to date with ``p``'s products."""
+    for k in range(2):
+        lazy.mark_m[info, k] = lazy.clock_m[p, k]
+        lazy.mark_e[info, k] = lazy.clock_e[p, k]
+
+
+@njit(cache=True)
+def true_regrets(lazy, bounds, seq_start, num_actions, out):
+    """Every information set's true regrets into ``out`` (the lazy state is unchanged)."""
+    for p in range(2):
+        for info in range(bounds[p], bounds[p + 1]):
+            s0 = seq_start[info]
+            catch_up(lazy, p, info, s0, s0 + num_actions[info], out)

@@ -38,9 +38,16 @@ information sets it touched into ``inst`` and the regret estimator absorbs them 
 the fused tabular kernel (sparse update of the touched sets) and the Python path (dense
 ``estimator.update(player, inst, t)``, any estimator) give bit-identical results.  The update
 rule (:mod:`rcfr.solvers.rules`) is ``cfr`` or ``cfr+`` with every scheme; ``lcfr`` and ``dcfr``
-with external sampling discount the player's whole table after each of its passes (Brown &
-Sandholm 2019 use discounting with external sampling), which costs O(sequences) per pass; the
-predictive rules and discounting with the other schemes are refused (:func:`check_rule`).
+with external sampling (Brown & Sandholm 2019 use discounting with external sampling) discount
+the player's whole table after each of its passes.  The fused kernel does it lazily
+(:class:`~rcfr.solvers.rules.LazyDiscount`): a touched information set first catches up with the
+factors of the iterations it missed, then takes the new regrets and this iteration's factor;
+the untouched sets' strategies stay as they are, which is exact for the polynomial links
+(regret matching), whose strategy a discount of every positive regret by one factor does not
+change.  The result equals the eager discount up to rounding (tested to 1e-12), and the lazy
+state is checkpointed, so a resumed run is bit-identical.  With the exponential link, and
+through the Python loop, the whole table is discounted after each pass.  The predictive rules
+and discounting with the other schemes are refused (:func:`check_rule`).
 
 Implementation.  A pass is two sweeps over a node list, no recursion: a breadth-first sweep
 draws the samples and appends the visited children (parents come before children), then a
@@ -61,10 +68,24 @@ from numba import njit
 from ..errors import RcfrError
 from ..evaluate import exploitability
 from ..kernels import padded, realization_plan
-from ..links import Link, apply_link
+from ..links import POLYNOMIAL, Link, apply_link, link_slice
 from ..tree import KIND_CHANCE, KIND_TERMINAL, GameTree, compile_game
 from .loop import RegretSolver, full_tree, player_regrets
-from .rules import CLIPPED, DISCOUNTED, PLAIN, UpdateRule, link_input, rule_update
+from .rules import (
+    CLIPPED,
+    DISCOUNTED,
+    PLAIN,
+    LazyDiscount,
+    UpdateRule,
+    catch_up,
+    discount,
+    lazy_discount,
+    link_input,
+    rule_update,
+    stamp,
+    tick,
+    true_regrets,
+)
 from .tabular import legacy_rule
 
 CS, ES, OS, AS = 0, 1, 2, 3
@@ -355,14 +376,39 @@ def absorb_touched(p, t, nt, touched, inst, rule, link_kind, link_param, tree, b
 
 
 @njit(cache=True)
+def absorb_lazily(p, t, nt, touched, inst, rule, link_kind, link_param, seq_start, num_actions,
+                  lazy, strategy):
+    """A discounted rule after player ``p``'s pass, lazily (:class:`LazyDiscount`): each touched
+    information set catches up with the factors it missed (through ``t - 1``), adds its new
+    regrets, is discounted by iteration ``t``'s factor of their sign and gets the link; then
+    ``p``'s products advance by ``t`` and the touched sets are marked up to date."""
+    raw = lazy.raw
+    pos = discount(t, rule.alpha)
+    neg = discount(t, rule.beta)
+    for k in range(nt):
+        info = touched[k]
+        s0 = seq_start[info]
+        s1 = s0 + num_actions[info]
+        catch_up(lazy, p, info, s0, s1, raw)
+        for s in range(s0, s1):
+            v = raw[s] + inst[s]
+            raw[s] = v * (pos if v >= 0.0 else neg)
+        link_slice(link_kind, link_param, raw, s0, s1, strategy)
+    tick(lazy, p, t, rule)
+    for k in range(nt):
+        stamp(lazy, p, touched[k])
+
+
+@njit(cache=True)
 def run_sampled(scheme, max_iters, node_budget, t0, avg_power, rule, link_kind, link_param,
                 epsilon, beta, tau, tree, bounds, seq_bounds, regrets, prediction, values,
-                strategy, avg, rng, counter, inst, work):
+                strategy, avg, rng, counter, inst, work, lazy, lazily):
     """Iterations of Monte Carlo CFR with the tabular estimator, entirely in numba: a pass for
     player 0, its update, then a pass for player 1.  Stops after ``max_iters`` iterations or
-    once ``node_budget`` histories have been visited (whole iterations).  Returns
+    once ``node_budget`` histories have been visited (whole iterations).  With ``lazily`` a
+    discounted rule updates ``lazy`` (:func:`absorb_lazily`) instead of ``regrets``.  Returns
     ``(iterations, histories visited)``."""
-    dense = rule.kind != PLAIN and rule.kind != CLIPPED
+    dense = rule.kind != PLAIN and rule.kind != CLIPPED and not lazily
     it = 0
     nodes = 0
     while it < max_iters and nodes < node_budget:
@@ -376,8 +422,12 @@ def run_sampled(scheme, max_iters, node_budget, t0, avg_power, rule, link_kind, 
             n, nt = sampled_pass(scheme, p, weight, epsilon, beta, tau, tree, strategy, avg,
                                  rng, inst, work, counter[0])
             nodes += n
-            absorb_touched(p, t, nt, work.touched, inst, rule, link_kind, link_param, tree,
-                           bounds, seq_bounds, regrets, prediction, values, strategy)
+            if lazily:
+                absorb_lazily(p, t, nt, work.touched, inst, rule, link_kind, link_param,
+                              tree.seq_start, tree.num_actions, lazy, strategy)
+            else:
+                absorb_touched(p, t, nt, work.touched, inst, rule, link_kind, link_param, tree,
+                               bounds, seq_bounds, regrets, prediction, values, strategy)
         it += 1
     return it, nodes
 
@@ -528,6 +578,8 @@ class SampledPass:
         self.counter = np.zeros(1, dtype=np.int64)
         ft = full_tree(tree)
         self.bounds, self.seq_bounds = ft.bounds, ft.seq_bounds
+        self.lazy: LazyDiscount | None = None  # the fused kernel's lazily discounted regrets
+        self._lazy_of: np.ndarray | None = None  # the regrets array the lazy state stands for
 
     def run(self, players, strategy, weight, avg, inst) -> int:
         (player,) = players
@@ -541,16 +593,58 @@ class SampledPass:
     def fuses(self, rule: UpdateRule) -> bool:
         return True
 
+    @staticmethod
+    def discounts_lazily(solver: RegretSolver) -> bool:
+        """Whether the fused kernel discounts lazily: a discounted rule with a polynomial link
+        (whose strategies a common discount of the positive regrets leaves unchanged)."""
+        return solver.rule_.kind == DISCOUNTED and solver.link_.kind == POLYNOMIAL
+
+    def lazy_state(self, solver: RegretSolver) -> LazyDiscount:
+        """The lazy state standing for the estimator's regrets (rebuilt from them when they were
+        replaced, e.g. by a checkpoint without one)."""
+        regrets = solver.estimator_.regrets
+        if self.lazy is None or self._lazy_of is not regrets:
+            self.lazy = lazy_discount(regrets, self.tree.num_infosets)
+            self._lazy_of = regrets
+        return self.lazy
+
     def run_fused(self, solver: RegretSolver, max_iters: int, node_budget: int) -> None:
         est = solver.estimator_
+        lazily = self.discounts_lazily(solver)
+        lazy = self.lazy_state(solver) if lazily else _NO_LAZY
         its, nodes = run_sampled(
             self.scheme, max_iters, node_budget, solver.iteration, solver.avg_power_,
             solver.rule_.params, solver.link_.kind, solver.link_.param, self.epsilon,
             self.beta, self.tau, self.arrays, self.bounds, self.seq_bounds, est.regrets,
             est.prediction, est.values_, solver.strategy_, solver.avg_weights_, self.rng,
-            self.counter, solver._inst, self.work)
+            self.counter, solver._inst, self.work, lazy, lazily)
+        if lazily:  # the estimator's table shows the true regrets (the lazy state stays)
+            true_regrets(lazy, self.bounds, self.arrays.seq_start, self.arrays.num_actions,
+                         est.regrets)
         solver.iteration += int(its)
         solver.nodes_visited += int(nodes)
+
+
+_NO_LAZY = lazy_discount(np.zeros(0), 0)
+
+
+def _load_lazy(arrays: dict[str, np.ndarray], regrets: np.ndarray,
+               num_infosets: int) -> LazyDiscount:
+    """A checkpoint's lazy state (``ValueError`` unless it fits the game and is finite)."""
+    fresh = lazy_discount(regrets, num_infosets)
+    lazy = LazyDiscount(*(np.array(arrays[f"lazy_{k}"], dtype=v.dtype)
+                          for k, v in fresh._asdict().items()))
+    for got, want in zip(lazy, fresh, strict=True):
+        if got.shape != want.shape or (got.dtype == np.float64 and
+                                       not np.isfinite(got).all()):
+            raise ValueError("lazy discount state")
+    if not ((lazy.mark_m >= 0.5) & (lazy.mark_m < 1)).all() or not (
+            (lazy.clock_m >= 0.5) & (lazy.clock_m < 1)).all():
+        raise ValueError("lazy discount products")
+    for e in (lazy.mark_e, lazy.clock_e):
+        if not ((e <= 1) & (e >= -(1 << 60))).all():
+            raise ValueError("lazy discount exponents")
+    return lazy
 
 
 def check_rule(scheme: str, rule: UpdateRule) -> None:
@@ -572,8 +666,9 @@ class MCCFRSolver(RegretSolver):
     and ``tau >= 1`` (AS bonus and threshold, defaults 1e6 and 1000).  ``estimator`` defaults to
     the tabular one with ``rule`` (default ``cfr``; ``plus=True`` is ``cfr+``); ``lcfr`` and
     ``dcfr`` discount the whole table after each external-sampling pass (Brown & Sandholm
-    2019).  ``averaging`` as in :class:`RegretSolver`, except that it stays uniform for ``cfr``
-    and ``cfr+`` unless given; updates always alternate.  Any estimator gets the sampled regrets
+    2019), lazily in the fused kernel (see the module docstring).  ``averaging`` as in
+    :class:`RegretSolver`, except that it stays uniform for ``cfr`` and ``cfr+`` unless given;
+    updates always alternate.  Any estimator gets the sampled regrets
     (dense, zero outside the touched information sets) through the Python loop.  ``seed`` makes
     runs bit-identical; the generator's state is saved in checkpoints.  :attr:`nodes_visited`
     counts every history each pass touched.
@@ -620,14 +715,25 @@ class MCCFRSolver(RegretSolver):
                      "tau": self.tau_ if key == "as" else None})
         return info
 
+    def _lazily(self) -> bool:
+        return (self.fused_ and isinstance(self.pass_, SampledPass)
+                and SampledPass.discounts_lazily(self))
+
     def _extra_state(self) -> dict[str, np.ndarray]:
-        return {"rng_state": self.pass_.rng}
+        out = {"rng_state": self.pass_.rng}
+        if self._lazily():  # the lazy state too, so that a resumed run is bit-identical
+            out.update({f"lazy_{k}": v for k, v in
+                        self.pass_.lazy_state(self)._asdict().items()})
+        return out
 
     def _load_extra_state(self, arrays: dict[str, np.ndarray]) -> None:
         state = np.array(arrays["rng_state"], dtype=np.uint64)
         if state.shape != (1,):
             raise ValueError("rng_state")
         self.pass_.rng = state
+        if self._lazily() and "lazy_raw" in arrays:
+            self.pass_.lazy = _load_lazy(arrays, self.estimator_.regrets, self.tree.num_infosets)
+            self.pass_._lazy_of = self.estimator_.regrets
 
     def sample_regrets(self, player: int, samples: int = 1) -> np.ndarray:
         """Sampled regrets of ``player`` at the current strategy (:func:`sample_regrets` with
