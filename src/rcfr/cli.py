@@ -195,7 +195,8 @@ def games(
                                                           "sequences")),
                       ("~" if r["history_mb_estimated"] else "") + f"{r['history_mb']:,.1f}",
                       *(("-", "-") if r["public_nodes"] is None else
-                        (f"{r['public_nodes']:,}", f"{r['public_mb']:,.1f}")))
+                        (f"{r['public_nodes']:,}", ("~" if r.get("public_mb_estimated") else "")
+                         + f"{r['public_mb']:,.1f}")))
     out.print(table)
     if not names:
         families = [f"{k}: {v}" for k, v in descriptions.items()]

@@ -39,6 +39,7 @@ classes).
 
 from __future__ import annotations
 
+import hashlib
 from collections import namedtuple
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -142,6 +143,24 @@ class PublicTree(SequenceIndex):
         """Memory held by the compiled arrays, in bytes."""
         own = sum(v.nbytes for v in vars(self).values() if isinstance(v, np.ndarray))
         return int(own + sum(v.nbytes for v in self.arrays if isinstance(v, np.ndarray)))
+
+    def fingerprint(self) -> str:
+        """A hash of the public tree's structure (public nodes and their actions, each
+        information set's public node and private state, the private states' labels), which
+        fixes the information sets and their actions as the history form's key-by-key hash
+        does, in seconds where that takes minutes (2-NL Hold'em(36): 67 million information
+        sets).  Computed once."""
+        cached = self.__dict__.get("_fingerprint")
+        if cached is None:
+            h = hashlib.sha256(f"{self.game}{self._fingerprint_tag}|arrays".encode())
+            h.update("\n".join(self.structure.labels[0] + ["|"] + self.structure.labels[1])
+                     .encode())
+            for a in (self.node_kind, self.node_child_start, self.node_action,
+                      self.infoset_player, self.infoset_public_node, self.infoset_private,
+                      self.infoset_num_actions, self.seq_action):
+                h.update(np.ascontiguousarray(a).data)
+            cached = self.__dict__["_fingerprint"] = h.hexdigest()[:32]
+        return cached
 
     def sizes(self) -> dict:
         """The history form's sizes (histories, terminals, information sets, sequences) plus the
@@ -250,9 +269,12 @@ def offers_public_form(game: Game) -> bool:
     return callable(getattr(game, "public_structure", None))
 
 
-def compile_public(game: Game | str) -> PublicTree:
+def compile_public(game: Game | str,
+                   max_memory: str | float | int | None = None) -> PublicTree:
     """Walk ``game``'s public states breadth-first into a :class:`PublicTree` (cached on the
-    game object)."""
+    game object).  A game whose public form has a closed-form size is refused above the memory
+    budget (:func:`rcfr.budget.check_public`), any other above ``PUBLIC_NODE_BUDGET`` nodes."""
+    from .budget import check_public
     from .games.registry import load_game
 
     game = load_game(game)
@@ -262,11 +284,12 @@ def compile_public(game: Game | str) -> PublicTree:
     if not offers_public_form(game):
         raise RcfrError(f"{game} has no public form (its private information is not dealt by "
                         "chance alone, or it does not describe it); use the history form")
+    sized = check_public(game, max_memory)
     estimate = getattr(game, "num_public_nodes", None)
-    if callable(estimate) and estimate() > PUBLIC_NODE_BUDGET:
+    if not sized and callable(estimate) and estimate() > PUBLIC_NODE_BUDGET:
         raise RcfrError(f"{game} is too large for the public form: {estimate():,} public nodes "
                         f"(the budget is {PUBLIC_NODE_BUDGET:,})")
-    tree = _compile(game, game.public_structure())
+    tree = _compile(game, game.public_structure(), None if sized else PUBLIC_NODE_BUDGET)
     game._compiled_public = tree
     return tree
 
@@ -287,7 +310,7 @@ def _joint(w0: np.ndarray, w1: np.ndarray, pairing: str) -> np.ndarray:
     return W
 
 
-def _compile(game: Game, spec: PublicStructure) -> PublicTree:
+def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> PublicTree:
     n = (len(spec.labels[0]), len(spec.labels[1]))
     if spec.pairing == "exclusive" and n[0] != n[1]:
         raise RcfrError("an exclusive deal needs the same private states for both players")
@@ -313,9 +336,9 @@ def _compile(game: Game, spec: PublicStructure) -> PublicTree:
         player = state.current_player()
         child_start.append(len(states))
         c = ctx[i]
-        if len(states) > PUBLIC_NODE_BUDGET:
+        if node_budget is not None and len(states) > node_budget:
             raise RcfrError(f"{game} is too large for the public form: more than "
-                            f"{PUBLIC_NODE_BUDGET:,} public nodes")
+                            f"{node_budget:,} public nodes")
         if player == TERMINAL:
             kind.append(KIND_TERMINAL)
             nact.append(0)
@@ -661,11 +684,17 @@ BYTES_PER_HISTORY = 55  # the history form's memory per history (benchmarks/benc
 def form_sizes(game: Game | str) -> dict:
     """``game``'s sizes (the history form's counts, which both forms share) with each form's
     memory in MiB: measured where the form is compiled, estimated (``~``) for a history form
-    too large to build, ``None`` where a form does not exist."""
+    too large to build, ``None`` where a form does not exist.  A game with a closed form of its
+    sizes and more than ``CLOSED_FORM_NODES`` public nodes is not compiled: both memories are
+    then estimated."""
     from .games.registry import load_game
     from .tree import HISTORY_BUDGET, compile_game
 
     game = load_game(game)
+    closed, nodes = getattr(game, "closed_form_sizes", None), getattr(game, "num_public_nodes",
+                                                                         None)
+    if callable(closed) and callable(nodes) and nodes() > CLOSED_FORM_NODES:
+        return _closed_form_sizes(game)
     estimate = getattr(game, "num_histories", None)
     too_big = callable(estimate) and estimate() > HISTORY_BUDGET
     offered = offers_public_form(game)
@@ -683,4 +712,24 @@ def form_sizes(game: Game | str) -> dict:
     out["history_mb_estimated"] = history is None
     out["public_nodes"] = public.num_public_nodes if public else None
     out["public_mb"] = public.nbytes / 2**20 if public else None
+    out["public_mb_estimated"] = False
+    return out
+
+
+CLOSED_FORM_NODES = 200_000  # public nodes above which form_sizes reads a closed form
+
+
+def _closed_form_sizes(game: Game) -> dict:
+    """:func:`form_sizes` from the game's closed form, with both forms' memory estimated."""
+    from .budget import PUBLIC_TREE_BYTES_PER_SEQUENCE
+
+    sizes = game.closed_form_sizes()
+    keep = ("histories", "terminals", "chance_nodes", "decision_nodes", "infosets", "sequences",
+            "infosets_per_player", "sequences_per_player")
+    out = {k: sizes[k] for k in keep}
+    out["history_mb"] = BYTES_PER_HISTORY * out["histories"] / 2**20
+    out["history_mb_estimated"] = True
+    out["public_nodes"] = sizes["public_nodes"]
+    out["public_mb"] = PUBLIC_TREE_BYTES_PER_SEQUENCE * out["sequences"] / 2**20
+    out["public_mb_estimated"] = True
     return out

@@ -206,16 +206,19 @@ def compile_game(game, form: str = "auto", max_memory: str | float | int | None 
         estimate = getattr(game, "num_histories", None)
         big = callable(estimate) and estimate() > HISTORY_BUDGET
         public = callable(getattr(game, "public_structure", None))
-        if public:  # the public form only where it fits its own budget
+        if public:  # the public form only where it fits its own budget (or its memory
+            # guard judges it: then it says why not)
+            from .budget import public_sequences
             from .public_tree import PUBLIC_NODE_BUDGET
 
             nodes = getattr(game, "num_public_nodes", None)
-            public = not callable(nodes) or nodes() <= PUBLIC_NODE_BUDGET
+            public = (not callable(nodes) or nodes() <= PUBLIC_NODE_BUDGET
+                      or public_sequences(game) is not None)
         form = "public" if big and public else "history"
     if form == "public":
         from .public_tree import compile_public
 
-        return compile_public(game)
+        return compile_public(game, max_memory)
     cached = getattr(game, "_compiled_tree", None)
     if cached is not None:
         return cached

@@ -59,11 +59,11 @@ def _solver_options(spec: RunSpec, tree) -> dict[str, Any]:
 def _build(spec: RunSpec):
     """The compiled game and a fresh solver for ``spec`` (abstractions and update rules are
     passed on only when the spec sets them)."""
-    from ..solvers.run import make_solver
+    from ..solvers.run import solver_for
     from ..tree import compile_game
 
     tree = compile_game(spec.game)
-    return tree, make_solver(tree, spec.algorithm, **_solver_options(spec, tree))
+    return tree, solver_for(tree)(tree, spec.algorithm, **_solver_options(spec, tree))
 
 
 def execute(spec: RunSpec | str, directory: str | os.PathLike, *,

@@ -15,6 +15,7 @@ import os
 import re
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,8 @@ from ..fileio import check_writable, write_atomic
 from .spec import SweepSpec, load_sweep
 from .store import Store
 
-KINDS = ("rcfr_complexity", "mccfr_nodes", "frcfr_links", "convergence")
+KINDS = ("rcfr_complexity", "mccfr_nodes", "frcfr_links", "convergence", "mccfr_parameters",
+         "mccfr_stacks")
 SPEC_DIR = Path(__file__).resolve().parents[3] / "experiments"  # in a checkout
 
 DESCRIPTIONS = {
@@ -34,6 +36,10 @@ DESCRIPTIONS = {
     "frcfr_links": "exploitability vs hashing partitions for f-RCFR's links (D'Orazio et al. "
                    "2019, fig 2 right)",
     "convergence": "exploitability vs iterations (Morrill 2016, figs 4.2/4.4)",
+    "mccfr_parameters": "final exploitability of AS by epsilon, one line per beta (Gibson et "
+                        "al. 2012, fig 1a)",
+    "mccfr_stacks": "final exploitability / k by starting stack k for CS, ES, AS (Gibson et "
+                    "al. 2012, fig 2b)",
 }
 
 
@@ -124,6 +130,10 @@ def collect(sweep: SweepSpec, store: Store) -> dict[str, Any]:
         data.update(_collect_curves(done, store, "iterations"))
     elif kind == "frcfr_links":
         data.update(_collect_links(done))
+    elif kind == "mccfr_parameters":
+        data.update(_collect_parameters(done))
+    elif kind == "mccfr_stacks":
+        data.update(_collect_stacks(done))
     return data
 
 
@@ -231,7 +241,43 @@ def _curve_label(s: dict) -> str:
         name += " bootstrap"
     if s["algorithm"] in ("cfr", "cfr+", "rcfr", "rcfr+"):
         name += f", {_averaging(s)} averaging"
+    for key, symbol in (("epsilon", "ε"), ("beta", "β"), ("tau", "τ")):  # set: a sweep over it
+        if s.get(key) is not None:
+            name += f" {symbol}={s[key]:g}"
     return name
+
+
+def _collect_parameters(done: list[dict]) -> dict[str, Any]:
+    """Final exploitability by (beta, epsilon): Gibson et al.'s Figure 1a grid."""
+    groups: dict[tuple[str, float], list[float]] = defaultdict(list)
+    for r in done:
+        s = r["spec"]
+        key = (f"{float(s.get('beta', 1e6)):g}", float(s.get("epsilon", 0.05)))
+        groups[key].append(r["exploitability"])
+    return {"series": _final_series(groups, "epsilon", lambda beta: f"β = {beta}")}
+
+
+def _stack_of(game: str) -> int | None:
+    from ..games.registry import load_game
+
+    try:
+        stack = getattr(load_game(game), "stack", None)
+    except RcfrError:
+        return None
+    return int(stack) if isinstance(stack, int) else None
+
+
+def _collect_stacks(done: list[dict]) -> dict[str, Any]:
+    """Final exploitability divided by the starting stack, by stack and algorithm (Gibson et
+    al.'s Figure 2b); in game units (chips), so ``scale`` turns them into mbb/g per chip."""
+    groups: dict[tuple[str, int], list[float]] = defaultdict(list)
+    for r in done:
+        s = r["spec"]
+        k = _stack_of(s["game"])
+        if k is not None:
+            groups[(_curve_label(s), k)].append(r["exploitability"] / k)
+    nodes = sorted({r["spec"].get("nodes") for r in done if r["spec"].get("nodes")})
+    return {"series": _final_series(groups, "stack", str), "nodes": nodes}
 
 
 def _partitions(spec: dict) -> int | None:
@@ -251,20 +297,27 @@ def _collect_links(done: list[dict]) -> dict[str, Any]:
             references.append({"label": f"tabular {s['algorithm'].upper()} "
                                         f"({_averaging(s)} averaging)",
                                "exploitability": r["exploitability"]})
+    series = _final_series(groups, "partitions", lambda link: link + (
+        " (RCFR's regret matching)" if link == "poly:2" else ""))
+    return {"series": series, "references": references}
+
+
+def _final_series(groups: dict[tuple[str, Any], list[float]], x: str,
+                  label: Callable[[str], str]) -> dict[str, dict]:
+    """Final values grouped by ``(series, abscissa)``: per series, the abscissae (under
+    ``x``), the means over seeds with their 95% intervals, the runs and a label."""
     series: dict[str, dict] = {}
-    for (link, k), values in sorted(groups.items()):
-        row = series.setdefault(link, {"partitions": [], "exploitability": [], "ci95": [],
-                                       "runs": []})
+    for (name, at), values in sorted(groups.items()):
+        row = series.setdefault(name, {x: [], "exploitability": [], "ci95": [], "runs": []})
         mean, half = mean_ci(values)
-        row["partitions"].append(k)
+        row[x].append(at)
         row["exploitability"].append(mean)
         row["ci95"].append(half)
         row["runs"].append(values)
     seeds = max((len(v) for v in groups.values()), default=0)
-    for link, row in series.items():
-        row["label"] = _ci_label(link + (" (RCFR's regret matching)" if link == "poly:2" else ""),
-                                 seeds)
-    return {"series": series, "references": references}
+    for name, row in series.items():
+        row["label"] = _ci_label(label(name), seeds)
+    return series
 
 
 # -- plots --------------------------------------------------------------------------------------
@@ -336,12 +389,7 @@ def _plot_curves(axes, data) -> None:
 def _plot_links(axes, data) -> None:
     (ax,) = axes
     f = data["scale"]
-    for k, (_, row) in enumerate(data["series"].items()):
-        color = f"C{k % 10}"
-        y = [f * v for v in row["exploitability"]]
-        err = [f * (h or 0.0) for h in row["ci95"]]
-        ax.errorbar(row["partitions"], _positive(y), yerr=err if any(err) else None,
-                    marker="o", capsize=3, color=color, label=row["label"])
+    _errorbars(ax, data, "partitions")
     for k, ref in enumerate(data["references"]):
         ax.axhline(max(f * ref["exploitability"], 1e-12), color="k",
                    linestyle=(":", "-.")[k % 2], label=ref["label"])
@@ -351,8 +399,41 @@ def _plot_links(axes, data) -> None:
     ax.set_title(f"f-RCFR (ridge, tug-of-war hashing) on {data['game']} ({data['name']})")
 
 
+def _errorbars(ax, data, x: str) -> None:
+    """One line per series with its 95% intervals, ``x`` the series' key of the abscissae."""
+    f = data["scale"]
+    for k, (_, row) in enumerate(data["series"].items()):
+        y = [f * v for v in row["exploitability"]]
+        err = [f * (h or 0.0) for h in row["ci95"]]
+        ax.errorbar(row[x], _positive(y), yerr=err if any(err) else None, marker="o",
+                    capsize=3, color=f"C{k % 10}", label=row["label"])
+
+
+def _plot_parameters(axes, data) -> None:
+    (ax,) = axes
+    _errorbars(ax, data, "epsilon")
+    ax.set_yscale("log")
+    ax.set_xlabel("ε (AS's exploration)")
+    ax.set_ylabel(data["unit"])
+    ax.set_title(f"AS by ε and β on {data['game']} ({data['name']})")
+
+
+def _plot_stacks(axes, data) -> None:
+    (ax,) = axes
+    _errorbars(ax, data, "stack")
+    stacks = sorted({k for row in data["series"].values() for k in row["stack"]})
+    if stacks:
+        ax.set_xticks(stacks)
+    ax.set_yscale("log")
+    ax.set_xlabel("starting stack k (chips)")
+    ax.set_ylabel(data["unit"] + " / k")
+    budget = ", ".join(f"{n:.3g}" for n in data.get("nodes", []))
+    ax.set_title(f"after {budget} nodes visited ({data['name']})")
+
+
 _PLOTTERS = {"rcfr_complexity": (_plot_complexity, 2), "mccfr_nodes": (_plot_curves, 1),
-             "convergence": (_plot_curves, 1), "frcfr_links": (_plot_links, 1)}
+             "convergence": (_plot_curves, 1), "frcfr_links": (_plot_links, 1),
+             "mccfr_parameters": (_plot_parameters, 1), "mccfr_stacks": (_plot_stacks, 1)}
 
 
 def plot(data: dict[str, Any], path: str | os.PathLike) -> None:

@@ -14,6 +14,7 @@ from .kuhn import KuhnPoker
 from .leduc import LeducPoker
 from .liars_dice import LiarsDice
 from .matrix import MatrixGame, RockPaperScissors
+from .nl_holdem2 import NLHoldem2
 from .nl_one_card import NLOneCardPoker
 from .protocol import Game
 from .random_game import RandomGame
@@ -152,6 +153,9 @@ register("rps", RockPaperScissors, "rock-paper-scissors")
 register("matrix", MatrixGame, "matrix game: matrix(payoffs=[[..],..])")
 register("nl_one_card", NLOneCardPoker,
          "no-limit one-card poker (thesis): nl_one_card(cards=4,stack=10,ante=1)")
+register("nl_holdem2", NLHoldem2,
+         "2-NL Hold'em(k), five E[HS^2] buckets a round (Gibson et al. 2012): "
+         "nl_holdem2(stack=36,buckets=5,ranks=13,suits=4)")
 register("goofspiel", Goofspiel,
          "goofspiel, bids hidden: goofspiel(num_cards=5,points_order=descending,imp_info=true)")
 register("liars_dice", LiarsDice, "liar's dice / Bluff: liars_dice(dice=1,faces=6)")

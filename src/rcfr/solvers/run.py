@@ -162,6 +162,16 @@ def make_solver(game: GameTree | str, algorithm: str, *, rule: str | UpdateRule 
     return CFRSolver(game, rule_, **rest)
 
 
+def solver_for(tree) -> Callable[..., RegretSolver]:
+    """The solver factory of ``tree``'s form: :func:`make_solver`, or
+    :func:`rcfr.public_passes.make_public_solver` for a public tree."""
+    if getattr(tree, "form", None) == "public":
+        from ..public_passes import make_public_solver
+
+        return make_public_solver
+    return make_solver
+
+
 def _positive(name: str, value, allow_zero: bool = False) -> int:
     return whole_number(value, name, 0 if allow_zero else 1)
 
@@ -207,7 +217,7 @@ def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
         raise RcfrError(f"checkpoint-every must be a positive number of seconds, "
                         f"got {checkpoint_every!r}")
     tree = compile_game(game)
-    solver = solver if solver is not None else make_solver(tree, algorithm, **options)
+    solver = solver if solver is not None else solver_for(tree)(tree, algorithm, **options)
     solver._setup()  # validation and kernel loading happen outside the timed runs
     it0, nodes0 = solver.iteration, solver.nodes_visited
     chunk = eval_every if eval_every else max(1, min(1000, (iterations or 1000) // 100))
