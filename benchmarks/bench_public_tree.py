@@ -9,6 +9,7 @@ paper's scale (compile time, memory, one exploitability, one CFR+ iteration).
     .venv/bin/python benchmarks/bench_public_tree.py --json
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_public_tree.py --sampling  # MCCFR only
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_public_tree.py --curves 600  # Fig. 3b
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_public_tree.py --dtype 3e8  # float32
 
 Figures are medians over repeats after an untimed warm-up (which also loads the numba
 kernels).  Memory is the compiled tree's arrays (``nbytes``) and the process's peak resident
@@ -189,6 +190,39 @@ def bench_curves(seconds: float, schemes: tuple[str, ...] = ("es", "as")) -> dic
     return out
 
 
+def bench_dtype(budgets: dict[str, int], schemes: tuple[str, ...] = ("es", "as"),
+                seed: int = 0) -> dict[str, Any]:
+    """float32 against float64 tables (issue 14): exploitability of the average strategy after
+    the same node budget (same seed) and histories per CPU second, ES and AS on the public
+    form; the tables' bytes per sequence."""
+    from rcfr.public_sampling import PublicMCCFRSolver
+
+    out: dict[str, Any] = {}
+    for spec, budget in budgets.items():
+        tree = compile_public(spec)
+        for scheme in schemes:
+            for dtype in ("float64", "float32"):
+                solver = PublicMCCFRSolver(tree, scheme, seed=seed, dtype=dtype)
+                solver.run(1)
+                w0, c0 = time.perf_counter(), time.process_time()
+                solver.run_nodes(budget)
+                wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+                est = solver.estimator_
+                tables = (solver.strategy_, solver.avg_weights_, solver._inst, est.regrets,
+                          est.prediction, est.values_)
+                row = {"nodes": solver.nodes_visited,
+                       "exploitability": rcfr.exploitability(tree, solver.average_policy()),
+                       "nodes_per_s": budget / wall, "nodes_per_cpu_s": budget / cpu,
+                       "table_bytes_per_sequence": sum(a.nbytes for a in tables)
+                       / tree.num_sequences}
+                out[f"{spec} {scheme} {dtype}"] = row
+                print(f"  {spec:27s} {scheme} {dtype}  {row['nodes']:.3g} histories  "
+                      f"exploitability {row['exploitability']:.6f}  "
+                      f"{row['nodes_per_s'] / 1e6:.2f}M/s ({row['nodes_per_cpu_s'] / 1e6:.2f}M "
+                      f"per CPU s)", file=sys.stderr, flush=True)
+    return out
+
+
 def bench_rounds() -> dict[str, Any]:
     from rcfr.bluff_rounds import OPENERS, multi_round_best_responses
 
@@ -213,10 +247,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--curves", type=float, metavar="SECONDS",
                     help="only ES and AS on Bluff(2,1) for about SECONDS each, exploitability "
                          "at node counts 1e7, 2e7, 5e7, ... (JSON)")
+    ap.add_argument("--dtype", type=float, metavar="NODES",
+                    help="only float32 against float64 tables: ES and AS on Bluff(1,1) and "
+                         "Bluff(2,1) for NODES histories each, exploitability and speed (JSON)")
     args = ap.parse_args(argv)
     repeats = 3 if args.quick else 5
     if args.sampling:
         return print_sampling(sampling_results(repeats))
+    if args.dtype:
+        budgets = {"liars_dice": int(args.dtype), "liars_dice(dice=2,dice2=1)": int(args.dtype)}
+        print(json.dumps(bench_dtype(budgets)))
+        return 0
     if args.curves:
         print(json.dumps(bench_curves(args.curves)))
         return 0

@@ -12,9 +12,20 @@ round the same whatever happened before), so these are the exact best-response v
 
 Who opens the next round is a rule the paper does not state; ``opener`` is ``"first"`` (player
 0 always), ``"loser"`` or ``"winner"`` (of the previous round).
+
+:func:`solve_multi_round` solves the game by the same decomposition, last rounds first: each
+round is solved by any public-form solver as a one-round game whose calls pay the continuation
+value of the state they lead to under the strategies already found for the later rounds (a
+round won pays one value, a round lost another).  Played by the round strategies whatever
+happened before, the combination is an equilibrium when each round's strategy is one (the
+later rounds are subgames of every state they follow: backward induction); its exact
+multi-round exploitability is :func:`multi_round_best_responses`'s.
 """
 
 from __future__ import annotations
+
+import dataclasses
+from typing import Any
 
 import numpy as np
 
@@ -61,14 +72,9 @@ def multi_round_best_responses(dice: int = 2, dice2: int = 1, opener: str = "los
     """Both players' best-response values in Bluff(dice, dice2) played over rounds, against a
     profile that plays uniformly at random (or ``policies[(d0, d1, o)]``: a probability vector
     on the round tree of dice state ``(d0, d1)`` opened by player ``o``)."""
-    if opener not in OPENERS:
-        raise RcfrError(f"unknown opener rule {opener!r}; use one of {', '.join(OPENERS)}")
     cache: dict = {}
     value: dict = {}  # (P, d0, d1, o) -> P's best-response value from that round on
-    openers = (0,) if opener == "first" else (0, 1)
-    states = sorted(((d0, d1, o) for d0 in range(1, dice + 1) for d1 in range(1, dice2 + 1)
-                     for o in openers), key=lambda s: s[0] + s[1])
-    for d0, d1, o in states:
+    for d0, d1, o in round_states(dice, dice2, opener):
         tree = _round_tree(cache, (d0, d1), o, faces)
         arrays = tree.arrays
         probs = (policies or {}).get((d0, d1, o))
@@ -100,3 +106,124 @@ def multi_round_exploitability(dice: int = 2, dice2: int = 1, opener: str = "los
     Bluff(dice, dice2)."""
     br0, br1 = multi_round_best_responses(dice, dice2, opener, faces)
     return (br0 + br1) / 2.0
+
+
+def multi_round_game(game: Any) -> tuple[int, int, int]:
+    """``(dice, dice2, faces)`` of a liar's dice game (a spec string or object), the first
+    round of the multi-round game."""
+    from .games.registry import load_game
+
+    g = load_game(game)
+    if not isinstance(g, LiarsDice):
+        raise RcfrError(f"the multi-round game is liar's dice (Bluff) over rounds; {g} is not "
+                        "liars_dice")
+    return g.dice, g.dice2, g.faces
+
+
+def with_round_payoffs(tree: PublicTree, win: float, lose: float) -> PublicTree:
+    """The liar's dice round ``tree`` whose terminals pay its player 0 ``win`` where it wins
+    the round and ``lose`` where it loses it (the continuation values of the two dice states
+    the round can lead to), instead of +-1."""
+    T = tree.arrays
+    hit = np.where(T.term_value > 0, win, lose).astype(np.float64)
+    miss = np.where(T.term_miss > 0, win, lose).astype(np.float64)
+    return dataclasses.replace(tree, arrays=T._replace(term_value=hit, term_miss=miss))
+
+
+@dataclasses.dataclass
+class MultiRoundSolution:
+    """Round strategies of multi-round Bluff(dice, dice2) found last rounds first.
+
+    ``policies[(d0, d1, o)]``: the average strategy on the round of dice state ``(d0, d1)``
+    opened by player ``o`` (a policy of the round tree, whose player 0 is the opener);
+    ``values[(d0, d1, o)]``: player 0's value of the combined profile from that round on;
+    ``round_exploitability[(d0, d1, o)]``: the round strategy's exploitability in the round
+    game with the continuation payoffs; ``best_responses``: both players' best-response values
+    against the combination in the whole game, ``exploitability`` their mean."""
+
+    dice: int
+    dice2: int
+    opener: str
+    faces: int
+    algorithm: str
+    policies: dict
+    values: dict
+    round_exploitability: dict
+    best_responses: tuple[float, float]
+    nodes_visited: int
+    seconds: float
+
+    @property
+    def value(self) -> float:
+        """Player 0's value of the combined profile in the whole game."""
+        return self.values[(self.dice, self.dice2, 0)]
+
+    @property
+    def exploitability(self) -> float:
+        return (self.best_responses[0] + self.best_responses[1]) / 2.0
+
+    def to_dict(self) -> dict[str, Any]:
+        key = "{}-{}-{}".format
+        return {"game": f"liars_dice(dice={self.dice},dice2={self.dice2},faces={self.faces})",
+                "rounds": self.opener, "algorithm": self.algorithm, "value": self.value,
+                "best_response_values": list(self.best_responses),
+                "exploitability": self.exploitability, "nodes_visited": self.nodes_visited,
+                "seconds": self.seconds,
+                "round_values": {key(*k): v for k, v in self.values.items()},
+                "round_exploitability": {key(*k): v
+                                         for k, v in self.round_exploitability.items()}}
+
+
+def round_states(dice: int, dice2: int, opener: str) -> list[tuple[int, int, int]]:
+    """The rounds ``(d0, d1, o)`` of multi-round Bluff(dice, dice2), fewest dice first."""
+    if opener not in OPENERS:
+        raise RcfrError(f"unknown opener rule {opener!r}; use one of {', '.join(OPENERS)}")
+    openers = (0,) if opener == "first" else (0, 1)
+    return sorted(((d0, d1, o) for d0 in range(1, dice + 1) for d1 in range(1, dice2 + 1)
+                   for o in openers), key=lambda s: s[0] + s[1])
+
+
+def solve_multi_round(dice: int = 2, dice2: int = 1, opener: str = "loser", faces: int = 6,
+                      algorithm: str = "cfr+", iterations: int | None = 1000,
+                      nodes: int | None = None, **options: Any) -> MultiRoundSolution:
+    """Solve multi-round Bluff(dice, dice2) by backward induction over its rounds: each round,
+    fewest dice first, by ``algorithm`` (any public-form solver of
+    :func:`rcfr.public_passes.make_public_solver`, with ``options``) for ``iterations``
+    iterations or ``nodes`` histories, on the round game whose calls pay the continuation
+    values of the strategies found for the later rounds; then the exact multi-round
+    exploitability of the combination (:func:`multi_round_best_responses`)."""
+    import time
+
+    from .evaluate import evaluate
+    from .public_passes import make_public_solver
+
+    states = round_states(dice, dice2, opener)
+    cache: dict = {}
+    values: dict = {}
+    policies: dict = {}
+    round_expl: dict = {}
+    visited = 0
+    t0 = time.perf_counter()
+    for d0, d1, o in states:
+        # player 0's continuation value when player `loser` loses this round
+        after = [_continuation(values, 0, d0, d1, loser, opener) for loser in (0, 1)]
+        sign = 1.0 if o == 0 else -1.0  # the round's player 0 is the opener
+        tree = with_round_payoffs(_round_tree(cache, (d0, d1), o, faces),
+                                  sign * after[1 - o], sign * after[o])
+        solver = make_public_solver(tree, algorithm, **options)
+        if nodes is not None:
+            solver.run_nodes(nodes)
+        else:
+            solver.run(iterations)
+        visited += solver.nodes_visited
+        policy = solver.average_policy()
+        ev = evaluate(tree, policy)
+        policies[(d0, d1, o)] = policy
+        values[(0, d0, d1, o)] = sign * ev.value
+        round_expl[(d0, d1, o)] = ev.exploitability
+    seconds = time.perf_counter() - t0
+    br = multi_round_best_responses(dice, dice2, opener, faces,
+                                    {k: p.probs for k, p in policies.items()})
+    return MultiRoundSolution(dice, dice2, opener, faces, str(algorithm), policies,
+                              {k[1:]: v for k, v in values.items()}, round_expl, br, visited,
+                              seconds)

@@ -272,6 +272,9 @@ def solve(
     minibatch: Annotated[bool, typer.Option(
         help="sampling schemes with a regressor that trains incrementally (torch-mlp): fit "
              "only the sequences each pass touched, no dense feature matrix.")] = False,
+    dtype: Annotated[str | None, typer.Option(
+        help="cs/es/os/as: float64 (default) or float32 regret and strategy tables (half the "
+             "memory; recorded in checkpoints).")] = None,
     average_regressor: Annotated[str | None, typer.Option(
         help="rcfr: also fit the average strategy with this regressor (same names as "
              "--regressor); the exploitability reported is its strategy's, the tabular "
@@ -306,6 +309,10 @@ def solve(
              "histories); the game, algorithm, --link, --averaging, --simultaneous and the "
              "regressor options must match the run that wrote it.")] = None,
     max_memory: MaxMemoryOpt = None,
+    rounds: Annotated[str | None, typer.Option(
+        help="liars_dice: solve the multi-round game (the loser of a round loses a die until "
+             "a player has none), each round by -a on the public form, last rounds first; the "
+             "next round is opened by: first (player 0), loser or winner.")] = None,
     spec: Annotated[Path | None, typer.Option(
         help="Run the RunSpec in this TOML file (its fields replace the options).")] = None,
     as_json: JsonOpt = False,
@@ -332,6 +339,23 @@ def solve(
         eval_nodes = max(1, nodes // 10) if nodes is not None else 0
     check_outputs({"--out": out_file, "--out-current": current_file, "--checkpoint": checkpoint,
                    "--out-abstract": out_abstract})
+    rcfr_options = {k: v for k, v in (
+        ("regressor", regressor), ("leaves", leaves), ("features", features),
+        ("bootstrap", bootstrap), ("threshold", threshold), ("criterion", criterion),
+        ("ridge_alpha", ridge_alpha), ("hidden", hidden), ("minibatch", minibatch),
+        ("average_regressor", average_regressor), ("average_leaves", average_leaves),
+        ("average_target", average_target), ("epsilon", epsilon), ("beta", beta), ("tau", tau),
+        ("alpha", alpha), ("gamma", gamma), ("dtype", dtype))
+        if v is not None and v is not False}
+    if averaging is not None:
+        rcfr_options["averaging"] = averaging
+    if rounds is not None:  # multi-round liar's dice: checked and run before any compile
+        _check_rounds(game, rounds, form, {
+            "--out": out_file, "--out-current": current_file, "--checkpoint": checkpoint,
+            "--resume": resume, "--abstraction": abstraction, "--out-abstract": out_abstract})
+        return _solve_rounds(game, rounds, algorithm, iterations, nodes, as_json, rule=rule,
+                             alternating=not simultaneous, link=link, seed=seed,
+                             **rcfr_options)
     tree = compile_game(game, form)
     solve_tree = tree  # the game the solver runs on: the abstract one with --abstraction
     if abstraction is not None:
@@ -344,16 +368,6 @@ def solve(
         solve_tree = abstract_game(tree, abstraction)
     elif out_abstract is not None:
         raise RcfrError("--out-abstract needs --abstraction")
-    rcfr_options = {k: v for k, v in (
-        ("regressor", regressor), ("leaves", leaves), ("features", features),
-        ("bootstrap", bootstrap), ("threshold", threshold), ("criterion", criterion),
-        ("ridge_alpha", ridge_alpha), ("hidden", hidden), ("minibatch", minibatch),
-        ("average_regressor", average_regressor), ("average_leaves", average_leaves),
-        ("average_target", average_target), ("epsilon", epsilon), ("beta", beta), ("tau", tau),
-        ("alpha", alpha), ("gamma", gamma))
-        if v is not None and v is not False}
-    if averaging is not None:
-        rcfr_options["averaging"] = averaging
     solver = (make_public_solver if isinstance(solve_tree, PublicTree) else make_solver)(
         solve_tree, algorithm, rule=rule, alternating=not simultaneous, link=link, seed=seed,
         **rcfr_options)
@@ -413,6 +427,42 @@ def solve(
                   f"{result.iterations:,}" + (": " + ", ".join(written) if written else
                                               " (nothing written: no --checkpoint or --out)"))
         raise typer.Exit(EXIT_SIGNAL[stop.signum])
+
+
+def _check_rounds(game: str, opener: str, form: str, files: dict) -> None:
+    """Refuse what ``solve --rounds`` does not do, before anything is compiled."""
+    from .bluff_rounds import multi_round_game, round_states
+
+    multi_round_game(game)
+    round_states(1, 1, opener)
+    given = [name for name, value in files.items() if value is not None]
+    if given:
+        raise RcfrError(f"--rounds solves one game per round and writes no files; leave out "
+                        f"{given[0]}")
+    if form == "history":
+        raise RcfrError("--rounds solves the rounds on the public form; leave out --form "
+                        "history")
+
+
+def _solve_rounds(game: str, opener: str, algorithm: str, iterations: int, nodes: int | None,
+                  as_json: bool, **options) -> None:
+    """``solve --rounds``: multi-round liar's dice, round by round (rcfr.bluff_rounds)."""
+    from .bluff_rounds import multi_round_game, solve_multi_round
+
+    dice, dice2, faces = multi_round_game(game)
+    sol = solve_multi_round(dice, dice2, opener, faces, algorithm, iterations, nodes, **options)
+    info = sol.to_dict()
+    if as_json:
+        _emit(info)
+        return
+    who = {"first": "player 0", "loser": "the loser", "winner": "the winner"}[opener]
+    out.print(f"{algorithm} on {info['game']} over rounds (next round opened by {who}): "
+              f"{sol.nodes_visited:,} nodes visited in {sol.seconds:.2f} s")
+    for (d0, d1, o), v in sol.values.items():
+        out.print(f"  round with dice ({d0}, {d1}) opened by player {o}: value {v:+.6f}, "
+                  f"round exploitability {sol.round_exploitability[(d0, d1, o)]:.3g}")
+    out.print(f"value {sol.value:+.6f}  exploitability {sol.exploitability:.6g} "
+              f"(best responses {sol.best_responses[0]:+.6f}, {sol.best_responses[1]:+.6f})")
 
 
 def _print_solve(result, info: dict, tree, out_file) -> None:

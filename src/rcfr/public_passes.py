@@ -423,6 +423,6 @@ def make_public_solver(tree: PublicTree, algorithm: str, **options):
             raise RcfrError("regression estimators need the history form; use --form history")
         return PublicMCCFRSolver(tree, key, epsilon=s.epsilon, beta=s.beta, tau=s.tau,
                                  seed=s.seed, rule=s.rule, link=s.link, averaging=s.averaging,
-                                 plus=s.plus, alternating=s.alternating)
+                                 plus=s.plus, alternating=s.alternating, dtype=s.dtype)
     return PublicCFRSolver(tree, s.rule, alternating=s.alternating, averaging=s.averaging,
                            link=s.link, seed=s.seed)

@@ -171,7 +171,8 @@ def _as_vs_es(data: dict) -> tuple[str, str, str]:
     a, e = rows["AS"]["exploitability"][-1], rows["ES"]["exploitability"][-1]
     return (f"{100 * (e - a) / e:.0f}% below ES at {rows['AS']['x'][-1]:.3g} nodes",
             HOLDS if a < e else FAILS,
-            "direction only: our game is no-limit one-card poker, not 2-NL Hold'em(36)")
+            "direction only" + ("" if data["game"] == "nl_holdem2(stack=36)" else
+                                f": our game is {data['game']}, not 2-NL Hold'em(36)"))
 
 
 def _uniform(expected: float, note: str = "") -> Callable[[dict], tuple[str, str, str]]:
@@ -259,7 +260,7 @@ CLAIMS: tuple[Claim, ...] = (
           "The uniform profile is exploitable for 0.784 in Bluff(2,1)", "0.784",
           _uniform(0.784, "; one round with +-1 payoffs (the README's table gives the "
                    "multi-round rule sets: 0.815 and 0.828)")),
-    Claim("Gibson et al. 2012, §5, Fig. 2a", "gibson_nl",
+    Claim("Gibson et al. 2012, §5, Fig. 2a", "gibson_holdem|gibson_nl",
           "AS improves on ES at the final data points in no-limit poker",
           "54% (2-NL Hold'em(36))", _as_vs_es),
     Claim("D'Orazio et al. 2019, Fig. 2 right", "dorazio_leduc",

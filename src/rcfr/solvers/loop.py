@@ -231,8 +231,9 @@ class RegretSolver:
             return
         self.tree = compile_game(self.game)
         self.link_ = parse_link(self.link)
+        dtype = self._table_dtype()
         self.estimator_ = (self.estimator if self.estimator is not None
-                           else TabularRegrets(legacy_rule(self.rule)))
+                           else TabularRegrets(legacy_rule(self.rule), dtype=dtype))
         self.rule_ = self._resolve_rule()
         self.averaging_ = self._default_averaging() if self.averaging is None else self.averaging
         self.avg_power_ = averaging_power(self.averaging_)
@@ -241,9 +242,9 @@ class RegretSolver:
         S = t.num_sequences
         self.bounds_ = np.array([0, t.num_infosets_per_player[0], t.num_infosets], dtype=np.int64)
         self.seq_bounds_ = np.array([0, t.num_sequences_per_player[0], S], dtype=np.int64)
-        self.strategy_ = TabularPolicy.uniform(t).probs.copy()
-        self.avg_weights_ = np.zeros(S)
-        self._inst = np.zeros(S)
+        self.strategy_ = TabularPolicy.uniform(t).probs.astype(dtype)
+        self.avg_weights_ = np.zeros(S, dtype)
+        self._inst = np.zeros(S, dtype)
         self.pass_ = self._make_pass()
         self.fused_ = type(self.estimator_) is TabularRegrets and self.pass_.fuses(self.rule_)
         self._ready = True
@@ -259,6 +260,10 @@ class RegretSolver:
         if mine is not None and mine != own:
             raise RcfrError(f"the estimator's update rule is {own}, not {mine}")
         return own
+
+    def _table_dtype(self) -> type:
+        """The floating type of the per-sequence tables (a subclass may offer float32)."""
+        return np.float64
 
     def _default_averaging(self) -> str | float:
         """The averaging when none is given: the rule's."""
@@ -373,6 +378,7 @@ class RegretSolver:
             raise RcfrError(f"{path} is a {meta.get('algorithm')} checkpoint, not {self.name}")
         mine = self._info()
         meta.setdefault("rule", LEGACY_RULES.get(meta.get("algorithm")))  # before rules
+        meta.setdefault("dtype", "float64")  # before float32 tables
         for key in self._config_keys:
             if meta.get(key) != mine[key]:
                 raise RcfrError(f"{path} was run with {key} {meta.get(key)!r}, "
@@ -389,8 +395,8 @@ class RegretSolver:
         """Check and take the state of a checkpoint's arrays (raises on corruption)."""
         state = {k[len("estimator_"):]: v for k, v in arrays.items()
                  if k.startswith("estimator_")}
-        strategy = np.array(arrays["strategy"], dtype=np.float64)
-        avg = np.array(arrays["avg_weights"], dtype=np.float64)
+        strategy = np.array(arrays["strategy"], dtype=self.strategy_.dtype)
+        avg = np.array(arrays["avg_weights"], dtype=self.avg_weights_.dtype)
         if strategy.shape != (S,) or avg.shape != (S,):
             raise KeyError("shape")
         iteration, nodes_visited = meta.get("iterations", 0), meta.get("nodes_visited", 0)

@@ -103,11 +103,17 @@ def make_solver(game: GameTree | str, algorithm: str, *, rule: str | UpdateRule 
     ``rcfr+`` (regression CFR, which takes the regressor options and a ``rule``) or ``cs``,
     ``es``, ``os``, ``as`` (Monte Carlo CFR: ``epsilon`` for os/as, ``beta``, ``tau`` for as;
     a ``rule``; with a ``regressor`` its regrets are estimated by regression from the sampled
-    targets).  An option the algorithm would ignore is refused."""
+    targets; ``dtype="float32"``: single-precision tables).  An option the algorithm would
+    ignore is refused."""
     key = str(algorithm).strip().lower()
     if key not in ALL_ALGORITHMS:
         raise RcfrError(f"unknown algorithm {algorithm!r}; use one of {', '.join(ALL_ALGORITHMS)}")
+    if options.get("dtype") is None:
+        options.pop("dtype", None)
     given = {k for k, v in options.items() if v is not None and v is not False}
+    if "dtype" in given and key not in SCHEMES:
+        raise RcfrError(f"--dtype sets the tables of the sampling schemes "
+                        f"{'/'.join(SCHEMES)}, not {key}")
     if "alpha" in given and (options.get("regressor") or "").strip().lower() == "ridge":
         raise RcfrError("--alpha is DCFR's; the ridge penalty is --ridge-alpha")
     rule_ = _rule_for(key, rule, options)

@@ -97,6 +97,7 @@ SCHEME_NAMES = {
     "as": "average strategy sampling",
 }
 DEFAULT_EPSILON = {"os": 0.5, "as": 0.05}  # Gibson et al. 2012, sec. 5
+TABLE_DTYPES = {"float64": np.float64, "float32": np.float32}  # MCCFRSolver's dtype
 
 
 class SampledTree(NamedTuple):
@@ -400,6 +401,18 @@ def absorb_lazily(p, t, nt, touched, inst, rule, link_kind, link_param, seq_star
 
 
 @njit(cache=True)
+def start_pass(t0, it, p, avg_power, dense, seq_bounds, inst):
+    """Before player ``p``'s pass in iteration ``it`` of a fused run that started after
+    ``t0`` iterations: clear ``p``'s ``inst`` for a ``dense`` rule (a whole-table update) and
+    return the iteration number ``t`` and the average strategy's weight ``t ** avg_power``."""
+    if dense:
+        for s in range(seq_bounds[p], seq_bounds[p + 1]):
+            inst[s] = 0.0
+    t = t0 + it + 1
+    return t, float(t) ** avg_power
+
+
+@njit(cache=True)
 def run_sampled(scheme, max_iters, node_budget, t0, avg_power, rule, link_kind, link_param,
                 epsilon, beta, tau, tree, bounds, seq_bounds, regrets, prediction, values,
                 strategy, avg, rng, counter, inst, work, lazy, lazily):
@@ -412,13 +425,9 @@ def run_sampled(scheme, max_iters, node_budget, t0, avg_power, rule, link_kind, 
     it = 0
     nodes = 0
     while it < max_iters and nodes < node_budget:
-        t = t0 + it + 1
-        weight = float(t) ** avg_power
         for p in range(2):
             counter[0] += 1
-            if dense:
-                for s in range(seq_bounds[p], seq_bounds[p + 1]):
-                    inst[s] = 0.0
+            t, weight = start_pass(t0, it, p, avg_power, dense, seq_bounds, inst)
             n, nt = sampled_pass(scheme, p, weight, epsilon, beta, tau, tree, strategy, avg,
                                  rng, inst, work, counter[0])
             nodes += n
@@ -671,17 +680,21 @@ class MCCFRSolver(RegretSolver):
     updates always alternate.  Any estimator gets the sampled regrets
     (dense, zero outside the touched information sets) through the Python loop.  ``seed`` makes
     runs bit-identical; the generator's state is saved in checkpoints.  :attr:`nodes_visited`
-    counts every history each pass touched.
+    counts every history each pass touched.  ``dtype="float32"`` (opt-in, tabular estimator)
+    keeps the regrets, the current and average strategy in single precision: half the memory,
+    the arithmetic still in double; checkpoints record it and a resume must match.
     """
 
-    _config_keys = ("rule", "link", "alternating", "averaging", "epsilon", "beta", "tau")
+    _config_keys = ("rule", "link", "alternating", "averaging", "epsilon", "beta", "tau",
+                    "dtype")
+    _pass_class: type = SampledPass  # the tree pass for the compiled form
 
     def __init__(self, game: GameTree | Any, scheme: str = "es", *,
                  epsilon: float | None = None, beta: float = 1e6, tau: float = 1000.0,
                  seed: int | None = None, estimator: Any = None,
                  rule: str | UpdateRule | None = None,
                  link: str | Link | None = None, averaging: str | float | None = None,
-                 plus: bool = False, alternating: bool = True) -> None:
+                 plus: bool = False, alternating: bool = True, dtype: str = "float64") -> None:
         rule = legacy_rule(plus) if rule is None and plus else rule
         super().__init__(game, estimator=estimator, rule=rule, link=link,
                          alternating=alternating, averaging=averaging, seed=seed,
@@ -691,6 +704,17 @@ class MCCFRSolver(RegretSolver):
         self.beta = beta
         self.tau = tau
         self.plus = plus
+        self.dtype = dtype
+
+    def _table_dtype(self) -> type:
+        key = str(self.dtype).strip().lower()
+        if key not in TABLE_DTYPES:
+            raise RcfrError(f"dtype must be float64 or float32, got {self.dtype!r}")
+        if key != "float64" and self.estimator is not None:
+            raise RcfrError(f"dtype {key} is for the tabular estimator's tables; a regressor "
+                            "keeps its own")
+        self.dtype_ = key
+        return TABLE_DTYPES[key]
 
     def _default_averaging(self) -> str | float:
         return "uniform" if self.rule_.name in ("cfr", "cfr+") else super()._default_averaging()
@@ -702,8 +726,8 @@ class MCCFRSolver(RegretSolver):
         key, self.epsilon_, self.beta_, self.tau_ = check_parameters(
             self.scheme, self.epsilon, self.beta, self.tau)
         check_rule(key, self.rule_)
-        return SampledPass(self.tree, SCHEMES[key], self.epsilon_, self.beta_, self.tau_,
-                           self.seed)
+        return self._pass_class(self.tree, SCHEMES[key], self.epsilon_, self.beta_, self.tau_,
+                                self.seed)
 
     # -- outputs and checkpoints ---------------------------------------------------------
     def _info(self) -> dict[str, Any]:
@@ -712,7 +736,7 @@ class MCCFRSolver(RegretSolver):
         info.update({"scheme": key,
                      "epsilon": self.epsilon_ if key in ("os", "as") else None,
                      "beta": self.beta_ if key == "as" else None,
-                     "tau": self.tau_ if key == "as" else None})
+                     "tau": self.tau_ if key == "as" else None, "dtype": self.dtype_})
         return info
 
     def _lazily(self) -> bool:

@@ -26,18 +26,19 @@ class TabularRegrets:
     through the Python loop, so its own :meth:`update` is called."""
 
     def __init__(self, rule: str | UpdateRule | bool | None = None, *,
-                 plus: bool = False) -> None:
+                 plus: bool = False, dtype: type = np.float64) -> None:
         self.rule = parse_rule(legacy_rule(bool(plus) if rule is None else rule))
         self.plus = plus
+        self.dtype = dtype  # of the tables (float32: half the memory, opt-in)
         self.regrets: np.ndarray | None = None
 
     def initialize(self, tree) -> None:
         S = tree.num_sequences
         self.bounds_ = [(r.start, r.stop) for r in (tree.player_sequences(0),
                                                    tree.player_sequences(1))]
-        self.regrets = np.zeros(S)
-        self.prediction = np.zeros(S)  # the last instantaneous regrets (predictive rules)
-        self.values_ = np.zeros(S)  # what the link reads, for predictive rules
+        self.regrets = np.zeros(S, self.dtype)
+        self.prediction = np.zeros(S, self.dtype)  # the last instantaneous regrets (predictive)
+        self.values_ = np.zeros(S, self.dtype)  # what the link reads, for predictive rules
 
     def update(self, player: int, regrets: np.ndarray, iteration: int) -> None:
         lo, hi = self.bounds_[player]
@@ -60,11 +61,11 @@ class TabularRegrets:
     def load_state(self, arrays: dict[str, np.ndarray]) -> None:
         """Take regrets (and predictions) from a checkpoint; their shape must match the table
         (the kernels do not check bounds)."""
-        regrets = np.array(arrays["regrets"], dtype=np.float64)
+        regrets = np.array(arrays["regrets"], dtype=self.dtype)
         if self.regrets is not None and regrets.shape != self.regrets.shape:
             raise ValueError(f"regrets of shape {regrets.shape}, expected {self.regrets.shape}")
         if self.rule.predictive:
-            prediction = np.array(arrays["prediction"], dtype=np.float64)
+            prediction = np.array(arrays["prediction"], dtype=self.dtype)
             if prediction.shape != regrets.shape:
                 raise ValueError("predictions of the wrong shape")
             self.prediction = prediction
