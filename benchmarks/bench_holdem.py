@@ -93,7 +93,7 @@ def sampling(tree, nodes: float, algorithms: list[str]) -> list[dict[str, Any]]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--stacks", type=int, nargs="+", default=[20, 24],
-                    help="stacks to compile and evaluate (36 needs about 17 GB)")
+                    help="stacks to compile and evaluate (36 needs about 21 GB: --max-memory)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--sizes-only", action="store_true")
     ap.add_argument("--sampling", type=float, default=0.0,

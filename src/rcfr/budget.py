@@ -30,10 +30,10 @@ _UNITS = {"": 1, "B": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 _HUGE_EXPONENT = 1000  # sizes beyond 2^1000 histories are reported as "more than"
 _NL_EXACT_STACK = 1500  # one-card poker's closed form is O(stack^2); above, a lower bound
 # The public form's peak bytes per sequence while compiling and solving, and its compiled
-# arrays' bytes per sequence (measured on 2-NL Hold'em(k): compile peak 98 B/sequence at k = 30,
-# 84 at k = 36; CFR+ and one evaluation 114; arrays 27-31 B/sequence at k = 30-36).
-BYTES_PER_PUBLIC_SEQUENCE = 120
-PUBLIC_TREE_BYTES_PER_SEQUENCE = 30
+# arrays' bytes per sequence (measured on 2-NL Hold'em(k) at k = 30: compile peak 91, CFR+ with
+# one evaluation 100; arrays 20; k = 36 before shared chance contexts: 84 and 27).
+BYTES_PER_PUBLIC_SEQUENCE = 110
+PUBLIC_TREE_BYTES_PER_SEQUENCE = 20
 
 
 @dataclass(frozen=True)
