@@ -1,7 +1,7 @@
 """Sweep runner benchmark: the runner's and the store's overhead per run, and the speed-up of
 2 local workers over 1 on a grid of 1-second runs.
 
-    python benchmarks/bench_sweep.py [--repeats 3] [--runs 12]
+    python benchmarks/bench_sweep.py [--repeats 3] [--runs 24]
 
 Overhead per run: in a sweep of 60 trivial runs (Kuhn poker, one CFR iteration) on one local
 worker, the wall time between the first and the last result divided by 59 (the worker's
@@ -53,7 +53,7 @@ def trivial(n: int, offset: int) -> list[RunSpec]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--runs", type=int, default=12)
+    parser.add_argument("--runs", type=int, default=24)
     args = parser.parse_args()
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     print(f"rcfr {version_of('rcfr')}, python {sys.version.split()[0]}, "

@@ -118,6 +118,11 @@ def test_figures_are_found_and_read_back(report):
         curves = collect(figure_spec("gibson_bluff", quick=True), store)
         assert set(curves["series"]) == {"CS", "AS"}
         assert curves["uniform"] == pytest.approx(0.4583333333333333)
+        finals = {}
+        for r in store.runs(hashes=figure_spec("gibson_bluff", quick=True).hashes()):
+            finals.setdefault(r["spec"]["algorithm"].upper(), []).append(r["exploitability"])
+        for name, row in curves["series"].items():  # the runs' own final points, averaged
+            assert row["final"] == pytest.approx(sum(finals[name]) / 3, rel=1e-12)
         for row in curves["series"].values():
             assert row["seeds"] == 3 and row["label"].endswith("(mean ± 95% CI, 3 seeds)")
             assert all(h is not None and h >= 0 for h in row["ci95"])

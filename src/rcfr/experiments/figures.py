@@ -225,9 +225,13 @@ def _collect_curves(done: list[dict], store: Store, axis: str) -> dict[str, Any]
             xs.append(statistics.fmean(c[k][axis] for c in curves))
             mean.append(m)
             half.append(h)
+        final, final_half = mean_ci([r["exploitability"] for r in rs])
         series[key] = {"label": _ci_label(key, len(rs)), "x": xs, "exploitability": mean,
                        "ci95": half, "seeds": len(rs),
-                       "runs": [[p["exploitability"] for p in c[:length]] for c in curves]}
+                       "runs": [[p["exploitability"] for p in c[:length]] for c in curves],
+                       # each run's own final point (its budget), beside the common points
+                       "final": final, "final_ci95": final_half,
+                       "final_x": statistics.fmean(r[axis] or 0 for r in rs)}
     return {"axis": axis, "series": series}
 
 
