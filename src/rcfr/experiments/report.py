@@ -142,9 +142,7 @@ def _converged_like_full(data: dict) -> tuple[str, str, str]:
 # -- Gibson et al. 2012 -----------------------------------------------------------------------
 def _final(row: dict) -> tuple[float, float | None]:
     """The runs' final exploitability (mean, 95% half-width): each at its own budget."""
-    if "final" in row:
-        return row["final"], row["final_ci95"]
-    return row["exploitability"][-1], row["ci95"][-1]
+    return row["final"], row["final_ci95"]
 
 
 def _as_fastest(data: dict) -> tuple[str, str, str]:
@@ -160,7 +158,7 @@ def _as_fastest(data: dict) -> tuple[str, str, str]:
         verdict = HOLDS if separated else INCONCLUSIVE
     else:
         verdict = FAILS
-    nodes = rows["AS"].get("final_x", rows["AS"]["x"][-1])
+    nodes = rows["AS"]["final_x"]
     seeds = ", ".join(f"{k} {r['seeds']}" for k, r in rows.items())
     return (f"at {nodes:.3g} nodes: " + ", ".join(parts), verdict,
             f"mean ± 95% CI (seeds: {seeds}); holds when the intervals separate, "
@@ -172,7 +170,7 @@ def _as_vs_es(data: dict) -> tuple[str, str, str]:
     if "AS" not in rows or "ES" not in rows:
         return "", NO_DATA, ""
     (a, _), (e, _) = _final(rows["AS"]), _final(rows["ES"])
-    nodes = rows["AS"].get("final_x", rows["AS"]["x"][-1])
+    nodes = rows["AS"]["final_x"]
     return (f"{100 * (e - a) / e:.0f}% below ES at {nodes:.3g} nodes",
             HOLDS if a < e else FAILS,
             "direction only" + ("" if data["game"] == "nl_holdem2(stack=36)" else
