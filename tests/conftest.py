@@ -23,3 +23,19 @@ def random_policy(tree, seed):
     """A random fully mixed behavioural profile."""
     rng = np.random.default_rng(seed)
     return rcfr.TabularPolicy.from_weights(tree, rng.random(tree.num_sequences) + 1e-3)
+
+
+# the sizes both compiled forms (history, public) must agree on
+SIZE_KEYS = ("histories", "terminals", "chance_nodes", "decision_nodes", "infosets",
+             "sequences", "infosets_per_player", "sequences_per_player")
+
+
+def assert_same_forms(history, public) -> None:
+    """The history and public forms of one game have the same sizes and the same information
+    sets (by key), each once."""
+    hs, ts = history.sizes(), public.sizes()
+    assert {k: ts[k] for k in SIZE_KEYS} == {k: hs[k] for k in SIZE_KEYS}
+    for p in (0, 1):
+        ours, theirs = public.player_infosets(p), history.player_infosets(p)
+        assert sorted(public.infoset_keys[ours.start : ours.stop]) == sorted(
+            history.infoset_keys[theirs.start : theirs.stop])

@@ -7,14 +7,12 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from conftest import SIZE_KEYS, assert_same_forms
 
 from rcfr.errors import RcfrError
 from rcfr.games.nl_holdem2 import CALL, FOLD, NLHoldem2, betting_counts
 from rcfr.games.protocol import CHANCE, TERMINAL
 from rcfr.games.registry import load_game
-
-SIZE_KEYS = ("histories", "terminals", "chance_nodes", "decision_nodes", "infosets",
-             "sequences", "infosets_per_player", "sequences_per_player")
 
 
 def rule_abstraction(buckets: int = 2) -> SimpleNamespace:
@@ -238,15 +236,11 @@ def both(spec):
 @pytest.mark.parametrize("spec", SMALL)
 def test_both_forms_have_the_same_sizes_and_information_sets(spec):
     h, t = both(spec)
-    hs, ts = h.sizes(), t.sizes()
-    assert {k: ts[k] for k in SIZE_KEYS} == {k: hs[k] for k in SIZE_KEYS}
+    assert_same_forms(h, t)
     closed = t.game.closed_form_sizes()
+    hs = h.sizes()
     assert {k: closed[k] for k in SIZE_KEYS} == {k: hs[k] for k in SIZE_KEYS}
     assert t.num_public_nodes == closed["public_nodes"] == t.game.num_public_nodes()
-    for p in (0, 1):
-        ours, theirs = t.player_infosets(p), h.player_infosets(p)
-        assert sorted(t.infoset_keys[ours.start : ours.stop]) == sorted(
-            h.infoset_keys[theirs.start : theirs.stop])
 
 
 @pytest.mark.parametrize("spec", SMALL)

@@ -6,6 +6,7 @@ from itertools import product
 
 import numpy as np
 import pytest
+from conftest import SIZE_KEYS, assert_same_forms
 
 from rcfr import tree as tree_module
 from rcfr.abstraction import AbstractGame, CardAbstraction, lift_policy, solve_with_abstraction
@@ -26,8 +27,6 @@ from rcfr.tree import GameTree, compile_game
 
 GAMES = ["kuhn", "leduc", "leduc(canonical=true)", "nl_one_card", "liars_dice",
          "liars_dice(dice=2,dice2=1,faces=3)"]
-SIZE_KEYS = ("histories", "terminals", "chance_nodes", "decision_nodes", "infosets",
-             "sequences", "infosets_per_player", "sequences_per_player")
 
 
 @cache
@@ -46,13 +45,7 @@ def random_policy(tree, seed):
 def test_sizes_equal_the_history_form(game):
     h, t = both(game)
     assert isinstance(t, PublicTree) and isinstance(h, GameTree)
-    hs, ts = h.sizes(), t.sizes()
-    assert {k: ts[k] for k in SIZE_KEYS} == {k: hs[k] for k in SIZE_KEYS}
-    # the same information sets with the same actions, each once
-    for p in (0, 1):
-        ours, theirs = t.player_infosets(p), h.player_infosets(p)
-        assert sorted(t.infoset_keys[ours.start : ours.stop]) == sorted(
-            h.infoset_keys[theirs.start : theirs.stop])
+    assert_same_forms(h, t)  # the same information sets with the same actions, each once
 
 
 @pytest.mark.parametrize("game", GAMES)
