@@ -291,3 +291,49 @@ def test_cli_solve_reports_the_hash_a_sweep_stores(capsys, tmp_path):
     spec = RunSpec(game="kuhn", algorithm="cfr+", iterations=200, eval_every=50,
                    alternating=False)
     assert json.loads(out)["run"] == spec.hash
+
+
+# -- form, dtype and memory budget (issue 14: 2-NL Hold'em(36) through the runner) -----------
+def test_form_and_dtype_are_part_of_a_run_and_reach_the_solver(tmp_path):
+    base = RunSpec(game="liars_dice", algorithm="es", nodes=200_000, seed=3)
+    assert base.replace(dtype="float32").hash != base.hash != base.replace(form="public").hash
+    for key, value, message in [("dtype", "float16", "dtype: must be one of float64, float32"),
+                                ("form", "tree", "form: must be one of auto, history, public")]:
+        with pytest.raises(RcfrError, match=message):
+            base.replace(**{key: value})
+    spec = base.replace(form="public", dtype="float32")
+    assert spec.solver_options()["dtype"] == "float32" and "form=public" in spec.label()
+    sweep = parse_sweep({"name": "forms", "seeds": [3], "base": base.to_dict(),
+                         "grid": {"form": ["public"], "dtype": ["float32"]}})
+    assert sweep.hashes() == [spec.hash]
+    with Store(tmp_path / "r.db") as store:
+        assert run_sweep(sweep, store, backend="inline").done == 1
+        row = store.run(spec.hash)
+    # the stored run is what the API gives on that form with those tables, bit for bit
+    direct = solve(rcfr.compile_game("liars_dice", "public"), "es", nodes=200_000, seed=3,
+                   dtype="float32")
+    assert row["exploitability"] == direct.evaluation.exploitability
+    assert row["nodes"] == direct.solver.nodes_visited
+
+
+def test_the_public_guard_counts_float32_tables_and_a_sweep_passes_its_budget(tmp_path):
+    from rcfr.budget import check_public
+    from rcfr.games.registry import load_game
+
+    game = load_game("nl_holdem2(stack=36)")  # 199,672,165 sequences: ~18.4 GB (float32), ~22
+    assert check_public(game, "20G", "float32") is True
+    with pytest.raises(RcfrError, match="199,672,165 sequences"):
+        check_public(game, "20G")
+    # a sweep spec's max_memory reaches the workers (here: too small for Kuhn's history form)
+    text = SMALL.replace("seeds = [0, 1]", 'seeds = [0]\nmax_memory = "1K"').replace(
+        'algorithm = ["cfr", "cfr+", "rcfr+"]', 'algorithm = ["cfr+"]')
+    with Store(tmp_path / "r.db") as store:
+        summary = run_sweep(load_sweep(write(tmp_path, text)), store, workers=1)
+        assert (summary.done, summary.failed) == (0, 2)
+        assert all("the limit is 1 KB" in e for e in summary.errors.values()), summary.errors
+        # --max-memory (here the API's argument) overrides the spec's
+        assert run_sweep(load_sweep(write(tmp_path, text)), store, workers=1,
+                         max_memory="1G").done == 2
+    with pytest.raises(RcfrError, match="max_memory: expected a string"):
+        parse_sweep({"max_memory": 5, "base": {"game": "kuhn", "iterations": 1},
+                     "grid": {"seed": [0]}})

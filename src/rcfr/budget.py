@@ -30,9 +30,11 @@ _UNITS = {"": 1, "B": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 _HUGE_EXPONENT = 1000  # sizes beyond 2^1000 histories are reported as "more than"
 _NL_EXACT_STACK = 1500  # one-card poker's closed form is O(stack^2); above, a lower bound
 # The public form's peak bytes per sequence while compiling and solving, and its compiled
-# arrays' bytes per sequence (measured on 2-NL Hold'em(k) at k = 30: compile peak 91, CFR+ with
-# one evaluation 100; arrays 20; k = 36 before shared chance contexts: 84 and 27).
+# arrays' bytes per sequence (measured on 2-NL Hold'em(k) at k = 30: compile peak 81-91, CFR+
+# with one evaluation 100, external sampling with one evaluation 89 with float64 tables and 81
+# (the compile peak) with float32; arrays 20; k = 36 before shared chance contexts: 84 and 27).
 BYTES_PER_PUBLIC_SEQUENCE = 110
+BYTES_PER_PUBLIC_SEQUENCE_FLOAT32 = 92  # the sampled solvers' dtype="float32" tables
 PUBLIC_TREE_BYTES_PER_SEQUENCE = 20
 
 
@@ -238,14 +240,17 @@ def public_sequences(game) -> int | None:
     return int(sizes(support=False)["sequences"])
 
 
-def check_public(game, max_memory: str | float | int | None = None) -> bool:
+def check_public(game, max_memory: str | float | int | None = None,
+                 dtype: str | None = None) -> bool:
     """Refuse ``game``'s public form if its closed-form memory exceeds the budget; ``True``
-    where a closed form judged it (``False``: the public tree's node budget applies)."""
+    where a closed form judged it (``False``: the public tree's node budget applies).
+    ``dtype="float32"``: the sampled solvers' single-precision tables (less memory)."""
     sequences = public_sequences(game)
     if sequences is None:
         return False
     budget = parse_memory(max_memory)
-    need = BYTES_PER_PUBLIC_SEQUENCE * float(sequences)
+    per = BYTES_PER_PUBLIC_SEQUENCE_FLOAT32 if dtype == "float32" else BYTES_PER_PUBLIC_SEQUENCE
+    need = per * float(sequences)
     if need > budget:
         raise RcfrError(f"{game}'s public form has about {_count(sequences)} sequences "
                         f"(~{format_bytes(need)} to compile and solve); the limit is "

@@ -356,7 +356,7 @@ def solve(
         return _solve_rounds(game, rounds, algorithm, iterations, nodes, as_json, rule=rule,
                              alternating=not simultaneous, link=link, seed=seed,
                              **rcfr_options)
-    tree = compile_game(game, form)
+    tree = compile_game(game, form, dtype=dtype)
     solve_tree = tree  # the game the solver runs on: the abstract one with --abstraction
     if abstraction is not None:
         from .abstraction import abstract_game
@@ -414,7 +414,7 @@ def solve(
     info["run"] = run_hash(game=game, algorithm=algorithm, iterations=iterations, nodes=nodes,
                            seed=seed, alternating=not simultaneous, averaging=averaging,
                            link=link, eval_every=eval_every, eval_nodes=eval_nodes,
-                           **rcfr_options)
+                           form=None if form == "auto" else form, **rcfr_options)
     if as_json:
         _emit(info)
     else:

@@ -269,11 +269,12 @@ def offers_public_form(game: Game) -> bool:
     return callable(getattr(game, "public_structure", None))
 
 
-def compile_public(game: Game | str,
-                   max_memory: str | float | int | None = None) -> PublicTree:
+def compile_public(game: Game | str, max_memory: str | float | int | None = None,
+                   dtype: str | None = None) -> PublicTree:
     """Walk ``game``'s public states breadth-first into a :class:`PublicTree` (cached on the
     game object).  A game whose public form has a closed-form size is refused above the memory
-    budget (:func:`rcfr.budget.check_public`), any other above ``PUBLIC_NODE_BUDGET`` nodes."""
+    budget (:func:`rcfr.budget.check_public`, which counts the sampled solvers' ``dtype``),
+    any other above ``PUBLIC_NODE_BUDGET`` nodes."""
     from .budget import check_public
     from .games.registry import load_game
 
@@ -284,7 +285,7 @@ def compile_public(game: Game | str,
     if not offers_public_form(game):
         raise RcfrError(f"{game} has no public form (its private information is not dealt by "
                         "chance alone, or it does not describe it); use the history form")
-    sized = check_public(game, max_memory)
+    sized = check_public(game, max_memory, dtype)
     estimate = getattr(game, "num_public_nodes", None)
     if not sized and callable(estimate) and estimate() > PUBLIC_NODE_BUDGET:
         raise RcfrError(f"{game} is too large for the public form: {estimate():,} public nodes "

@@ -189,14 +189,16 @@ FORMS = ("auto", "history", "public")
 HISTORY_BUDGET = 20_000_000  # histories (about 1.1 GB) above which "auto" picks the public form
 
 
-def compile_game(game, form: str = "auto", max_memory: str | float | int | None = None):
+def compile_game(game, form: str = "auto", max_memory: str | float | int | None = None,
+                 dtype: str | None = None):
     """Compile ``game`` once (cached on the game object; a compiled tree passes through).
 
     ``form="history"``: the :class:`GameTree` of histories; ``"public"``: the public tree
     (:mod:`rcfr.public_tree`, for games that describe one); ``"auto"``: the history form unless
     the game offers the public form and its history form would exceed ``HISTORY_BUDGET``.
     A history form larger than ``max_memory`` (bytes or e.g. ``"4G"``; default: see
-    :mod:`rcfr.budget`) is refused before it is built, or as soon as the walk passes it."""
+    :mod:`rcfr.budget`) is refused before it is built, or as soon as the walk passes it;
+    ``dtype``: the sampled solvers' tables, which the public form's guard counts."""
     if form not in FORMS:
         raise RcfrError(f"unknown form {form!r}; use one of {', '.join(FORMS)}")
     if isinstance(game, GameTree) or getattr(game, "form", None) == "public":
@@ -218,7 +220,7 @@ def compile_game(game, form: str = "auto", max_memory: str | float | int | None 
     if form == "public":
         from .public_tree import compile_public
 
-        return compile_public(game, max_memory)
+        return compile_public(game, max_memory, dtype)
     cached = getattr(game, "_compiled_tree", None)
     if cached is not None:
         return cached

@@ -20,6 +20,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from ..budget import parse_memory
 from ..errors import RcfrError
 from ..fileio import check_outputs, check_writable, write_atomic, write_json
 from .runners import BACKENDS
@@ -37,6 +38,9 @@ RayOpt = Annotated[str | None, typer.Option(
                           "without it a local Ray instance is started.")]
 CkptOpt = Annotated[float, typer.Option("--checkpoint-every",
                                         help="Seconds between a run's checkpoints.")]
+MemoryOpt = Annotated[str | None, typer.Option(
+    "--max-memory", help="Each run's memory budget, e.g. 20G (default: the spec's max_memory, "
+                         "else half of the memory available to the worker).")]
 
 
 def _console():
@@ -61,7 +65,7 @@ def _check_backend(backend: str, workers: int) -> None:
 
 def execute_sweep(sweep: SweepSpec, db: Path, *, workers: int, backend: str,
                   ray_address: str | None, checkpoint_every: float, dry_run: bool = False,
-                  as_json: bool = False) -> dict[str, Any]:
+                  as_json: bool = False, max_memory: str | None = None) -> dict[str, Any]:
     """Plan ``sweep`` against the store at ``db``, print the plan, run what is missing with a
     progress bar (runs done / failed / remaining, ETA); return a summary."""
     out, err = _console()
@@ -94,7 +98,7 @@ def execute_sweep(sweep: SweepSpec, db: Path, *, workers: int, backend: str,
 
             summary = run_sweep(the_plan, store, workers=workers, backend=backend,
                                 ray_address=ray_address, checkpoint_every=checkpoint_every,
-                                progress=tick)
+                                progress=tick, max_memory=max_memory)
         info.update(summary.to_dict())
         if not as_json:
             out.print(f"ran {summary.ran} runs in {summary.seconds:.1f} s: {summary.done} done, "
@@ -115,15 +119,17 @@ def register(app: typer.Typer) -> None:
         backend: BackendOpt = "local",
         ray_address: RayOpt = None,
         checkpoint_every: CkptOpt = 60.0,
+        max_memory: MemoryOpt = None,
         dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan only.")] = False,
         as_json: JsonOpt = False,
     ) -> None:
         """Run a sweep spec's runs that the store does not have yet (resuming interrupted
         ones from their checkpoints)."""
         sweep_spec = load_sweep(spec)
+        parse_memory(max_memory)  # a bad size fails before anything runs
         info = execute_sweep(sweep_spec, db, workers=workers, backend=backend,
                              ray_address=ray_address, checkpoint_every=checkpoint_every,
-                             dry_run=dry_run, as_json=as_json)
+                             dry_run=dry_run, as_json=as_json, max_memory=max_memory)
         if as_json:
             _emit(info)
 
@@ -225,6 +231,7 @@ def register(app: typer.Typer) -> None:
         backend: BackendOpt = "local",
         ray_address: RayOpt = None,
         checkpoint_every: CkptOpt = 60.0,
+        max_memory: MemoryOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """Run a paper figure's missing runs into the store, then plot it from the store."""
@@ -245,11 +252,12 @@ def register(app: typer.Typer) -> None:
         if not 0 < checkpoint_every < float("inf"):
             raise RcfrError(f"--checkpoint-every must be a positive number of seconds, "
                             f"got {checkpoint_every}")
+        parse_memory(max_memory)
         info: dict[str, Any] = {}
         if not no_run:
             info = execute_sweep(sweep_spec, db, workers=workers, backend=backend,
                                  ray_address=ray_address, checkpoint_every=checkpoint_every,
-                                 as_json=as_json)
+                                 as_json=as_json, max_memory=max_memory)
         with Store(db) as store:
             data = collect(sweep_spec, store)
         if data_file is not None:
@@ -285,7 +293,7 @@ def with_share(sweep: SweepSpec, share: float) -> SweepSpec:
         runs.append(r)
     unique = tuple({r.hash: r for r in runs}.values())
     return SweepSpec(f"{sweep.name}_share{share:g}", unique, sweep.figure, sweep.description,
-                     sweep.path)
+                     sweep.path, sweep.max_memory)
 
 
 def _write_csv(path: Path, rows: list[dict], columns: list[str]) -> None:

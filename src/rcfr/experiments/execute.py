@@ -56,30 +56,48 @@ def _solver_options(spec: RunSpec, tree) -> dict[str, Any]:
     return options
 
 
-def _build(spec: RunSpec):
-    """The compiled game and a fresh solver for ``spec`` (abstractions and update rules are
-    passed on only when the spec sets them)."""
-    from ..solvers.run import solver_for
+_COMPILED: dict[tuple[str, str, str], Any] = {}  # this process's last compiled game
+
+
+def _compiled(spec: RunSpec, max_memory: str | int | None):
+    """``spec``'s compiled game, kept for the next run of this worker process: a sweep's runs
+    of one large game (2-NL Hold'em(36) compiles in minutes) compile it once.  The previous
+    game is dropped before another one is compiled, so only one is held."""
     from ..tree import compile_game
 
-    tree = compile_game(spec.game)
+    key = (spec.game, spec.form or "auto", spec.dtype or "float64")
+    if key not in _COMPILED:
+        _COMPILED.clear()
+        _COMPILED[key] = compile_game(spec.game, spec.form or "auto", max_memory,
+                                      dtype=spec.dtype)
+    return _COMPILED[key]
+
+
+def _build(spec: RunSpec, max_memory: str | int | None = None):
+    """The compiled game and a fresh solver for ``spec`` (abstractions and update rules are
+    passed on only when the spec sets them); ``max_memory``: the memory guard's budget."""
+    from ..solvers.run import solver_for
+
+    tree = _compiled(spec, max_memory)
     return tree, solver_for(tree)(tree, spec.algorithm, **_solver_options(spec, tree))
 
 
 def execute(spec: RunSpec | str, directory: str | os.PathLike, *,
             checkpoint_every: float = 60.0,
-            should_stop: Callable[[], bool] | None = None) -> dict[str, Any]:
+            should_stop: Callable[[], bool] | None = None,
+            max_memory: str | int | None = None) -> dict[str, Any]:
     """Run ``spec`` (a RunSpec or its canonical JSON), checkpointing into ``directory``; return
     the store's row: ``hash``, ``status`` (done, interrupted or failed with ``error``), final
     figures, ``points`` and ``strategy`` (the average strategy's ``.npz`` bytes).  Never
-    raises for a bad spec or a failing solver: the error is in the result."""
+    raises for a bad spec or a failing solver: the error is in the result.  ``max_memory``:
+    the memory guard's budget (:mod:`rcfr.budget`; not part of the run's identity)."""
     t0 = time.time()
     if isinstance(spec, str):
         spec = RunSpec.from_json(spec)
     out: dict[str, Any] = {"hash": spec.hash, "host": platform.node(),
                            "code_version": code_version(), "started": t0, "points": []}
     try:
-        out.update(_execute(spec, Path(directory), checkpoint_every, should_stop))
+        out.update(_execute(spec, Path(directory), checkpoint_every, should_stop, max_memory))
     except RcfrError as exc:
         out.update(status="failed", error=str(exc))
     except Exception as exc:  # a bug or a missing feature: recorded, the sweep goes on
@@ -90,13 +108,14 @@ def execute(spec: RunSpec | str, directory: str | os.PathLike, *,
 
 
 def _execute(spec: RunSpec, directory: Path, checkpoint_every: float,
-             should_stop: Callable[[], bool] | None) -> dict[str, Any]:
+             should_stop: Callable[[], bool] | None,
+             max_memory: str | int | None = None) -> dict[str, Any]:
     from ..evaluate import evaluate
     from ..solvers.run import solve
 
     if spec.abstraction is not None:
         return _execute_abstraction(spec)
-    tree, solver = _build(spec)
+    tree, solver = _build(spec, max_memory)
     ckpt = directory / f"{spec.hash}.ckpt.npz"
     curve_file = directory / f"{spec.hash}.curve.json"
     points: list[dict[str, Any]] = []

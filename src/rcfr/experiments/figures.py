@@ -10,6 +10,8 @@ in the data, not plotted.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import os
 import re
@@ -20,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RcfrError
-from ..fileio import check_writable, write_atomic
+from ..fileio import check_writable, write_atomic, write_json
 from .spec import SweepSpec, load_sweep
 from .store import Store
 
@@ -125,7 +127,7 @@ def collect(sweep: SweepSpec, store: Store) -> dict[str, Any]:
         data.update(_collect_complexity(done))
     elif kind == "mccfr_nodes":
         data.update(_collect_curves(done, store, "nodes"))
-        data["uniform"] = _uniform_exploitability(game) if done else None
+        data["uniform"] = _uniform_exploitability(game, store, sweep.max_memory) if done else None
     elif kind == "convergence":
         data.update(_collect_curves(done, store, "iterations"))
     elif kind == "frcfr_links":
@@ -137,13 +139,33 @@ def collect(sweep: SweepSpec, store: Store) -> dict[str, Any]:
     return data
 
 
-def _uniform_exploitability(game: str) -> float:
+def _uniform_exploitability(game: str, store: Store, max_memory: str | None) -> float | None:
+    """The uniform profile's exploitability (the figures' reference line), computed once per
+    game and kept beside the store (2-NL Hold'em(36) takes minutes); ``None`` where the game
+    does not fit the memory budget (the sweep spec's ``max_memory``)."""
+    from ..budget import memory_limit
     from ..evaluate import exploitability
     from ..policy import TabularPolicy
     from ..tree import compile_game
 
-    tree = compile_game(game)
-    return float(exploitability(tree, TabularPolicy.uniform(tree)))
+    key = hashlib.sha256(game.encode()).hexdigest()[:16]
+    path = store.files / f"uniform-{key}.json"
+    if path.is_file():
+        try:
+            saved = json.loads(path.read_text())
+            if saved.get("game") == game:
+                return float(saved["exploitability"])
+        except (ValueError, KeyError, TypeError):
+            pass  # a damaged file: computed again
+    try:
+        with memory_limit(max_memory):
+            tree = compile_game(game)
+    except RcfrError:
+        return None
+    value = float(exploitability(tree, TabularPolicy.uniform(tree)))
+    store.ensure_files()
+    write_json(path, {"game": game, "exploitability": value})
+    return value
 
 
 def _describe(spec: dict) -> str:

@@ -68,11 +68,12 @@ def _driver_gone() -> bool:
     return _PARENT is not None and os.getppid() != _PARENT
 
 
-def _local_task(spec_json: str, directory: str, checkpoint_every: float) -> dict[str, Any]:
+def _local_task(spec_json: str, directory: str, checkpoint_every: float,
+                max_memory: int | None = None) -> dict[str, Any]:
     _BUSY.set()
     try:
         return execute(spec_json, directory, checkpoint_every=checkpoint_every,
-                       should_stop=_driver_gone)
+                       should_stop=_driver_gone, max_memory=max_memory)
     finally:
         _BUSY.clear()
 
@@ -82,19 +83,22 @@ def _failed(spec: RunSpec, message: str, status: str = "failed") -> dict[str, An
 
 
 def run_local(specs: Iterable[RunSpec], directory: Path, *, workers: int,
-              checkpoint_every: float, on_start: OnStart, on_result: OnResult) -> None:
-    """Run ``specs`` on ``workers`` spawned processes, one run per worker at a time."""
+              checkpoint_every: float, on_start: OnStart, on_result: OnResult,
+              max_memory: int | None = None) -> None:
+    """Run ``specs`` on ``workers`` spawned processes, one run per worker at a time
+    (``max_memory``: each run's memory budget, :mod:`rcfr.budget`)."""
     pending = list(specs)[::-1]
     while pending:  # a new pool after a worker died: the others go on
         context = multiprocessing.get_context("spawn")  # no fork after numba's threads start
         with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_local_worker,
                                  initargs=(os.getpid(),)) as pool:
             _drain(pool, pending, workers, str(directory), checkpoint_every, on_start,
-                   on_result)
+                   on_result, max_memory)
 
 
 def _drain(pool: ProcessPoolExecutor, pending: list[RunSpec], workers: int, directory: str,
-           checkpoint_every: float, on_start: OnStart, on_result: OnResult) -> None:
+           checkpoint_every: float, on_start: OnStart, on_result: OnResult,
+           max_memory: int | None = None) -> None:
     """Feed ``pending`` (popped from the end) to ``pool`` until it is empty or the pool
     breaks."""
     inflight: dict[Any, RunSpec] = {}
@@ -104,7 +108,7 @@ def _drain(pool: ProcessPoolExecutor, pending: list[RunSpec], workers: int, dire
         spec = pending.pop()
         on_start(spec)
         inflight[pool.submit(_local_task, spec.canonical_json(), directory,
-                             checkpoint_every)] = spec
+                             checkpoint_every, max_memory)] = spec
 
     while pending and len(inflight) < workers:
         submit()
@@ -125,22 +129,25 @@ def _drain(pool: ProcessPoolExecutor, pending: list[RunSpec], workers: int, dire
 
 
 def run_inline(specs: Iterable[RunSpec], directory: Path, *, checkpoint_every: float,
-               on_start: OnStart, on_result: OnResult) -> None:
+               on_start: OnStart, on_result: OnResult, max_memory: int | None = None) -> None:
     """Run ``specs`` one after the other in this process (for tests and debugging)."""
     for spec in specs:
         on_start(spec)
-        on_result(execute(spec, directory, checkpoint_every=checkpoint_every))
+        on_result(execute(spec, directory, checkpoint_every=checkpoint_every,
+                          max_memory=max_memory))
 
 
-def _ray_task(spec_json: str, directory: str, checkpoint_every: float) -> dict[str, Any]:
+def _ray_task(spec_json: str, directory: str, checkpoint_every: float,
+              max_memory: int | None = None) -> dict[str, Any]:
     _one_thread()
     Path(directory).mkdir(parents=True, exist_ok=True)
-    return execute(spec_json, directory, checkpoint_every=checkpoint_every)
+    return execute(spec_json, directory, checkpoint_every=checkpoint_every,
+                   max_memory=max_memory)
 
 
 def run_ray(specs: Iterable[RunSpec], directory: Path, *, workers: int | None,
             checkpoint_every: float, on_start: OnStart, on_result: OnResult,
-            address: str | None = None) -> None:
+            address: str | None = None, max_memory: int | None = None) -> None:
     """Run ``specs`` as Ray tasks (one CPU each).  ``address`` joins a cluster (``auto``: the
     one this machine belongs to); without it a local Ray instance with ``workers`` CPUs is
     started (and stopped at the end) unless Ray is already initialised.  Checkpoints are
@@ -173,7 +180,7 @@ def run_ray(specs: Iterable[RunSpec], directory: Path, *, workers: int | None,
             spec = pending.pop()
             on_start(spec)
             inflight[remote.remote(spec.canonical_json(), str(directory),
-                                   checkpoint_every)] = spec
+                                   checkpoint_every, max_memory)] = spec
 
         while pending and len(inflight) < window:
             submit()

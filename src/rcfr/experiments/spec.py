@@ -7,6 +7,7 @@ in the results store.  A sweep spec is a TOML file::
     name = "thesis_4_1_quick"
     figure = "rcfr_complexity"      # the plot that reads it (optional)
     seeds = [0]                      # or a count: seeds = 5 -> 0..4
+    max_memory = "20G"               # each run's memory budget (optional; rcfr.budget)
     [base]                           # a RunSpec's fields
     game = "leduc(canonical=true)"
     iterations = 1000
@@ -33,7 +34,12 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from ..budget import parse_memory
 from ..errors import RcfrError
+from ..solvers.sampling import TABLE_DTYPES
+from ..tree import FORMS
+
+DTYPES = tuple(TABLE_DTYPES)
 
 _INT, _FLOAT, _STR, _BOOL = "a whole number", "a number", "a string", "true or false"
 
@@ -69,6 +75,8 @@ class RunSpec:
     eval_every: int = 0
     eval_nodes: int = 0
     eval_log: int | None = None  # evaluation points a decade, log-spaced up to the budget
+    form: str | None = None  # compiled form: history, public or auto (the default)
+    dtype: str | None = None  # the sampled solvers' tables: float64 (the default) or float32
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -94,6 +102,10 @@ class RunSpec:
             raise RcfrError("share: give leaves or share, not both")
         if self.share is not None and not 0.0 < self.share <= 1.0:
             raise RcfrError(f"share: must be in (0, 1], got {self.share}")
+        if self.form is not None and self.form not in FORMS:
+            raise RcfrError(f"form: must be one of {', '.join(FORMS)}, got {self.form!r}")
+        if self.dtype is not None and self.dtype not in DTYPES:
+            raise RcfrError(f"dtype: must be one of {', '.join(DTYPES)}, got {self.dtype!r}")
 
     # -- identity --------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -133,7 +145,8 @@ class RunSpec:
         """Keyword options for :func:`rcfr.solvers.run.make_solver` (only those set)."""
         out: dict[str, Any] = {"alternating": self.alternating, "seed": self.seed}
         for key in ("averaging", "link", "regressor", "leaves", "features", "threshold",
-                    "criterion", "alpha", "epsilon", "beta", "tau", "rule", "abstraction"):
+                    "criterion", "alpha", "epsilon", "beta", "tau", "rule", "abstraction",
+                    "dtype"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
@@ -144,7 +157,8 @@ class RunSpec:
     def label(self) -> str:
         """A short human description (for progress lines and tables)."""
         parts = [self.algorithm, self.game]
-        for key in ("rule", "abstraction", "regressor", "share", "leaves", "features", "link"):
+        for key in ("rule", "abstraction", "regressor", "share", "leaves", "features", "link",
+                    "form", "dtype"):
             value = getattr(self, key)
             if value is not None:
                 parts.append(f"{key}={value}")
@@ -159,7 +173,8 @@ _TYPES = {"game": _STR, "algorithm": _STR, "iterations": _INT, "nodes": _INT, "s
           "abstraction": _STR, "regressor": _STR, "leaves": _INT, "share": _FLOAT,
           "features": _STR, "bootstrap": _BOOL, "threshold": _FLOAT, "criterion": _STR,
           "alpha": _FLOAT, "epsilon": _FLOAT, "beta": _FLOAT, "tau": _FLOAT,
-          "eval_every": _INT, "eval_nodes": _INT, "eval_log": _INT}
+          "eval_every": _INT, "eval_nodes": _INT, "eval_log": _INT, "form": _STR,
+          "dtype": _STR}
 
 
 def _coerce(key: str, value: Any) -> Any:
@@ -194,12 +209,14 @@ class SweepSpec:
     figure: str | None = None
     description: str = ""
     path: str | None = None
+    max_memory: str | None = None  # each run's memory budget, e.g. "20G" (not its identity)
 
     def hashes(self) -> list[str]:
         return [r.hash for r in self.runs]
 
 
-_TOP_KEYS = {"name", "figure", "description", "seeds", "base", "grid", "zip", "part"}
+_TOP_KEYS = {"name", "figure", "description", "seeds", "base", "grid", "zip", "part",
+             "max_memory"}
 _PART_KEYS = {"base", "grid", "zip", "seeds", "name"}
 
 
@@ -274,9 +291,11 @@ def parse_sweep(data: dict[str, Any], name: str = "sweep", path: str | None = No
         if key not in _TOP_KEYS:
             raise RcfrError(f"{key}: unknown key; a sweep spec takes "
                             f"{', '.join(sorted(_TOP_KEYS))}")
-    for key in ("name", "figure", "description"):
+    for key in ("name", "figure", "description", "max_memory"):
         if key in data and not isinstance(data[key], str):
             raise RcfrError(f"{key}: expected a string, got {data[key]!r}")
+    if "max_memory" in data:
+        parse_memory(data["max_memory"])  # e.g. "20G": checked here, judged in each run
     base = _table(data.get("base", {}), "base")
     for key in base:
         if key not in _TYPES:
@@ -312,7 +331,7 @@ def parse_sweep(data: dict[str, Any], name: str = "sweep", path: str | None = No
                             where)
     unique = list({r.hash: r for r in runs}.values())
     return SweepSpec(data.get("name", name), tuple(unique), data.get("figure"),
-                     data.get("description", ""), path)
+                     data.get("description", ""), path, data.get("max_memory"))
 
 
 def _read_toml(path: str | Path) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..budget import parse_memory
 from ..errors import RcfrError
 from ..fileio import write_atomic
 from .execute import code_version
@@ -112,16 +113,23 @@ class SweepSummary:
 def run_sweep(sweep: SweepSpec | Plan, store: Store, *, workers: int = 1,
               backend: str = "local", ray_address: str | None = None,
               checkpoint_every: float = 60.0,
-              progress: Progress | None = None) -> SweepSummary:
+              progress: Progress | None = None,
+              max_memory: str | int | None = None) -> SweepSummary:
     """Run the runs of ``sweep`` that the store does not have complete on ``backend``
     (``local`` processes, ``ray`` tasks, or ``inline`` in this process); return counts.
-    Ctrl-C marks the runs in flight ``interrupted`` (they resume from their checkpoints)."""
+    Ctrl-C marks the runs in flight ``interrupted`` (they resume from their checkpoints).
+    ``max_memory``: each run's memory budget (default: the sweep spec's ``max_memory``, else
+    :mod:`rcfr.budget`'s default, judged in each worker)."""
     if backend not in (*BACKENDS, "inline"):
         raise RcfrError(f"unknown backend {backend!r}; use {' or '.join(BACKENDS)}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise RcfrError(f"workers must be a whole number >= 1, got {workers!r}")
     if not checkpoint_every > 0:
         raise RcfrError(f"checkpoint-every must be positive, got {checkpoint_every!r}")
+    if max_memory is None:
+        max_memory = (sweep.sweep if isinstance(sweep, Plan) else sweep).max_memory
+    if max_memory is not None:
+        max_memory = parse_memory(max_memory)
     the_plan = sweep if isinstance(sweep, Plan) else plan(sweep, store)
     todo = the_plan.todo
     summary = SweepSummary()
@@ -164,13 +172,14 @@ def run_sweep(sweep: SweepSpec | Plan, store: Store, *, workers: int = 1,
     try:
         if backend == "inline":
             run_inline(todo, directory, checkpoint_every=checkpoint_every, on_start=on_start,
-                       on_result=on_result)
+                       on_result=on_result, max_memory=max_memory)
         elif backend == "local":
             run_local(todo, directory, workers=workers, checkpoint_every=checkpoint_every,
-                      on_start=on_start, on_result=on_result)
+                      on_start=on_start, on_result=on_result, max_memory=max_memory)
         else:
             run_ray(todo, directory, workers=workers, checkpoint_every=checkpoint_every,
-                    on_start=on_start, on_result=on_result, address=ray_address)
+                    on_start=on_start, on_result=on_result, address=ray_address,
+                    max_memory=max_memory)
     except KeyboardInterrupt:
         store.mark(sorted(running), "interrupted", "stopped by the user")
         raise
