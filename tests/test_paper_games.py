@@ -1,5 +1,7 @@
 """The seed papers' games: sizes and values the papers (and OpenSpiel) report, and their rules."""
 
+import json
+
 import pytest
 
 import rcfr
@@ -145,6 +147,35 @@ def test_bluff_sizes_and_memory(bluff):
     assert bluff.num_nodes == 294883
     assert bluff.num_terminals == 36 * 4095
     assert bluff.nbytes / bluff.num_nodes <= 64
+
+
+@pytest.mark.parametrize("spec", ["liars_dice", "liars_dice(faces=3,dice=2)",
+                                  "liars_dice(faces=2,dice=1,dice2=3)"])
+def test_liars_dice_closed_form_sizes_equal_both_compiled_forms(spec):
+    sizes = rcfr.load_game(spec).closed_form_sizes()
+    for form in ("history", "public"):
+        compiled = rcfr.compile_game(spec, form).sizes()
+        assert {k: compiled[k] for k in sizes if k in compiled} == {
+            k: v for k, v in sizes.items() if k in compiled}
+    assert sizes["public_nodes"] == rcfr.compile_game(spec, "public").num_public_nodes
+
+
+def test_bluff_2_2_sizes_without_building_it(capsys):
+    """Bluff(2,1)'s sizes as Gibson et al. count them (27 x 131,072 information sets) and
+    Bluff(2,2)'s in closed form: ``rcfr games`` shows them; solving it is refused."""
+    from rcfr.cli import main
+
+    b21 = rcfr.load_game("liars_dice(dice=2,dice2=1)").closed_form_sizes()
+    assert b21["infosets"] == 27 * 131072 and b21["public_nodes"] == 524287
+    assert main(["games", "liars_dice(dice=2,dice2=2)", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    # 21 unordered rolls a player, 24 bids: 42 * 2^23 information sets
+    assert row["infosets"] == 42 * 2**23 and row["public_nodes"] == 2**25 - 1
+    assert row["histories"] == sum(6**k for k in range(4)) + 6**4 * (2**25 - 1)
+    assert row["public_mb_estimated"] and row["history_mb_estimated"]
+    assert main(["solve", "liars_dice(dice=2,dice2=2)", "--max-memory", "4G"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "704,643,030 sequences" in err
 
 
 def test_bluff_uniform_exploitability(bluff):

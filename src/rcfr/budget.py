@@ -120,28 +120,6 @@ def _count(n: float) -> str:
 
 
 # -- closed forms ------------------------------------------------------------------------------
-def _liars_dice(dice: int, faces: int, dice2: int | None = None) -> SizeEstimate:
-    """Each roll of the ``D = dice + dice2`` dice (chance nodes over the rolls) leads to a
-    bidding tree over the ``B = D faces`` bids: one node per increasing bid sequence, plus a
-    "bluff" terminal after each non-empty one, so ``2^(B+1) - 1`` nodes.  A player's information
-    sets are her sorted dice times her decision nodes of that tree (player 0 opens and acts
-    after an even number of bids)."""
-    dice2 = dice if dice2 is None else dice2
-    total = dice + dice2
-    bids = total * faces
-    if bids > _HUGE_EXPONENT:  # beyond any memory: skip the exact count
-        return SizeEstimate(2.0**_HUGE_EXPONENT, None, at_least=True)
-    rolls = faces**total
-    chance = sum(faces**k for k in range(total))  # chance nodes above the rolls
-    histories = chance + rolls * (2 ** (bids + 1) - 1)
-    own = (math.comb(faces + dice - 1, dice), math.comb(faces + dice2 - 1, dice2))
-    sequences = own[0] * bids  # the opening bids (player 0)
-    for b in range(bids):  # decision nodes after k bids, the last b: C(b, k - 1) of them
-        actions = bids - b  # the higher bids and "bluff"
-        sequences += actions * sum(own[k % 2] * math.comb(b, k - 1) for k in range(1, b + 2))
-    return SizeEstimate(float(histories), float(sequences))
-
-
 def _nl_one_card(cards: int, stack: int, ante: int) -> SizeEstimate:
     """Nodes of the betting tree by dynamic programming over ``T(m, o)``: the subtree where the
     player to act has put in ``m`` chips and faces a raise to ``o`` (the last raise is then
@@ -194,7 +172,10 @@ def estimate_size(game) -> SizeEstimate | None:
     p = getattr(game, "params", {})
     kind = type(game)
     if kind is LiarsDice and set(p) <= {"dice", "faces", "dice2"}:
-        return _liars_dice(game.dice, game.faces, game.dice2)
+        if game.bluff_action > _HUGE_EXPONENT:  # beyond any memory: skip the exact count
+            return SizeEstimate(2.0**_HUGE_EXPONENT, None, at_least=True)
+        sizes = game.closed_form_sizes()  # the bidding tree's closed form
+        return SizeEstimate(float(sizes["histories"]), float(sizes["sequences"]))
     if kind is NLOneCardPoker and set(p) == {"cards", "stack", "ante"}:
         return _nl_one_card(p["cards"], p["stack"], p["ante"])
     if kind is NLHoldem2:  # the betting tree's closed form, every bucket deal possible

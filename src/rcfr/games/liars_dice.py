@@ -142,6 +142,33 @@ class LiarsDice(Game):
             return math.inf
         return 2 ** (self.bluff_action + 1) - 1
 
+    def closed_form_sizes(self, support: bool = True) -> dict:
+        """Both forms' sizes without building either (every roll is possible, so ``support``
+        changes nothing).  The bids form a tree of ``2^B`` increasing bid sequences (``B =
+        (dice + dice2) faces``), each a decision node and, when not empty, also followed by a
+        call: ``2^B - 1`` terminals.  Player 0 acts after an even number of bids, so each player
+        has ``2^(B-1)`` public decision nodes times its unordered rolls as information sets
+        (Bluff(2,1): 27 x 131,072, Gibson et al. 2012, sec. 5).  After ``k`` bids ending
+        with bid ``b`` (``C(b, k-1)`` such nodes) there are ``B - b`` actions: the higher bids
+        and the call.  The history form deals ordered rolls one die at a time."""
+        if self.bluff_action > HUGE_BIDS:
+            raise RcfrError(f"{self} has more than 2^{HUGE_BIDS} bid sequences")
+        B, faces = self.bluff_action, self.faces
+        own = [math.comb(faces + d - 1, d) for d in (self.dice, self.dice2)]
+        sequences = [own[0] * B, 0]  # the opening bids
+        for b in range(B):  # nodes whose last bid is b, by who acts there: k bids -> k % 2
+            for p in (0, 1):
+                nodes = sum(math.comb(b, k - 1) for k in range(1 + (p == 0), b + 2, 2))
+                sequences[p] += own[p] * nodes * (B - b)
+        rolls = faces**self.total_dice
+        chance = sum(faces**k for k in range(self.total_dice))
+        infosets = [own[p] * 2 ** (B - 1) for p in (0, 1)]
+        return {"histories": chance + rolls * (2 ** (B + 1) - 1), "terminals": rolls * (2**B - 1),
+                "chance_nodes": chance, "decision_nodes": rolls * 2**B,
+                "infosets": sum(infosets), "sequences": sum(sequences),
+                "infosets_per_player": infosets, "sequences_per_player": sequences,
+                "public_nodes": 2 ** (B + 1) - 1}
+
     def public_structure(self) -> PublicStructure:
         """The public form (:mod:`rcfr.public_tree`): each player's unordered roll is a private
         state, rolled independently; a call is settled by counting dice (``COUNT_RULE``)."""
