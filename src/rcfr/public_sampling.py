@@ -9,7 +9,8 @@ pass (:mod:`rcfr.solvers.sampling`: CS, ES, OS or AS, Gibson et al. 2012) over t
 nodes, reading the deal's information set, chance probability or payoff at each node it visits,
 so estimates, averaging and their unbiasedness are the history form's and a pass costs what it
 visits (no sweep of the public tree, no write outside the touched information sets).  With the
-tabular estimator every iteration runs in one numba kernel (:func:`run_public_sampled`); any
+tabular estimator every iteration runs in one numba kernel (:func:`run_public_sampled`; a
+discounted rule is absorbed lazily, as in the history form, :class:`LazyDiscounting`); any
 other estimator gets the same pass through the loop's Python step.  Nodes visited are counted
 in histories: each public node the walk visits is one history of the sampled deal, plus the
 chance nodes that dealt it.
@@ -34,10 +35,13 @@ from .solvers.sampling import (
     AS,
     CS,
     ES,
+    NO_LAZY,
     OS,
+    LazyDiscounting,
     MCCFRSolver,
     SampledTree,
     SampleWork,
+    absorb_lazily,
     absorb_touched,
     draw,
     explore,
@@ -343,21 +347,27 @@ def public_sampled_pass(scheme, player, weight, epsilon, beta, tau, tree, strate
 @njit(cache=True)
 def run_public_sampled(scheme, max_iters, node_budget, t0, avg_power, deal_depth, rule,
                        link_kind, link_param, epsilon, beta, tau, tree, bounds, seq_bounds,
-                       regrets, prediction, values, strategy, avg, rng, inst, work):
+                       regrets, prediction, values, strategy, avg, rng, inst, work, lazy,
+                       lazily):
     """:func:`rcfr.solvers.sampling.run_sampled` with the public pass: iterations entirely in
     numba, each pass counting ``deal_depth`` dealing chance nodes plus the public nodes it
-    visits.  Returns ``(iterations, histories visited)``."""
-    dense = rule.kind != PLAIN and rule.kind != CLIPPED
+    visits; with ``lazily`` a discounted rule updates ``lazy`` (:func:`absorb_lazily`).
+    Returns ``(iterations, histories visited)``."""
+    discounted = rule.kind != PLAIN and rule.kind != CLIPPED
+    dense = discounted and not lazily
     it = 0
     nodes = 0
     while it < max_iters and nodes < node_budget:
         for p in range(2):
             t, weight = start_pass(t0, it, p, avg_power, dense, seq_bounds, inst)
             n, nt = public_sampled_pass(scheme, p, weight, epsilon, beta, tau, tree, strategy,
-                                        avg, rng, inst, work, not dense, rule, link_kind,
+                                        avg, rng, inst, work, not discounted, rule, link_kind,
                                         link_param, regrets)
             nodes += n + deal_depth
-            if dense:
+            if lazily:
+                absorb_lazily(p, t, nt, work.touched, inst, rule, link_kind, link_param,
+                              tree.seq_start, tree.num_actions, lazy, strategy)
+            elif dense:
                 absorb_touched(p, t, nt, work.touched, inst, rule, link_kind, link_param, tree,
                                bounds, seq_bounds, regrets, prediction, values, strategy)
         it += 1
@@ -389,7 +399,7 @@ def public_arrays(tree: PublicTree) -> PublicSampled:
         T.rank, T.counts, T.matrix, tree.infoset_seq_start, tree.infoset_num_actions)
 
 
-class PublicSampledPass:
+class PublicSampledPass(LazyDiscounting):
     """A sampled pass over the public tree (a :class:`rcfr.solvers.loop.TreePass`); one
     player per pass, the deal drawn from the pass's SplitMix64 state; fused with the tabular
     estimator (:func:`run_public_sampled`)."""
@@ -424,12 +434,16 @@ class PublicSampledPass:
 
     def run_fused(self, solver, max_iters: int, node_budget: int) -> None:
         est = solver.estimator_
+        lazily = self.discounts_lazily(solver)
+        lazy = self.lazy_state(solver) if lazily else NO_LAZY
         its, nodes = run_public_sampled(
             self.scheme, max_iters, node_budget, solver.iteration, solver.avg_power_,
             self.deal_depth, solver.rule_.params, solver.link_.kind, solver.link_.param,
             self.epsilon, self.beta, self.tau, self.arrays, self.bounds, self.seq_bounds,
             est.regrets, est.prediction, est.values_, solver.strategy_, solver.avg_weights_,
-            self.rng, solver._inst, self.work)
+            self.rng, solver._inst, self.work, lazy, lazily)
+        if lazily:
+            self.show_true_regrets(solver)
         solver.iteration += int(its)
         solver.nodes_visited += int(nodes)
 

@@ -572,35 +572,13 @@ def exact_regrets(game: GameTree | Any, strategy: Any, player: int) -> np.ndarra
 
 
 # -- the pass and the solver ---------------------------------------------------------------
-class SampledPass:
-    """A sampled tree pass (:func:`sampled_pass`) with its generator state (SplitMix64, one
-    word) and scratch arrays; one player per pass."""
+class LazyDiscounting:
+    """The lazily discounted regrets of a fused sampled pass (:class:`LazyDiscount`), for the
+    history and the public form's passes (which have ``tree``, ``bounds`` and ``arrays`` with
+    ``seq_start`` and ``num_actions``)."""
 
-    def __init__(self, tree: GameTree, scheme: int, epsilon: float, beta: float, tau: float,
-                 seed: int | None) -> None:
-        self.tree = tree
-        self.scheme = scheme
-        self.epsilon, self.beta, self.tau = epsilon, beta, tau
-        self.arrays = _tree_arrays(tree)
-        self.work = _work_arrays(tree)
-        self.rng = seed_state(seed)
-        self.counter = np.zeros(1, dtype=np.int64)
-        ft = full_tree(tree)
-        self.bounds, self.seq_bounds = ft.bounds, ft.seq_bounds
-        self.lazy: LazyDiscount | None = None  # the fused kernel's lazily discounted regrets
-        self._lazy_of: np.ndarray | None = None  # the regrets array the lazy state stands for
-
-    def run(self, players, strategy, weight, avg, inst) -> int:
-        (player,) = players
-        inst[:] = 0.0
-        self.counter[0] += 1
-        n, _ = sampled_pass(self.scheme, player, weight, self.epsilon, self.beta, self.tau,
-                            self.arrays, strategy, avg, self.rng, inst, self.work,
-                            self.counter[0])
-        return int(n)
-
-    def fuses(self, rule: UpdateRule) -> bool:
-        return True
+    lazy: LazyDiscount | None = None  # the fused kernel's lazily discounted regrets
+    _lazy_of: np.ndarray | None = None  # the regrets array the lazy state stands for
 
     @staticmethod
     def discounts_lazily(solver: RegretSolver) -> bool:
@@ -617,24 +595,58 @@ class SampledPass:
             self._lazy_of = regrets
         return self.lazy
 
+    def show_true_regrets(self, solver: RegretSolver) -> None:
+        """After a lazy run: the estimator's table shows the true regrets (the lazy state
+        stays)."""
+        true_regrets(self.lazy, self.bounds, self.arrays.seq_start, self.arrays.num_actions,
+                     solver.estimator_.regrets)
+
+
+class SampledPass(LazyDiscounting):
+    """A sampled tree pass (:func:`sampled_pass`) with its generator state (SplitMix64, one
+    word) and scratch arrays; one player per pass."""
+
+    def __init__(self, tree: GameTree, scheme: int, epsilon: float, beta: float, tau: float,
+                 seed: int | None) -> None:
+        self.tree = tree
+        self.scheme = scheme
+        self.epsilon, self.beta, self.tau = epsilon, beta, tau
+        self.arrays = _tree_arrays(tree)
+        self.work = _work_arrays(tree)
+        self.rng = seed_state(seed)
+        self.counter = np.zeros(1, dtype=np.int64)
+        ft = full_tree(tree)
+        self.bounds, self.seq_bounds = ft.bounds, ft.seq_bounds
+
+    def run(self, players, strategy, weight, avg, inst) -> int:
+        (player,) = players
+        inst[:] = 0.0
+        self.counter[0] += 1
+        n, _ = sampled_pass(self.scheme, player, weight, self.epsilon, self.beta, self.tau,
+                            self.arrays, strategy, avg, self.rng, inst, self.work,
+                            self.counter[0])
+        return int(n)
+
+    def fuses(self, rule: UpdateRule) -> bool:
+        return True
+
     def run_fused(self, solver: RegretSolver, max_iters: int, node_budget: int) -> None:
         est = solver.estimator_
         lazily = self.discounts_lazily(solver)
-        lazy = self.lazy_state(solver) if lazily else _NO_LAZY
+        lazy = self.lazy_state(solver) if lazily else NO_LAZY
         its, nodes = run_sampled(
             self.scheme, max_iters, node_budget, solver.iteration, solver.avg_power_,
             solver.rule_.params, solver.link_.kind, solver.link_.param, self.epsilon,
             self.beta, self.tau, self.arrays, self.bounds, self.seq_bounds, est.regrets,
             est.prediction, est.values_, solver.strategy_, solver.avg_weights_, self.rng,
             self.counter, solver._inst, self.work, lazy, lazily)
-        if lazily:  # the estimator's table shows the true regrets (the lazy state stays)
-            true_regrets(lazy, self.bounds, self.arrays.seq_start, self.arrays.num_actions,
-                         est.regrets)
+        if lazily:
+            self.show_true_regrets(solver)
         solver.iteration += int(its)
         solver.nodes_visited += int(nodes)
 
 
-_NO_LAZY = lazy_discount(np.zeros(0), 0)
+NO_LAZY = lazy_discount(np.zeros(0), 0)
 
 
 def _load_lazy(arrays: dict[str, np.ndarray], regrets: np.ndarray,
@@ -740,8 +752,8 @@ class MCCFRSolver(RegretSolver):
         return info
 
     def _lazily(self) -> bool:
-        return (self.fused_ and isinstance(self.pass_, SampledPass)
-                and SampledPass.discounts_lazily(self))
+        return (self.fused_ and isinstance(self.pass_, LazyDiscounting)
+                and LazyDiscounting.discounts_lazily(self))
 
     def _extra_state(self) -> dict[str, np.ndarray]:
         out = {"rng_state": self.pass_.rng}
