@@ -237,3 +237,39 @@ def test_wager_abstraction_claim_compares_rcfr_plus_at_each_abstraction_share():
     far = data(0.15)
     far["series"]["BF+"]["used"] = [0.30, 0.35]  # no run within 5 points of any abstraction
     assert _plus_beats_wager_abstractions(far)[1] == NO_DATA
+
+
+def test_gibson_holdem_parameter_and_stack_claims():
+    """Figures 1a, 1b and 2b's claims on hand-made data (mbb/g = 500 x chips)."""
+    from rcfr.experiments.report import (
+        FAILS,
+        HOLDS,
+        _as_gain_grows,
+        _best_epsilon_beta,
+        _best_tau,
+    )
+
+    base = {"scale": 500.0, "unit": "exploitability (mbb/g)", "nodes": [3e8]}
+    grows = {**base, "series": {"ES": {"stack": [20, 22, 24], "exploitability": [1, 1, 1.0]},
+                                "AS": {"stack": [20, 22, 24], "exploitability": [1, .9, .7]}}}
+    ours, verdict, _ = _as_gain_grows(grows)
+    assert verdict == HOLDS and ours == "AS below ES by k=20: +0%, k=22: +10%, k=24: +30%"
+    grows["series"]["AS"]["exploitability"] = [0.7, 0.9, 1.0]
+    assert _as_gain_grows(grows)[1] == FAILS
+
+    def tau(t, m, h):
+        return f"AS ε=0.05 β=1e+06 τ={t:g}", {"final": m, "final_ci95": h}
+
+    data = {**base, "series": dict([tau(1, 0.9, 0.01), tau(100, 0.5, 0.02), tau(1e3, 0.52, 0.01),
+                                    tau(1e6, 0.8, 0.01)])}
+    ours, verdict, _ = _best_tau(data)
+    assert verdict == HOLDS and ours.startswith("best τ 100 (250 ± 10 mbb/g)")
+    data["series"] = dict([tau(1, 0.4, 0.01), tau(100, 0.5, 0.02), tau(1e3, 0.52, 0.01)])
+    assert _best_tau(data)[1] == FAILS
+    grid = {**base, "series": {
+        "1e+06": {"epsilon": [0.05, 0.5], "exploitability": [0.30, 0.5], "ci95": [0.02, 0.01]},
+        "1": {"epsilon": [0.05, 0.5], "exploitability": [0.29, 0.6], "ci95": [0.01, 0.01]}}}
+    ours, verdict, _ = _best_epsilon_beta(grid)  # the paper's setting within the best's interval
+    assert verdict == HOLDS and ours.startswith("best (ε, β) ε=0.05 β=1 (145 ± 5 mbb/g)")
+    grid["series"]["1"]["exploitability"][0] = 0.2
+    assert _best_epsilon_beta(grid)[1] == FAILS

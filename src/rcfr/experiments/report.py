@@ -177,6 +177,62 @@ def _as_vs_es(data: dict) -> tuple[str, str, str]:
                                 f": our game is {data['game']}, not 2-NL Hold'em(36)"))
 
 
+def _as_gain_grows(data: dict) -> tuple[str, str, str]:
+    """Figure 2b: AS's improvement over ES by stack, and whether it grows with the stack."""
+    rows = {k.split(" ")[0].split(",")[0]: r for k, r in data["series"].items()}
+    if "AS" not in rows or "ES" not in rows:
+        return "", NO_DATA, ""
+    es = dict(zip(rows["ES"]["stack"], rows["ES"]["exploitability"], strict=True))
+    gains = [(k, 100 * (es[k] - a) / es[k]) for k, a in
+             zip(rows["AS"]["stack"], rows["AS"]["exploitability"], strict=True) if k in es]
+    ours = ", ".join(f"k={k}: {g:+.0f}%" for k, g in gains)
+    if len(gains) < 3:
+        return ours, INCONCLUSIVE, "fewer than three stacks"
+    ks, gs = zip(*gains, strict=True)
+    mk, mg = sum(ks) / len(ks), sum(gs) / len(gs)
+    slope = sum((k - mk) * (g - mg) for k, g in gains) / sum((k - mk) ** 2 for k in ks)
+    verdict = HOLDS if slope > 0 and gs[-1] > gs[0] else FAILS
+    return (f"AS below ES by {ours}", verdict,
+            f"least-squares slope {slope:+.2f} points per chip; holds when the gain grows "
+            f"(positive slope, largest stack above smallest); after {data.get('nodes')} nodes")
+
+
+def _best_of(means: dict[str, tuple[float, float | None]], wanted: set[str], what: str,
+             data: dict) -> tuple[str, str, str]:
+    """Whether one of the paper's best settings is lowest, or within the lowest's interval."""
+    best = min(means, key=lambda k: means[k][0])
+    m, h = means[best]
+    near = [k for k in wanted if k in means and means[k][0] <= m + (h or 0.0)]
+    if not any(k in means for k in wanted):
+        return f"best {what} {best}", NO_DATA, "the paper's settings were not run"
+    verdict = HOLDS if best in wanted or near else FAILS
+    f, unit = data["scale"], _unit(data)
+    return (f"best {what} {best} ({_fmt(m, h, f, unit)}); " + ", ".join(
+        f"{k}: {_fmt(*means[k], f, unit)}" for k in sorted(wanted) if k in means), verdict,
+        "holds when a paper setting is lowest or within the lowest's 95% interval")
+
+
+def _best_tau(data: dict) -> tuple[str, str, str]:
+    means = {}
+    for key, row in data["series"].items():
+        tau = key.rsplit("τ=", 1)[-1] if "τ=" in key else None
+        if tau is not None:
+            means[f"{float(tau):g}"] = _final(row)
+    if not means:
+        return "", NO_DATA, ""
+    return _best_of(means, {"100", "1000"}, "τ", data)
+
+
+def _best_epsilon_beta(data: dict) -> tuple[str, str, str]:
+    means = {}
+    for beta, row in data["series"].items():  # keyed by beta
+        for eps, m, h in zip(row["epsilon"], row["exploitability"], row["ci95"], strict=True):
+            means[f"ε={eps:g} β={float(beta):g}"] = (m, h)
+    if not means:
+        return "", NO_DATA, ""
+    return _best_of(means, {"ε=0.05 β=100000", "ε=0.05 β=1e+06"}, "(ε, β)", data)
+
+
 def _uniform(expected: float, note: str = "") -> Callable[[dict], tuple[str, str, str]]:
     def check(data: dict) -> tuple[str, str, str]:
         if data.get("uniform") is None:
@@ -262,7 +318,16 @@ CLAIMS: tuple[Claim, ...] = (
           "The uniform profile is exploitable for 0.784 in Bluff(2,1)", "0.784",
           _uniform(0.784, "; one round with +-1 payoffs (the README's table gives the "
                    "multi-round rule sets: 0.815 and 0.828)")),
-    Claim("Gibson et al. 2012, §5, Fig. 2a", "gibson_holdem|gibson_nl",
+    Claim("Gibson et al. 2012, §5, Fig. 2b", "gibson_holdem_stacks",
+          "Little difference at 20 and 22 chips; AS's margin over ES grows with the stack",
+          "margins increase with game size", _as_gain_grows),
+    Claim("Gibson et al. 2012, §5, Fig. 1a", "gibson_holdem_as_grid",
+          "AS with ε = 0.05 and β = 1e5 or 1e6 is the least exploitable (τ = 1000)",
+          "ε 0.05, β 1e5-1e6", _best_epsilon_beta),
+    Claim("Gibson et al. 2012, §5, Fig. 1b", "gibson_holdem_tau",
+          "AS with τ = 100 or 1000 is the least exploitable (ε 0.05, β 1e6)", "τ 100-1000",
+          _best_tau),
+    Claim("Gibson et al. 2012, §5, Fig. 2a", "gibson_holdem_k36|gibson_holdem|gibson_nl",
           "AS improves on ES at the final data points in no-limit poker",
           "54% (2-NL Hold'em(36))", _as_vs_es),
     Claim("D'Orazio et al. 2019, Fig. 2 right", "dorazio_leduc",
