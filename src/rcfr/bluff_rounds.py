@@ -162,6 +162,13 @@ class MultiRoundSolution:
     def exploitability(self) -> float:
         return (self.best_responses[0] + self.best_responses[1]) / 2.0
 
+    def save(self, path) -> Any:
+        """Write the round strategies (:func:`save_multi_round`)."""
+        return save_multi_round(path, self.dice, self.dice2, self.opener, self.faces,
+                                {k: p.probs for k, p in self.policies.items()},
+                                {"algorithm": self.algorithm,
+                                 "nodes_visited": self.nodes_visited})
+
     def to_dict(self) -> dict[str, Any]:
         key = "{}-{}-{}".format
         return {"game": f"liars_dice(dice={self.dice},dice2={self.dice2},faces={self.faces})",
@@ -172,6 +179,93 @@ class MultiRoundSolution:
                 "round_values": {key(*k): v for k, v in self.values.items()},
                 "round_exploitability": {key(*k): v
                                          for k, v in self.round_exploitability.items()}}
+
+
+def _round_game(cache: dict, values: dict, d0: int, d1: int, o: int, opener: str,
+                faces: int) -> tuple[PublicTree, float]:
+    """The round of dice state ``(d0, d1)`` opened by player ``o`` as a one-round game whose
+    calls pay the continuation values ``values[(0, ...)]`` of the later rounds (player 0's), and
+    the sign of the round's player 0 (the opener) in the real players' terms."""
+    # player 0's continuation value when player `loser` loses this round
+    after = [_continuation(values, 0, d0, d1, loser, opener) for loser in (0, 1)]
+    sign = 1.0 if o == 0 else -1.0  # the round's player 0 is the opener
+    return with_round_payoffs(_round_tree(cache, (d0, d1), o, faces), sign * after[1 - o],
+                              sign * after[o]), sign
+
+
+def evaluate_multi_round(dice: int, dice2: int, opener: str, faces: int,
+                         policies: dict) -> dict[str, Any]:
+    """Player 0's value of the profile that plays round ``(d0, d1, o)`` by ``policies[(d0, d1,
+    o)]`` (probability vectors on the round trees), both best-response values and the
+    exploitability, in multi-round Bluff(dice, dice2)."""
+    from .evaluate import evaluate
+
+    cache: dict = {}
+    values: dict = {}
+    for d0, d1, o in round_states(dice, dice2, opener):
+        tree, sign = _round_game(cache, values, d0, d1, o, opener, faces)
+        values[(0, d0, d1, o)] = sign * evaluate(tree, TabularPolicy(
+            tree, policies[(d0, d1, o)])).value
+    br = multi_round_best_responses(dice, dice2, opener, faces, policies)
+    return {"value": values[(0, dice, dice2, 0)], "best_response_values": list(br),
+            "exploitability": (br[0] + br[1]) / 2.0}
+
+
+def _game_name(dice: int, dice2: int, faces: int) -> str:
+    return str(LiarsDice(dice=dice, faces=faces, dice2=dice2))
+
+
+def save_multi_round(path, dice: int, dice2: int, opener: str, faces: int, policies: dict,
+                     metadata: dict | None = None):
+    """Write a multi-round strategy (one probability vector per round) as ``.npz`` with a JSON
+    header naming the game, the opener rule and each round tree's fingerprint; atomic."""
+    from .fileio import FORMAT_VERSION, MULTI_ROUND_FORMAT, write_npz
+
+    cache: dict = {}
+    rounds = {}
+    arrays = {}
+    for d0, d1, o in round_states(dice, dice2, opener):
+        key = f"round_{d0}_{d1}_{o}"
+        tree = _round_tree(cache, (d0, d1), o, faces)
+        rounds[key] = {"fingerprint": tree.fingerprint(), "num_sequences": tree.num_sequences}
+        arrays[key] = np.asarray(policies[(d0, d1, o)], dtype=np.float64)
+    meta = {"format": MULTI_ROUND_FORMAT, "version": FORMAT_VERSION,
+            "game": _game_name(dice, dice2, faces), "rounds": opener, "round_trees": rounds,
+            "metadata": metadata or {}}
+    return write_npz(path, arrays, meta)
+
+
+def load_multi_round(path, game: Any, opener: str) -> dict:
+    """The round strategies of a file written by :func:`save_multi_round`, checked against the
+    multi-round ``game`` and ``opener`` rule: ``{(d0, d1, o): probabilities}``."""
+    from .fileio import MULTI_ROUND_FORMAT, read_npz
+
+    dice, dice2, faces = multi_round_game(game)
+    states = round_states(dice, dice2, opener)
+    arrays, meta = read_npz(path, MULTI_ROUND_FORMAT)
+    name = _game_name(dice, dice2, faces)
+    if meta.get("game") != name or meta.get("rounds") != opener:
+        raise RcfrError(f"{path} holds a strategy for {meta.get('game')!r} with --rounds "
+                        f"{meta.get('rounds')}, not for {name!r} with --rounds {opener}")
+    trees = meta.get("round_trees")
+    keys = {f"round_{d0}_{d1}_{o}": (d0, d1, o) for d0, d1, o in states}
+    if not isinstance(trees, dict) or set(trees) != set(keys) or set(arrays) != set(keys):
+        raise RcfrError(f"{path} is corrupted: its rounds are not those of {name}")
+    cache: dict = {}
+    out = {}
+    for key, (d0, d1, o) in keys.items():
+        tree = _round_tree(cache, (d0, d1), o, faces)
+        if not isinstance(trees[key], dict) or trees[key].get("fingerprint") != tree.fingerprint():
+            raise RcfrError(f"{path}: round {key} was written for another version of the rules")
+        probs = arrays[key]
+        if probs.dtype != np.float64 or probs.shape != (tree.num_sequences,):
+            raise RcfrError(f"{path} is corrupted: round {key} is not a float64 vector of "
+                            f"{tree.num_sequences:,} probabilities")
+        try:
+            out[(d0, d1, o)] = TabularPolicy(tree, probs).probs
+        except RcfrError as exc:
+            raise RcfrError(f"{path} is corrupted: round {key}: {exc}") from None
+    return out
 
 
 def round_states(dice: int, dice2: int, opener: str) -> list[tuple[int, int, int]]:
@@ -205,11 +299,7 @@ def solve_multi_round(dice: int = 2, dice2: int = 1, opener: str = "loser", face
     visited = 0
     t0 = time.perf_counter()
     for d0, d1, o in states:
-        # player 0's continuation value when player `loser` loses this round
-        after = [_continuation(values, 0, d0, d1, loser, opener) for loser in (0, 1)]
-        sign = 1.0 if o == 0 else -1.0  # the round's player 0 is the opener
-        tree = with_round_payoffs(_round_tree(cache, (d0, d1), o, faces),
-                                  sign * after[1 - o], sign * after[o])
+        tree, sign = _round_game(cache, values, d0, d1, o, opener, faces)
         solver = make_public_solver(tree, algorithm, **options)
         if nodes is not None:
             solver.run_nodes(nodes)

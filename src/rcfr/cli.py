@@ -351,10 +351,10 @@ def solve(
         rcfr_options["averaging"] = averaging
     if rounds is not None:  # multi-round liar's dice: checked and run before any compile
         _check_rounds(game, rounds, form, {
-            "--out": out_file, "--out-current": current_file, "--checkpoint": checkpoint,
+            "--out-current": current_file, "--checkpoint": checkpoint,
             "--resume": resume, "--abstraction": abstraction, "--out-abstract": out_abstract})
-        return _solve_rounds(game, rounds, algorithm, iterations, nodes, as_json, rule=rule,
-                             alternating=not simultaneous, link=link, seed=seed,
+        return _solve_rounds(game, rounds, algorithm, iterations, nodes, as_json, out_file,
+                             rule=rule, alternating=not simultaneous, link=link, seed=seed,
                              **rcfr_options)
     tree = compile_game(game, form, dtype=dtype)
     solve_tree = tree  # the game the solver runs on: the abstract one with --abstraction
@@ -437,21 +437,24 @@ def _check_rounds(game: str, opener: str, form: str, files: dict) -> None:
     round_states(1, 1, opener)
     given = [name for name, value in files.items() if value is not None]
     if given:
-        raise RcfrError(f"--rounds solves one game per round and writes no files; leave out "
-                        f"{given[0]}")
+        raise RcfrError(f"--rounds solves one game per round and writes only its strategy "
+                        f"(--out); leave out {given[0]}")
     if form == "history":
         raise RcfrError("--rounds solves the rounds on the public form; leave out --form "
                         "history")
 
 
 def _solve_rounds(game: str, opener: str, algorithm: str, iterations: int, nodes: int | None,
-                  as_json: bool, **options) -> None:
+                  as_json: bool, out_file: Path | None, **options) -> None:
     """``solve --rounds``: multi-round liar's dice, round by round (rcfr.bluff_rounds)."""
     from .bluff_rounds import multi_round_game, solve_multi_round
 
     dice, dice2, faces = multi_round_game(game)
     sol = solve_multi_round(dice, dice2, opener, faces, algorithm, iterations, nodes, **options)
     info = sol.to_dict()
+    info["out"] = str(out_file) if out_file else None
+    if out_file is not None:
+        sol.save(out_file)
     if as_json:
         _emit(info)
         return
@@ -463,6 +466,8 @@ def _solve_rounds(game: str, opener: str, algorithm: str, iterations: int, nodes
                   f"round exploitability {sol.round_exploitability[(d0, d1, o)]:.3g}")
     out.print(f"value {sol.value:+.6f}  exploitability {sol.exploitability:.6g} "
               f"(best responses {sol.best_responses[0]:+.6f}, {sol.best_responses[1]:+.6f})")
+    if out_file is not None:
+        out.print(f"  round strategies -> {out_file}")
 
 
 def _print_solve(result, info: dict, tree, out_file) -> None:
@@ -489,13 +494,18 @@ def evaluate(
     uniform: Annotated[bool, typer.Option("--uniform", help="Evaluate the uniform "
                                                             "policy.")] = False,
     form: FormOpt = "auto",
+    rounds: Annotated[str | None, typer.Option(
+        help="liars_dice over rounds (first, loser or winner opens the next round): the "
+             "strategy file is solve --rounds's.")] = None,
     max_memory: MaxMemoryOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Value, best-response values and exploitability of a strategy."""
-    tree = compile_game(game, form)
     if uniform == (strategy is not None):
         raise RcfrError("give either a strategy file or --uniform")
+    if rounds is not None:
+        return _evaluate_rounds(game, rounds, strategy, as_json)
+    tree = compile_game(game, form)
     policy = TabularPolicy.uniform(tree) if uniform else TabularPolicy.load(strategy, tree)
     ev = evaluate_policy(tree, policy)
     if as_json:
@@ -507,6 +517,36 @@ def evaluate(
     out.print(f"  best response, player 1  {ev.best_response_values[1]:+.6f}")
     out.print(f"  exploitability           {_fmt_expl(ev)}")
     out.print(f"  NashConv                 {ev.nash_conv:.6g}")
+
+
+def _evaluate_rounds(game: str, opener: str, strategy: Path | None, as_json: bool) -> None:
+    """``evaluate --rounds``: a multi-round strategy (or the uniform one) in multi-round
+    liar's dice."""
+    from .bluff_rounds import (
+        _round_tree,
+        evaluate_multi_round,
+        load_multi_round,
+        multi_round_game,
+        round_states,
+    )
+
+    dice, dice2, faces = multi_round_game(game)
+    if strategy is not None:
+        probs = load_multi_round(strategy, game, opener)
+    else:
+        cache: dict = {}
+        probs = {s: TabularPolicy.uniform(_round_tree(cache, s[:2], s[2], faces)).probs
+                 for s in round_states(dice, dice2, opener)}
+    ev = evaluate_multi_round(dice, dice2, opener, faces, probs)
+    if as_json:
+        _emit({"game": game, "rounds": opener, **ev})
+        return
+    out.print(f"{'uniform policy' if strategy is None else strategy} in {game} over rounds "
+              f"(--rounds {opener})")
+    out.print(f"  value to player 0        {ev['value']:+.6f}")
+    out.print(f"  best response, player 0  {ev['best_response_values'][0]:+.6f}")
+    out.print(f"  best response, player 1  {ev['best_response_values'][1]:+.6f}")
+    out.print(f"  exploitability           {ev['exploitability']:.6g}")
 
 
 @app.command()

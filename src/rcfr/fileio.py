@@ -15,6 +15,7 @@ import numpy as np
 from .errors import RcfrError
 
 FORMAT_VERSION = 1  # of the JSON header of strategy and checkpoint files
+MULTI_ROUND_FORMAT = "rcfr.multi-round-policy"  # rcfr.bluff_rounds's round strategies
 
 
 def check_writable(path: str | os.PathLike | None, probe: bool = True) -> Path | None:
@@ -116,7 +117,14 @@ def read_npz(path: str | os.PathLike, kind: str) -> tuple[dict[str, np.ndarray],
     except (KeyError, ValueError, TypeError, IndexError, RecursionError):
         raise RcfrError(f"{path} is not an rcfr file: its JSON header is broken") from None
     if not isinstance(meta, dict) or meta.get("format") != kind:
-        raise RcfrError(f"{path} is not a {kind} file")
+        theirs = meta.get("format") if isinstance(meta, dict) else None
+        hint = ""
+        if theirs == MULTI_ROUND_FORMAT:
+            hint = (f" (it holds multi-round strategies: add --rounds "
+                    f"{meta.get('rounds', 'RULE')})")
+        elif isinstance(theirs, str) and theirs.startswith("rcfr"):
+            hint = f" (it is a {theirs} file)"
+        raise RcfrError(f"{path} is not a {kind} file{hint}")
     if meta.get("version") != FORMAT_VERSION:
         raise RcfrError(f"{path} is a {kind} file of version {meta.get('version')!r}; this rcfr "
                         f"reads version {FORMAT_VERSION}")
