@@ -48,8 +48,8 @@ def test_solve_and_evaluate_on_the_public_form(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("args", [
-    ("solve", "kuhn", "--form", "public", "-a", "rcfr"),
-    ("solve", "kuhn", "--form", "public", "-a", "es", "--leaves", "4"),
+    ("solve", "leduc", "--form", "public", "-a", "rcfr"),  # the thesis features: history
+    ("solve", "leduc", "--form", "public", "-a", "es", "--leaves", "4"),
     ("solve", "kuhn", "--form", "public", "--leaves", "4"),
     ("solve", "kuhn", "--form", "sideways"),
     ("evaluate", "goofspiel", "--uniform", "--form", "public"),

@@ -59,7 +59,8 @@ class FeatureProvider:
     and ``rows`` (optional) build the rows of some sequences only (``prepare(tree, player,
     param, seed)`` once, then ``rows(prepared, indices)``); ``infosets`` (optional) builds
     information-set features; ``games`` (optional) are the game classes it is defined for,
-    described as ``games_text`` in errors; ``param`` says whether it is spelt ``name:K``."""
+    described as ``games_text`` in errors; ``param`` says whether it is spelt ``name:K``;
+    ``history_only``: it reads the history form's nodes (not defined on the public form)."""
 
     name: str
     sequences: MatrixFn
@@ -69,11 +70,15 @@ class FeatureProvider:
     games: tuple[type, ...] | None = None
     games_text: str = ""
     param: bool = False
+    history_only: bool = False
 
     def check_game(self, tree: GameTree) -> None:
         if self.games is not None and not isinstance(tree.game, self.games):
             raise RcfrError(f"the {self.name} features are defined for {self.games_text}, not "
                             f"{tree.game}; use onehot or hashing:K")
+        if self.history_only and getattr(tree, "form", None) == "public":
+            raise RcfrError(f"the {self.name} features read the history form's nodes; on the "
+                            "public form use --features onehot or hashing:K, or --form history")
 
 
 _PROVIDERS: dict[str, FeatureProvider] = {}
@@ -83,7 +88,7 @@ _DEFAULTS: dict[type, str] = {}
 def register_features(name: str, sequences: MatrixFn, *, prepare: MatrixFn | None = None,
                       rows: RowsFn | None = None, infosets: MatrixFn | None = None,
                       games: tuple[type, ...] | None = None, games_text: str = "",
-                      param: bool = False) -> FeatureProvider:
+                      param: bool = False, history_only: bool = False) -> FeatureProvider:
     """Register (or replace) the feature set ``name``; returns its provider.  ``sequences(tree,
     player, param, seed)`` must return one row per sequence of ``player`` in the tree's order
     (``param`` is ``K`` of ``name:K``, else 0)."""
@@ -93,7 +98,8 @@ def register_features(name: str, sequences: MatrixFn, *, prepare: MatrixFn | Non
     if (prepare is None) != (rows is None):
         raise RcfrError("give both prepare and rows, or neither")
     provider = FeatureProvider(key, sequences, prepare, rows, infosets, games,
-                               games_text or ", ".join(g.__name__ for g in games or ()), param)
+                               games_text or ", ".join(g.__name__ for g in games or ()), param,
+                               history_only)
     _PROVIDERS[key] = provider
     return provider
 
@@ -453,12 +459,12 @@ register_features("onehot", lambda tree, player, k, seed: _onehot(
                                                    "information sets"))
 POKER = (LeducPoker, NLOneCardPoker)
 register_features("thesis", lambda tree, player, k, seed: _thesis_features(tree, player),
-                  games=POKER, games_text="leduc and nl_one_card")
+                  games=POKER, games_text="leduc and nl_one_card", history_only=True)
 register_features("thesis-relative",
                   lambda tree, player, k, seed: _thesis_features(tree, player, relative=True),
-                  games=POKER, games_text="leduc and nl_one_card")
+                  games=POKER, games_text="leduc and nl_one_card", history_only=True)
 register_features("waugh", lambda tree, player, k, seed: _waugh_features(tree, player),
-                  games=POKER, games_text="leduc and nl_one_card")
+                  games=POKER, games_text="leduc and nl_one_card", history_only=True)
 register_features("hashing", _hashing_sequences, prepare=_hashing_prepare, rows=_hashing_rows,
                   infosets=_hashing_infosets, param=True)
 register_default_features(LeducPoker, "thesis")

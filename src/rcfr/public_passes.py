@@ -390,39 +390,38 @@ class PublicFullWidthPass:
 
 class PublicCFRSolver(CFRSolver):
     """CFR, CFR+ or any other update rule (``algorithm`` as for
-    :class:`rcfr.solvers.loop.CFRSolver`) on the public tree: the shared loop with the
-    vector-form pass."""
+    :class:`rcfr.solvers.loop.CFRSolver`) on the public tree: the shared loop, which takes the
+    vector-form pass on a public tree."""
 
     def __init__(self, game: PublicTree | Any, algorithm: str = "cfr", **options) -> None:
         if not isinstance(game, PublicTree):
             game = compile_public(game)
         super().__init__(game, algorithm, **options)
 
-    def _make_pass(self) -> PublicFullWidthPass:
-        return PublicFullWidthPass(self.tree)
-
-    def _info(self) -> dict[str, Any]:
-        return {**super()._info(), "form": "public"}  # files say which form they index
 
 
 def make_public_solver(tree: PublicTree, algorithm: str, **options):
     """A solver on the public form: a tabular update rule (``cfr``, ``cfr+``, ``lcfr``,
-    ``dcfr``, ``pcfr+``, ``pdcfr+``) or Monte Carlo CFR (``cs``, ``es``, ``os``, ``as``), with
-    the options and checks of :func:`rcfr.solvers.run.make_solver`."""
+    ``dcfr``, ``pcfr+``, ``pdcfr+``), RCFR (``rcfr``, ``rcfr+``, regressors on the public
+    tree's sequences) or Monte Carlo CFR (``cs``, ``es``, ``os``, ``as``, with or without a
+    regressor), with the options and checks of :func:`rcfr.solvers.run.make_solver`."""
     from .public_sampling import PublicMCCFRSolver
+    from .solvers.rcfr import RCFR_ALGORITHMS
     from .solvers.run import make_solver
     from .solvers.sampling import SCHEMES
 
     key = str(algorithm).strip().lower()
-    if key.partition(":")[0] not in ALGORITHMS and key not in SCHEMES:
-        raise RcfrError(f"the public form runs {', '.join([*ALGORITHMS, *SCHEMES])}, not "
-                        f"{algorithm!r}; use --form history")
+    known = [*ALGORITHMS, *RCFR_ALGORITHMS, *SCHEMES]
+    if key.partition(":")[0] not in known:
+        raise RcfrError(f"the public form runs {', '.join(known)}, not {algorithm!r}; use "
+                        "--form history")
     s = make_solver(tree, key, **options)  # validates the options, resolves the rule
+    if key in RCFR_ALGORITHMS:
+        return s  # the shared loop takes the public tree's full-width pass
     if key in SCHEMES:
-        if s.estimator is not None:
-            raise RcfrError("regression estimators need the history form; use --form history")
         return PublicMCCFRSolver(tree, key, epsilon=s.epsilon, beta=s.beta, tau=s.tau,
                                  seed=s.seed, rule=s.rule, link=s.link, averaging=s.averaging,
-                                 plus=s.plus, alternating=s.alternating, dtype=s.dtype)
+                                 plus=s.plus, alternating=s.alternating, dtype=s.dtype,
+                                 estimator=s.estimator)
     return PublicCFRSolver(tree, s.rule, alternating=s.alternating, averaging=s.averaging,
                            link=s.link, seed=s.seed)

@@ -507,9 +507,6 @@ class PublicMCCFRSolver(MCCFRSolver):
             game = compile_public(game)
         super().__init__(game, scheme, **options)
 
-    def _info(self) -> dict[str, Any]:
-        return {**super()._info(), "form": "public"}
-
     def sample_regrets(self, player: int, samples: int = 1) -> np.ndarray:
         """``(samples, num_sequences)`` sampled regrets of ``player``, one row per pass at the
         current strategy (the solver's generator and average strategy are left as they

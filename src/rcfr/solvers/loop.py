@@ -270,7 +270,12 @@ class RegretSolver:
         return AVERAGING_NAMES.get(self.rule_.averaging, self.rule_.averaging)
 
     def _make_pass(self) -> TreePass:
-        """The tree pass (a subclass picks another, e.g. Monte Carlo sampling)."""
+        """The tree pass: the full-width pass of the tree's form (a subclass picks another,
+        e.g. Monte Carlo sampling)."""
+        if getattr(self.tree, "form", None) == "public":
+            from ..public_passes import PublicFullWidthPass
+
+            return PublicFullWidthPass(self.tree)
         return FullWidthPass(self.tree)
 
     # -- iterations ----------------------------------------------------------------------
@@ -320,10 +325,13 @@ class RegretSolver:
 
     # -- outputs -------------------------------------------------------------------------
     def _info(self) -> dict[str, Any]:
-        return {"algorithm": self.name, "iterations": self.iteration,
+        info = {"algorithm": self.name, "iterations": self.iteration,
                 "rule": self.rule_.spec(), "link": self.link_.spec(),
                 "alternating": self.alternating, "averaging": self.averaging_,
                 "seed": self.seed, "nodes_visited": self.nodes_visited}
+        if getattr(self.tree, "form", None) == "public":
+            info["form"] = "public"  # files say which form they index
+        return info
 
     _config_keys: tuple[str, ...] = ("rule", "link", "alternating", "averaging")  # to resume
 
