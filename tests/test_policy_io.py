@@ -254,3 +254,23 @@ def test_checkpoint_with_wrong_regret_length_is_refused(tmp_path):
     write_npz(path, arrays, meta)
     with pytest.raises(RcfrError, match="corrupted"):
         CFRSolver("kuhn", "cfr").load_checkpoint(path)
+
+
+@pytest.mark.parametrize("game", ["leduc", "liars_dice(faces=3)"])
+def test_a_strategy_of_one_form_loads_on_the_other(tmp_path, game):
+    """A strategy file names its compiled form; loaded for the game's other form it is read on
+    its own form and converted exactly (so ``evaluate`` and ``play`` take either)."""
+    from rcfr.public_passes import PublicCFRSolver
+    from rcfr.public_tree import compile_public, convert_policy
+
+    history, public = compile_game(game, "history"), compile_public(game)
+    pub = PublicCFRSolver(public, "cfr+").run(30).average_policy()
+    path = pub.save(tmp_path / "public.npz")
+    assert read_npz(path, POLICY_FORMAT)[1]["form"] == "public"
+    on_history = TabularPolicy.load(path, history)
+    assert on_history.tree is history
+    np.testing.assert_array_equal(on_history.probs, convert_policy(pub, history).probs)
+    back = TabularPolicy.load(on_history.save(tmp_path / "history.npz"), public)
+    np.testing.assert_array_equal(back.probs, pub.probs)
+    with pytest.raises(RcfrError, match="holds a strategy for"):
+        TabularPolicy.load(path, compile_game("kuhn"))

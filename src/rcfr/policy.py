@@ -91,6 +91,7 @@ class TabularPolicy:
             "game": str(self.game),
             "fingerprint": self.tree.fingerprint(),
             "num_sequences": self.tree.num_sequences,
+            "form": getattr(self.tree, "form", "history"),
             "metadata": self.metadata,
         }
         return write_npz(path, {"probs": self.probs}, meta)
@@ -105,6 +106,16 @@ class TabularPolicy:
             if not isinstance(game, str) or not game:
                 raise RcfrError(f"{path} is corrupted: its header names no game")
         tree = compile_game(game)
+        metadata = meta.get("metadata")
+        theirs = meta.get("form") or (metadata.get("form") if isinstance(metadata, dict)
+                                      else None) or "history"
+        if (theirs != getattr(tree, "form", "history") and theirs in ("history", "public")
+                and meta.get("fingerprint") != tree.fingerprint()):
+            # written on the game's other compiled form: read there, converted exactly
+            from .public_tree import convert_policy
+
+            other = compile_game(tree.game, form=theirs)
+            return convert_policy(cls.load(path, other), tree)
         check_game_matches(path, "a strategy", meta, tree)
         probs = arrays.get("probs")
         if probs is None or probs.dtype != np.float64 or probs.ndim != 1:
