@@ -269,8 +269,11 @@ def _option_cases(tmp: Path) -> list[list]:
 
 def test_malformed_options_and_game_strings(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    cases = [["games", g] for g in BAD_GAMES]
-    cases += [["solve", g, "-n", 1] for g in BAD_GAMES[:20]]
+    # Bluff(2,2) and Bluff(5,5) are games too large to build: `games` lists their closed-form
+    # sizes, solving them is refused
+    too_big = ["liars_dice(dice=2,faces=6)", "liars_dice(dice=5)"]
+    cases = [["games", g] for g in BAD_GAMES if g not in too_big]
+    cases += [["solve", g, "-n", 1] for g in BAD_GAMES[:20] + too_big]
     cases += _option_cases(tmp_path)
     assert len(cases) >= 200
     for args in cases:
