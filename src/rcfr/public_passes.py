@@ -18,11 +18,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, uint64
 
 from . import kernels as K
 from .errors import RcfrError
 from .links import POLYNOMIAL, link_slice
+from .public_layout import from_layout, to_layout
 from .public_tree import (
     COUNT_RULE,
     FOLD_RULE,
@@ -74,9 +75,16 @@ def terminal_values(player, plan, T, dense, s_lo, s_hi, acc):
     """``acc[s]``: sum over the terminals whose last ``player`` sequence is ``s`` of the
     player's payoff times chance and opponent reach (``acc`` padded, as
     :func:`rcfr.kernels.terminal_values` fills it)."""
+    _terminal_values(player, plan, T, T.term_seq_base, T.term_stride, dense, s_lo, s_hi, acc)
+
+
+@njit(cache=True)
+def _terminal_values(player, plan, T, tsb, tst, dense, s_lo, s_hi, acc):
+    """:func:`terminal_values` with the players' sequence at terminal ``z`` holding row ``k``
+    at ``tsb[p, z] + k * tst[p, z]`` (the contract's, or :mod:`rcfr.public_layout`'s)."""
     _sweep(player, plan, dense, s_lo, s_hi, T.num_private, T.exclusive, T.dense_deal, T.term_ctx,
-           T.term_rule, T.term_value, T.term_miss, T.term_q, T.term_face, T.term_seq_base,
-           T.term_stride, T.term_row_ctx, T.weight, T.valid, T.row_of, T.full, T.rank,
+           T.term_rule, T.term_value, T.term_miss, T.term_q, T.term_face, tsb, tst,
+           T.term_row_ctx, T.weight, T.valid, T.row_of, T.full, T.rank,
            T.rank_order, T.rank_lt, T.rank_le, T.num_valid, T.joint, T.counts, T.max_count,
            T.matrix, T.pay, acc)
 
@@ -89,69 +97,85 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, 
     """:func:`terminal_values` on plain arrays (numba handles them far faster than fields
     of a large named tuple inside the loop).  Per terminal: one loop gathers the opponent's
     reach (chance weight times realization weight), one finds the player's sequences, one
-    computes the player's values and adds them there."""
+    computes the player's values and adds them there.  The per-state tables are read as flat
+    rows at unsigned offsets (no wraparound of negative indices in the loops)."""
     for s in range(s_lo, s_hi):
         acc[s] = 0.0
     empty = acc.shape[0] - 2 + player
     acc[empty] = 0.0
     opp = 1 - player
-    n_opp = num_private[opp]
-    n_own = num_private[player]
+    n_opp = uint64(num_private[opp])
+    n_own = uint64(num_private[player])
+    nmax = uint64(weight.shape[2])
     ro = np.empty(n_opp)
     v = np.zeros(n_own)
-    dst = np.empty(n_own, dtype=np.int64)
+    dst = np.empty(n_own, dtype=np.uint64)
     prefix = np.empty(n_opp + 1)
     top = max_count[opp]
     held = np.empty(top + 2)
-    w_opp = valid[opp] if dense or dense_deal else weight[opp]
+    w_opp = (valid[opp] if dense or dense_deal else weight[opp]).ravel()
+    w_own = weight[player].ravel()
+    rows_opp, rows_own = row_of[opp].ravel(), row_of[player].ravel()
+    full_opp, full_own = full[opp], full[player]
+    cnt_opp, cnt_own = counts[opp].ravel(), counts[player].ravel()
+    order_opp = rank_order[opp].ravel()
+    lt_own, le_own = rank_lt[player].ravel(), rank_le[player].ravel()
+    base_opp, stride_opp, ctx_opp = tsb[opp], tst[opp], trc[opp]
+    base_own, stride_own, ctx_own = tsb[player], tst[player], trc[player]
     sign = 1.0 if player == 0 else -1.0
     empty_reach = plan[plan.shape[0] - 2 + opp]
     for z in range(term_ctx.shape[0]):
         c = term_ctx[z]
+        cw = uint64(c) * nmax  # the context's row of the per-state tables
         rule = term_rule[z]
-        base = tsb[opp, z]
-        stride = tst[opp, z]
+        base = base_opp[z]
+        stride = uint64(stride_opp[z])
         total = 0.0
         h = 0.0  # liar's dice, one die: the opponent's reach with a matching die
         f = term_face[z]
+        fc = uint64(f) * nmax
         one_die = rule == COUNT_RULE and top == 1
+        rc = uint64(ctx_opp[z])
         if base < 0:
             for x in range(n_opp):
-                ro[x] = w_opp[c, x] * empty_reach
+                ro[x] = w_opp[cw + x] * empty_reach
                 total += ro[x]
-        elif full[opp, trc[opp, z]]:  # every private state possible, each its own row
+        elif full_opp[rc]:  # every private state possible, each its own row
+            ub = uint64(base)
             if one_die:
                 for x in range(n_opp):
-                    r = w_opp[c, x] * plan[base + x * stride]
+                    r = w_opp[cw + x] * plan[ub + x * stride]
                     ro[x] = r
                     total += r
-                    h += r * counts[opp, f, x]  # (+0 where the die does not match)
+                    h += r * cnt_opp[fc + x]  # (+0 where the die does not match)
             else:
                 for x in range(n_opp):
-                    ro[x] = w_opp[c, x] * plan[base + x * stride]
+                    ro[x] = w_opp[cw + x] * plan[ub + x * stride]
                     total += ro[x]
         else:  # an impossible state (row -1) has weight 0: read row 0 instead of branching
-            rc = trc[opp, z]
+            ub = uint64(base)
+            rr = rc * nmax
             for x in range(n_opp):
-                ro[x] = w_opp[c, x] * plan[base + max(row_of[opp, rc, x], 0) * stride]
+                ro[x] = w_opp[cw + x] * plan[ub + uint64(max(rows_opp[rr + x], 0)) * stride]
                 total += ro[x]
-        if one_die and not (base >= 0 and full[opp, trc[opp, z]]):
+        if one_die and not (base >= 0 and full_opp[rc]):
             for x in range(n_opp):
-                h += ro[x] * counts[opp, f, x]
+                h += ro[x] * cnt_opp[fc + x]
         # where the player's values go: the empty sequence, the state's row, or through
         # row_of (an impossible state's value is +-0 (weight 0): row 0 takes it unchanged)
-        ob = tsb[player, z]
-        ost = tst[player, z]
-        orc = trc[player, z]
+        ob = base_own[z]
+        ost = uint64(stride_own[z])
+        orc = uint64(ctx_own[z])
         if ob < 0:
             for x in range(n_own):
                 dst[x] = empty
-        elif full[player, orc]:
+        elif full_own[orc]:
             for x in range(n_own):
-                dst[x] = ob + x * ost
+                dst[x] = uint64(ob) + x * ost
         else:
+            rr = orc * nmax
             for x in range(n_own):
-                dst[x] = ob + max(row_of[player, orc, x], 0) * ost
+                dst[x] = uint64(ob) + uint64(max(rows_own[rr + x], 0)) * ost
         if dense or (dense_deal and (rule == SHOWDOWN_RULE or rule == COUNT_RULE)):
             _dense_values(player, c, rule, term_value[z], term_miss[z], term_q[z], f, ro,
                           joint, rank, counts, matrix, v)
@@ -169,21 +193,21 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, 
                     acc[dst[x]] += scale * t
             elif exclusive:
                 for x in range(n_own):
-                    acc[dst[x]] += weight[player, c, x] * scale * (total - ro[x])
+                    acc[dst[x]] += w_own[cw + x] * scale * (total - ro[x])
             else:
                 for x in range(n_own):
-                    acc[dst[x]] += weight[player, c, x] * scale * total
+                    acc[dst[x]] += w_own[cw + x] * scale * total
         elif rule == SHOWDOWN_RULE:  # the higher rank wins the stake: running sums of the
             # opponent's reach sorted by rank, O(n0 + n1); rank_lt / rank_le: how many of the
             # opponent's possible states rank below (not above) each state, fixed per context
             # (a card the opponent cannot hold ties with itself, so it drops out)
             stake = term_value[z]
             prefix[0] = 0.0
-            for i in range(num_valid[opp, c]):
-                prefix[i + 1] = prefix[i] + ro[rank_order[opp, c, i]]
+            for i in range(uint64(num_valid[opp, c])):
+                prefix[i + 1] = prefix[i] + ro[uint64(order_opp[cw + i])]
             for x in range(n_own):  # (+-0 where impossible: weight 0)
-                acc[dst[x]] += weight[player, c, x] * stake * (prefix[rank_lt[player, c, x]] - (
-                    total - prefix[rank_le[player, c, x]]))
+                acc[dst[x]] += w_own[cw + x] * stake * (prefix[uint64(lt_own[cw + x])] - (
+                    total - prefix[uint64(le_own[cw + x])]))
         elif rule == MATRIX_RULE:  # the stake times the payoff matrix (times the joint
             # weights of a dense deal, less the pairs one deck cannot deal): a matrix-vector
             # product with the opponent's reach
@@ -192,7 +216,7 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, 
                 t = 0.0
                 for y in range(n_opp):
                     t += (pay[c, x, y] if player == 0 else pay[c, y, x]) * ro[y]
-                acc[dst[x]] += stake * t * (1.0 if dense_deal else weight[player, c, x])
+                acc[dst[x]] += stake * t * (1.0 if dense_deal else w_own[cw + x])
         else:  # liar's dice: the bid holds (player 0 gets ``hit``, else ``miss``) if both
             # players' dice for ``face`` reach ``q``; held[k]: the opponent's reach with at
             # least k such dice, from its reach bucketed by count (O(n0 + n1 + max count))
@@ -205,15 +229,14 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, 
                 for k in range(top + 2):
                     held[k] = 0.0
                 for y in range(n_opp):
-                    held[counts[opp, f, y]] += ro[y]
+                    held[uint64(cnt_opp[fc + y])] += ro[y]
                 for k in range(top - 1, 0, -1):
                     held[k] += held[k + 1]
             held[top + 1] = 0.0
             held[0] = total
             for x in range(n_own):
-                need = min(max(q - counts[player, f, x], 0), top + 1)
-                acc[dst[x]] += weight[player, c, x] * (hit * held[need]
-                                                       + miss * (total - held[need]))
+                need = uint64(min(max(q - cnt_own[fc + x], 0), top + 1))
+                acc[dst[x]] += w_own[cw + x] * (hit * held[need] + miss * (total - held[need]))
 
 
 @njit(cache=True)
@@ -358,6 +381,165 @@ def run_public(n_iters, t0, alternating, avg_power, rule, link_kind, link_param,
                                   regrets, prediction, values)
 
 
+@njit(cache=True)
+def _plan_layout(strategy, j_lo, j_hi, L, plan, weight, avg, average):
+    """:func:`_plan` for the decision nodes ``[j_lo, j_hi)`` in the layout of
+    :mod:`rcfr.public_layout`: per action, a vector over private rows (unit stride; indices
+    unsigned, so that numba adds no wraparound of negative indices and LLVM vectorizes)."""
+    base, rows, actions, parent = L.base, L.rows, L.actions, L.parent
+    parent_map, row_map = L.parent_map, L.row_map
+    for j in range(j_lo, j_hi):
+        b, K, A, p = uint64(base[j]), uint64(rows[j]), uint64(actions[j]), uint64(parent[j])
+        m = parent_map[j]
+        for a in range(A):
+            o = b + a * K
+            if m >= 0:
+                mu = uint64(m)
+                for k in range(K):
+                    x = plan[p + uint64(row_map[mu + k])] * strategy[o + k]
+                    plan[o + k] = x
+                    if average:
+                        avg[o + k] += weight * x
+            elif average:
+                for k in range(K):
+                    x = plan[p + k] * strategy[o + k]
+                    plan[o + k] = x
+                    avg[o + k] += weight * x
+            else:
+                for k in range(K):
+                    plan[o + k] = plan[p + k] * strategy[o + k]
+
+
+@njit(cache=True, inline="always")
+def _back_up(acc, p, m, row_map, K, v):
+    """Add the node's row values ``v`` to its parent sequences (in the contract's order where
+    rows share a parent sequence, so that sums match it exactly)."""
+    if m < 0:
+        for k in range(K):
+            acc[p + k] += v[k]
+    else:
+        mu = uint64(m)
+        for k in range(K):
+            kk = K - uint64(1) - k
+            acc[p + uint64(row_map[mu + kk])] += v[kk]
+
+
+@njit(cache=True)
+def _absorb_layout(j_lo, j_hi, clipped, L, strategy, acc, regrets, v, total):
+    """:func:`_regrets_absorbed`'s CFR / CFR+ sweep with regret matching, node by node in the
+    layout of :mod:`rcfr.public_layout` (each row's arithmetic and order of sums unchanged)."""
+    base, rows, actions, parent = L.base, L.rows, L.actions, L.parent
+    parent_map, row_map = L.parent_map, L.row_map
+    for j in range(j_hi - 1, j_lo - 1, -1):
+        b, K, A, p = uint64(base[j]), uint64(rows[j]), uint64(actions[j]), uint64(parent[j])
+        for k in range(K):
+            v[k] = 0.0
+            total[k] = 0.0
+        for a in range(A):
+            o = b + a * K
+            for k in range(K):
+                v[k] += strategy[o + k] * acc[o + k]
+        _back_up(acc, p, parent_map[j], row_map, K, v)
+        for a in range(A):
+            o = b + a * K
+            for k in range(K):
+                r = regrets[o + k] + (acc[o + k] - v[k])
+                if clipped:
+                    r = r if r > 0.0 else 0.0
+                regrets[o + k] = r
+                total[k] += r if r > 0.0 else 0.0
+        u = 1.0 / actions[j]
+        for a in range(A):
+            o = b + a * K
+            for k in range(K):
+                r = regrets[o + k]
+                strategy[o + k] = (r if r > 0.0 else 0.0) / total[k] if total[k] > 0.0 else u
+
+
+@njit(cache=True)
+def _best_response_layout(player, j_lo, j_hi, L, acc, v):
+    """:func:`rcfr.kernels.best_response`'s value, node by node in the layout."""
+    base, rows, actions, parent = L.base, L.rows, L.actions, L.parent
+    parent_map, row_map = L.parent_map, L.row_map
+    for j in range(j_hi - 1, j_lo - 1, -1):
+        b, K, A, p = uint64(base[j]), uint64(rows[j]), uint64(actions[j]), uint64(parent[j])
+        for k in range(K):
+            v[k] = acc[b + k]
+        for a in range(uint64(1), A):
+            o = b + a * K
+            for k in range(K):
+                x = acc[o + k]
+                v[k] = x if x > v[k] else v[k]
+        _back_up(acc, p, parent_map[j], row_map, K, v)
+    return acc[acc.shape[0] - 2 + player]
+
+
+@njit(cache=True)
+def run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, regrets,
+                      strategy, avg, work, v, total):
+    """:func:`run_public` for CFR and CFR+ with regret matching on sequence vectors in the
+    layout of :mod:`rcfr.public_layout` (the same arithmetic in the same order)."""
+    lo, sb = L.node_lo, tree.seq_bounds
+    tb, ts = L.term_base, L.term_stride
+    plan, acc = work.plan, work.acc
+    for it in range(n_iters):
+        t = t0 + it + 1
+        weight = float(t) ** avg_power
+        if alternating:
+            if it == 0:
+                _plan_layout(strategy, lo[0], lo[1], L, plan, weight, avg, True)
+            _plan_layout(strategy, lo[1], lo[2], L, plan, weight, avg, True)
+            _terminal_values(0, plan, T, tb, ts, False, sb[0], sb[1], acc)
+            _absorb_layout(lo[0], lo[1], clipped, L, strategy, acc, regrets, v, total)
+            nxt = float(t + 1) ** avg_power
+            _plan_layout(strategy, lo[0], lo[1], L, plan, nxt, avg, it + 1 < n_iters)
+            _terminal_values(1, plan, T, tb, ts, False, sb[1], sb[2], acc)
+            _absorb_layout(lo[1], lo[2], clipped, L, strategy, acc, regrets, v, total)
+        else:
+            _plan_layout(strategy, lo[0], lo[2], L, plan, weight, avg, True)
+            for p in range(2):
+                _terminal_values(p, plan, T, tb, ts, False, sb[p], sb[p + 1], acc)
+            for p in range(2):
+                _absorb_layout(lo[p], lo[p + 1], clipped, L, strategy, acc, regrets, v, total)
+
+
+@njit(cache=True)
+def run_fused_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, regrets,
+                     strategy, avg, work, scratch, v, total):
+    """:func:`run_public_layout` on the contract's arrays: they are transposed into the
+    layout (``scratch``: three sequence vectors) at entry and back at exit."""
+    J = L.base.shape[0]
+    r, s, w = scratch[0], scratch[1], scratch[2]
+    to_layout(regrets, r, 0, J, L.base, L.rows, L.actions)
+    to_layout(strategy, s, 0, J, L.base, L.rows, L.actions)
+    to_layout(avg, w, 0, J, L.base, L.rows, L.actions)
+    run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, r, s, w, work,
+                      v, total)
+    from_layout(r, regrets, 0, J, L.base, L.rows, L.actions)
+    from_layout(s, strategy, 0, J, L.base, L.rows, L.actions)
+    from_layout(w, avg, 0, J, L.base, L.rows, L.actions)
+
+
+@njit(cache=True)
+def evaluate_layout(probs, tree, T, L, strategy, plan, acc, v):
+    """:func:`evaluate_public` in the layout of :mod:`rcfr.public_layout` (``strategy``:
+    scratch for ``probs`` transposed)."""
+    sb = tree.seq_bounds
+    S = sb[2]
+    J = L.base.shape[0]
+    to_layout(probs, strategy, 0, J, L.base, L.rows, L.actions)
+    _plan_layout(strategy, 0, J, L, plan, 0.0, plan, False)
+    _terminal_values(0, plan, T, L.term_base, L.term_stride, False, sb[0], sb[1], acc)
+    value = 0.0
+    for s in range(sb[0], sb[1]):
+        value += acc[s] * plan[s]
+    value += acc[S] * plan[S]
+    br0 = _best_response_layout(0, L.node_lo[0], L.node_lo[1], L, acc, v)
+    _terminal_values(1, plan, T, L.term_base, L.term_stride, False, sb[1], sb[2], acc)
+    br1 = _best_response_layout(1, L.node_lo[1], L.node_lo[2], L, acc, v)
+    return value, br0, br1
+
+
 class PublicFullWidthPass:
     """The exact pass over the public tree (a :class:`rcfr.solvers.loop.TreePass`)."""
 
@@ -367,6 +549,7 @@ class PublicFullWidthPass:
         self.arrays = tree._full_arrays  # (no history terminals)
         S = tree.num_sequences
         self.work = FullWork(K.padded(S), np.zeros(S + 2), np.zeros(S))
+        self._scratch = self._rows = None
 
     def run(self, players, strategy, weight, avg, inst) -> int:
         public_pass(players[0], players[-1] + 1, weight, self.arrays, self.tree.arrays,
@@ -376,14 +559,33 @@ class PublicFullWidthPass:
     def fuses(self, rule) -> bool:
         return True
 
+    def layout_fuses(self, solver) -> bool:
+        """Whether :func:`run_fused_layout` runs the solver's rule: CFR or CFR+ (cumulative
+        or clipped regrets) with regret matching, on the exact terminal sweep."""
+        rule = solver.rule_.params
+        return (not self.dense and rule.kind in (PLAIN, CLIPPED)
+                and solver.link_.kind == POLYNOMIAL and solver.link_.param == 2.0)
+
     def run_fused(self, solver, max_iters: int, node_budget: int) -> None:
         per = 2 * self.tree.num_nodes  # one full pass per player, counted in histories
         iterations = min(max_iters, max(1, -(-node_budget // per)))
         est = solver.estimator_
-        run_public(iterations, solver.iteration, solver.alternating, solver.avg_power_,
-                   solver.rule_.params, solver.link_.kind, solver.link_.param, self.arrays,
-                   self.tree.arrays, self.dense, est.regrets, est.prediction, est.values_,
-                   solver.strategy_, solver.avg_weights_, self.work)
+        if self.layout_fuses(solver):
+            L = self.tree._layout
+            dtype = solver.strategy_.dtype
+            if self._scratch is None or self._scratch.dtype != dtype:
+                self._scratch = np.zeros((3, self.tree.num_sequences), dtype=dtype)
+                self._rows = np.zeros((2, max(L.max_rows, 1)))
+            run_fused_layout(iterations, solver.iteration, solver.alternating,
+                             solver.avg_power_, solver.rule_.params.kind == CLIPPED,
+                             self.arrays, self.tree.arrays, L, est.regrets, solver.strategy_,
+                             solver.avg_weights_, self.work, self._scratch, self._rows[0],
+                             self._rows[1])
+        else:
+            run_public(iterations, solver.iteration, solver.alternating, solver.avg_power_,
+                       solver.rule_.params, solver.link_.kind, solver.link_.param, self.arrays,
+                       self.tree.arrays, self.dense, est.regrets, est.prediction, est.values_,
+                       solver.strategy_, solver.avg_weights_, self.work)
         solver.iteration += iterations
         solver.nodes_visited += iterations * per
 

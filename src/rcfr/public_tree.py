@@ -228,20 +228,28 @@ class PublicTree(SequenceIndex):
 
     def evaluate(self, probs: np.ndarray) -> tuple[float, float, float]:
         """Player 0's value and both best-response values of the behavioural profile
-        ``probs`` (one numba call, :func:`rcfr.public_passes.evaluate_public`)."""
-        from .public_passes import evaluate_public
+        ``probs`` (one numba call, :func:`rcfr.public_passes.evaluate_layout`)."""
+        from .public_passes import evaluate_layout
 
         S = self.num_sequences
         scratch = self._eval_scratch
         if scratch is None or scratch[0].shape[0] != S + 2:
             from .kernels import padded
 
-            scratch = self._eval_scratch = (padded(S), np.empty(S + 2), np.empty(S))
-        plan, acc, br = scratch
-        v, b0, b1 = evaluate_public(np.ascontiguousarray(probs, dtype=np.float64),
-                                    self._full_arrays, self.arrays, False,
-                                    plan, acc, br)
+            scratch = self._eval_scratch = (padded(S), np.empty(S + 2), np.empty(S),
+                                            np.empty(max(self._layout.max_rows, 1)))
+        plan, acc, strategy, rows = scratch
+        v, b0, b1 = evaluate_layout(np.ascontiguousarray(probs, dtype=np.float64),
+                                    self._full_arrays, self.arrays, self._layout, strategy,
+                                    plan, acc, rows)
         return float(v), float(b0), float(b1)
+
+    @cached_property
+    def _layout(self):
+        """The actions-major layout of the full-width kernels (:mod:`rcfr.public_layout`)."""
+        from .public_layout import build_layout
+
+        return build_layout(self)
 
     @cached_property
     def _full_arrays(self):
