@@ -19,6 +19,18 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, uint64
 
+# Trees with more sequences keep the contract's order (Bluff(2,1), 7 million sequences: its
+# tables stream from memory, where the contract's sweep reads each node's block in order and the
+# transposes at entry and exit cost more than the per-row loops save; measured with
+# benchmarks/bench_public_tree.py).
+LAYOUT_MAX_SEQUENCES = 1 << 20
+
+
+def uses_layout(tree) -> bool:
+    """Whether the full-width kernels run ``tree`` in the layout."""
+    return tree.num_sequences <= LAYOUT_MAX_SEQUENCES
+
+
 PublicLayout = namedtuple("PublicLayout", [
     "node_lo",  # int64 [3]: decision nodes of player p are [node_lo[p], node_lo[p + 1])
     "base",  # int64 [J]: the node's first sequence (the same in both layouts)
@@ -94,10 +106,27 @@ def to_layout(src, dst, j_lo, j_hi, base, rows, actions):
 
 
 @njit(cache=True)
-def from_layout(src, dst, j_lo, j_hi, base, rows, actions):
-    """The inverse of :func:`to_layout`."""
-    for j in range(j_lo, j_hi):
+def state_to_layout(x, y, z, dst, base, rows, actions):
+    """:func:`to_layout` of three vectors at once into the rows of ``dst`` (one pass over the
+    nodes for a solver's regrets, strategy and average)."""
+    for j in range(base.shape[0]):
+        b, K, A = uint64(base[j]), uint64(rows[j]), uint64(actions[j])
+        for a in range(A):
+            for k in range(K):
+                i, s = b + a * K + k, b + k * A + a
+                dst[0, i] = x[s]
+                dst[1, i] = y[s]
+                dst[2, i] = z[s]
+
+
+@njit(cache=True)
+def state_from_layout(src, x, y, z, base, rows, actions):
+    """The inverse of :func:`state_to_layout`."""
+    for j in range(base.shape[0]):
         b, K, A = uint64(base[j]), uint64(rows[j]), uint64(actions[j])
         for k in range(K):
             for a in range(A):
-                dst[b + k * A + a] = src[b + a * K + k]
+                i, s = b + a * K + k, b + k * A + a
+                x[s] = src[0, i]
+                y[s] = src[1, i]
+                z[s] = src[2, i]

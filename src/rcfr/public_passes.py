@@ -23,7 +23,7 @@ from numba import njit, uint64
 from . import kernels as K
 from .errors import RcfrError
 from .links import POLYNOMIAL, link_slice
-from .public_layout import from_layout, to_layout
+from .public_layout import state_from_layout, state_to_layout, to_layout, uses_layout
 from .public_tree import (
     COUNT_RULE,
     FOLD_RULE,
@@ -508,16 +508,10 @@ def run_fused_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, r
                      strategy, avg, work, scratch, v, total):
     """:func:`run_public_layout` on the contract's arrays: they are transposed into the
     layout (``scratch``: three sequence vectors) at entry and back at exit."""
-    J = L.base.shape[0]
-    r, s, w = scratch[0], scratch[1], scratch[2]
-    to_layout(regrets, r, 0, J, L.base, L.rows, L.actions)
-    to_layout(strategy, s, 0, J, L.base, L.rows, L.actions)
-    to_layout(avg, w, 0, J, L.base, L.rows, L.actions)
-    run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, r, s, w, work,
-                      v, total)
-    from_layout(r, regrets, 0, J, L.base, L.rows, L.actions)
-    from_layout(s, strategy, 0, J, L.base, L.rows, L.actions)
-    from_layout(w, avg, 0, J, L.base, L.rows, L.actions)
+    state_to_layout(regrets, strategy, avg, scratch, L.base, L.rows, L.actions)
+    run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, scratch[0],
+                      scratch[1], scratch[2], work, v, total)
+    state_from_layout(scratch, regrets, strategy, avg, L.base, L.rows, L.actions)
 
 
 @njit(cache=True)
@@ -561,9 +555,10 @@ class PublicFullWidthPass:
 
     def layout_fuses(self, solver) -> bool:
         """Whether :func:`run_fused_layout` runs the solver's rule: CFR or CFR+ (cumulative
-        or clipped regrets) with regret matching, on the exact terminal sweep."""
+        or clipped regrets) with regret matching, on the exact terminal sweep, for a tree
+        small enough (:func:`rcfr.public_layout.uses_layout`)."""
         rule = solver.rule_.params
-        return (not self.dense and rule.kind in (PLAIN, CLIPPED)
+        return (not self.dense and uses_layout(self.tree) and rule.kind in (PLAIN, CLIPPED)
                 and solver.link_.kind == POLYNOMIAL and solver.link_.param == 2.0)
 
     def run_fused(self, solver, max_iters: int, node_budget: int) -> None:
