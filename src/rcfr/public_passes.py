@@ -425,51 +425,92 @@ def _back_up(acc, p, m, row_map, K, v):
 
 
 @njit(cache=True)
-def _absorb_layout(j_lo, j_hi, clipped, L, strategy, acc, regrets, v, total):
+def _absorb_layout(j_lo, j_hi, clipped, L, strategy, acc, regrets, v):
     """:func:`_regrets_absorbed`'s CFR / CFR+ sweep with regret matching, node by node in the
-    layout of :mod:`rcfr.public_layout` (each row's arithmetic and order of sums unchanged)."""
+    layout of :mod:`rcfr.public_layout` (each row's arithmetic and order of sums unchanged).
+    Rows go in adjacent pairs whose values and sums stay in registers (written out: LLVM pairs
+    the adjacent loads and stores), then an odd last row."""
     base, rows, actions, parent = L.base, L.rows, L.actions, L.parent
     parent_map, row_map = L.parent_map, L.row_map
+    one = uint64(1)
     for j in range(j_hi - 1, j_lo - 1, -1):
         b, K, A, p = uint64(base[j]), uint64(rows[j]), uint64(actions[j]), uint64(parent[j])
-        for k in range(K):
-            v[k] = 0.0
-            total[k] = 0.0
-        for a in range(A):
-            o = b + a * K
-            for k in range(K):
-                v[k] += strategy[o + k] * acc[o + k]
-        _back_up(acc, p, parent_map[j], row_map, K, v)
-        for a in range(A):
-            o = b + a * K
-            for k in range(K):
-                r = regrets[o + k] + (acc[o + k] - v[k])
-                if clipped:
-                    r = r if r > 0.0 else 0.0
-                regrets[o + k] = r
-                total[k] += r if r > 0.0 else 0.0
         u = 1.0 / actions[j]
-        for a in range(A):
-            o = b + a * K
-            for k in range(K):
-                r = regrets[o + k]
-                strategy[o + k] = (r if r > 0.0 else 0.0) / total[k] if total[k] > 0.0 else u
+        k = uint64(0)
+        while k + one < K:
+            v0 = v1 = 0.0
+            for a in range(A):
+                o = b + a * K + k
+                v0 += strategy[o] * acc[o]
+                v1 += strategy[o + one] * acc[o + one]
+            v[k] = v0
+            v[k + one] = v1
+            t0 = t1 = 0.0
+            for a in range(A):
+                o = b + a * K + k
+                r0 = regrets[o] + (acc[o] - v0)
+                r1 = regrets[o + one] + (acc[o + one] - v1)
+                if clipped:
+                    r0 = r0 if r0 > 0.0 else 0.0
+                    r1 = r1 if r1 > 0.0 else 0.0
+                regrets[o] = r0
+                regrets[o + one] = r1
+                t0 += r0 if r0 > 0.0 else 0.0
+                t1 += r1 if r1 > 0.0 else 0.0
+            for a in range(A):
+                o = b + a * K + k
+                r0 = regrets[o]
+                r1 = regrets[o + one]
+                strategy[o] = (r0 if r0 > 0.0 else 0.0) / t0 if t0 > 0.0 else u
+                strategy[o + one] = (r1 if r1 > 0.0 else 0.0) / t1 if t1 > 0.0 else u
+            k += uint64(2)
+        if k < K:
+            v0 = 0.0
+            for a in range(A):
+                o = b + a * K + k
+                v0 += strategy[o] * acc[o]
+            v[k] = v0
+            t0 = 0.0
+            for a in range(A):
+                o = b + a * K + k
+                r0 = regrets[o] + (acc[o] - v0)
+                if clipped:
+                    r0 = r0 if r0 > 0.0 else 0.0
+                regrets[o] = r0
+                t0 += r0 if r0 > 0.0 else 0.0
+            for a in range(A):
+                o = b + a * K + k
+                r0 = regrets[o]
+                strategy[o] = (r0 if r0 > 0.0 else 0.0) / t0 if t0 > 0.0 else u
+        _back_up(acc, p, parent_map[j], row_map, K, v)
 
 
 @njit(cache=True)
 def _best_response_layout(player, j_lo, j_hi, L, acc, v):
-    """:func:`rcfr.kernels.best_response`'s value, node by node in the layout."""
+    """:func:`rcfr.kernels.best_response`'s value, node by node in the layout (rows in pairs,
+    as in :func:`_absorb_layout`)."""
     base, rows, actions, parent = L.base, L.rows, L.actions, L.parent
     parent_map, row_map = L.parent_map, L.row_map
+    one = uint64(1)
     for j in range(j_hi - 1, j_lo - 1, -1):
         b, K, A, p = uint64(base[j]), uint64(rows[j]), uint64(actions[j]), uint64(parent[j])
-        for k in range(K):
-            v[k] = acc[b + k]
-        for a in range(uint64(1), A):
-            o = b + a * K
-            for k in range(K):
-                x = acc[o + k]
-                v[k] = x if x > v[k] else v[k]
+        k = uint64(0)
+        while k + one < K:
+            v0, v1 = acc[b + k], acc[b + k + one]
+            for a in range(one, A):
+                o = b + a * K + k
+                x0, x1 = acc[o], acc[o + one]
+                v0 = x0 if x0 > v0 else v0
+                v1 = x1 if x1 > v1 else v1
+            v[k] = v0
+            v[k + one] = v1
+            k += uint64(2)
+        if k < K:
+            v0 = acc[b + k]
+            for a in range(one, A):
+                x0 = acc[b + a * K + k]
+                v0 = x0 if x0 > v0 else v0
+            v[k] = v0
         _back_up(acc, p, parent_map[j], row_map, K, v)
     return acc[acc.shape[0] - 2 + player]
 
@@ -490,17 +531,17 @@ def run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, 
                 _plan_layout(strategy, lo[0], lo[1], L, plan, weight, avg, True)
             _plan_layout(strategy, lo[1], lo[2], L, plan, weight, avg, True)
             _terminal_values(0, plan, T, tb, ts, False, sb[0], sb[1], acc)
-            _absorb_layout(lo[0], lo[1], clipped, L, strategy, acc, regrets, v, total)
+            _absorb_layout(lo[0], lo[1], clipped, L, strategy, acc, regrets, v)
             nxt = float(t + 1) ** avg_power
             _plan_layout(strategy, lo[0], lo[1], L, plan, nxt, avg, it + 1 < n_iters)
             _terminal_values(1, plan, T, tb, ts, False, sb[1], sb[2], acc)
-            _absorb_layout(lo[1], lo[2], clipped, L, strategy, acc, regrets, v, total)
+            _absorb_layout(lo[1], lo[2], clipped, L, strategy, acc, regrets, v)
         else:
             _plan_layout(strategy, lo[0], lo[2], L, plan, weight, avg, True)
             for p in range(2):
                 _terminal_values(p, plan, T, tb, ts, False, sb[p], sb[p + 1], acc)
             for p in range(2):
-                _absorb_layout(lo[p], lo[p + 1], clipped, L, strategy, acc, regrets, v, total)
+                _absorb_layout(lo[p], lo[p + 1], clipped, L, strategy, acc, regrets, v)
 
 
 @njit(cache=True)
