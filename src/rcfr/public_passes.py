@@ -89,6 +89,65 @@ def _terminal_values(player, plan, T, tsb, tst, dense, s_lo, s_hi, acc):
            T.matrix, T.pay, acc)
 
 
+@njit(cache=True, inline="always")
+def _one_die_everywhere(term_rule, max_count, full):
+    """Whether every terminal is a liar's dice call with one die each and every private state
+    is its own row (:func:`_sweep_one_die` applies)."""
+    if max_count[0] != 1 or max_count[1] != 1:
+        return False
+    for c in range(full.shape[1]):
+        if not (full[0, c] and full[1, c]):
+            return False
+    for z in range(term_rule.shape[0]):
+        if term_rule[z] != COUNT_RULE:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _sweep_one_die(player, plan, term_ctx, term_value, term_miss, term_q, term_face, tsb, tst,
+                   w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, acc):
+    """:func:`_sweep` for liar's dice with one die each and every private state its own row
+    (Bluff(1,1)): the same arithmetic, without the other rules' branches.  ``held``: the
+    opponent's reach with at least 0, 1 and 2 matching dice."""
+    opp = 1 - player
+    empty = uint64(acc.shape[0] - 2 + player)
+    empty_reach = plan[plan.shape[0] - 2 + opp]
+    sign = 1.0 if player == 0 else -1.0
+    ro = np.empty(n_opp)
+    held = np.zeros(3)
+    base_opp, stride_opp = tsb[opp], tst[opp]
+    base_own, stride_own = tsb[player], tst[player]
+    for z in range(term_ctx.shape[0]):
+        cw = uint64(term_ctx[z]) * nmax
+        fc = uint64(term_face[z]) * nmax
+        base = base_opp[z]
+        total = 0.0
+        h = 0.0
+        if base < 0:
+            for x in range(n_opp):
+                ro[x] = w_opp[cw + x] * empty_reach
+                total += ro[x]
+            for x in range(n_opp):
+                h += ro[x] * cnt_opp[fc + x]
+        else:
+            ub, stride = uint64(base), uint64(stride_opp[z])
+            for x in range(n_opp):
+                r = w_opp[cw + x] * plan[ub + x * stride]
+                total += r
+                h += r * cnt_opp[fc + x]
+        held[0] = total
+        held[1] = h
+        q = term_q[z]
+        hit = sign * term_value[z]
+        miss = sign * term_miss[z]
+        ob = base_own[z]
+        d, ost = (uint64(ob), uint64(stride_own[z])) if ob >= 0 else (empty, uint64(0))
+        for x in range(n_own):
+            need = uint64(min(max(q - cnt_own[fc + x], 0), 2))
+            acc[d + x * ost] += w_own[cw + x] * (hit * held[need] + miss * (total - held[need]))
+
+
 @njit(cache=True)
 def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, term_ctx, term_rule,
            term_value, term_miss, term_q, term_face, tsb, tst, trc, weight, valid, row_of, full,
@@ -124,6 +183,10 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, 
     base_own, stride_own, ctx_own = tsb[player], tst[player], trc[player]
     sign = 1.0 if player == 0 else -1.0
     empty_reach = plan[plan.shape[0] - 2 + opp]
+    if not dense and not dense_deal and _one_die_everywhere(term_rule, max_count, full):
+        _sweep_one_die(player, plan, term_ctx, term_value, term_miss, term_q, term_face, tsb,
+                       tst, w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, acc)
+        return
     for z in range(term_ctx.shape[0]):
         c = term_ctx[z]
         cw = uint64(c) * nmax  # the context's row of the per-state tables
