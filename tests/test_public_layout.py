@@ -47,6 +47,7 @@ def test_layout_agrees_with_the_sequence_contract(game):
             assert m[t.infoset_parent_seq[i0 + k]] == L.parent[j] + row
             for a in range(A):
                 assert m[b + k * A + a] == b + a * Kj + k
+                assert L.seq_parent[b + a * Kj + k] == L.parent[j] + row
     # each terminal's sequences: row k of a contiguous vector
     T = t.arrays
     rows = np.bincount(t.infoset_public_node, minlength=t.num_public_nodes)

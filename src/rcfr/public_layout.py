@@ -42,6 +42,7 @@ PublicLayout = namedtuple("PublicLayout", [
     "term_base",  # int64 [2, Z]: row 0 of each player's last sequence at a terminal (-1: empty)
     "term_stride",  # int64 [2, Z]: 1 (0 where empty), for the terminal sweep
     "max_rows",  # int64
+    "seq_parent",  # uint32 [S]: each sequence's parent sequence (layout index; S + p: empty)
 ])
 
 
@@ -80,6 +81,14 @@ def build_layout(tree) -> PublicLayout:
     tl = tree.arrays.term_last.astype(np.int64)
     tls = np.maximum(tl, 0)
     term_base = np.where(tl < 0, -1, seq_base[tls] + tree.arrays.term_last_act * K_node[tls])
+    # per sequence (layout order): the parent sequence, for the flat realization-plan loop
+    K_dec, A_dec = K_node[dec], A_node[dec]
+    j_of = np.repeat(np.arange(dec.size), K_dec * A_dec)
+    pos = np.arange(j_of.size) - np.repeat(seq_base[dec], K_dec * A_dec)  # a * K + k
+    row = pos % np.maximum(K_dec[j_of], 1)
+    prow_seq = np.where(mapped[j_of], row_map[np.maximum(parent_map[j_of], 0) + row], row)
+    parent_row0 = pstart[first] if first.size else np.zeros(0, np.int64)
+    seq_parent = parent_row0[j_of] + prow_seq
     return PublicLayout(
         node_lo=np.array([0, n0, dec.size], dtype=np.int64),
         base=np.ascontiguousarray(seq_base[dec]),
@@ -91,6 +100,7 @@ def build_layout(tree) -> PublicLayout:
         term_base=np.ascontiguousarray(term_base.astype(np.int64)),
         term_stride=np.where(tl < 0, 0, 1).astype(np.int64),
         max_rows=int(K_node.max()) if N else 0,
+        seq_parent=seq_parent.astype(np.uint32),
     )
 
 

@@ -445,32 +445,18 @@ def run_public(n_iters, t0, alternating, avg_power, rule, link_kind, link_param,
 
 
 @njit(cache=True)
-def _plan_layout(strategy, j_lo, j_hi, L, plan, weight, avg, average):
-    """:func:`_plan` for the decision nodes ``[j_lo, j_hi)`` in the layout of
-    :mod:`rcfr.public_layout`: per action, a vector over private rows (unit stride; indices
-    unsigned, so that numba adds no wraparound of negative indices and LLVM vectorizes)."""
-    base, rows, actions, parent = L.base, L.rows, L.actions, L.parent
-    parent_map, row_map = L.parent_map, L.row_map
-    for j in range(j_lo, j_hi):
-        b, K, A, p = uint64(base[j]), uint64(rows[j]), uint64(actions[j]), uint64(parent[j])
-        m = parent_map[j]
-        for a in range(A):
-            o = b + a * K
-            if m >= 0:
-                mu = uint64(m)
-                for k in range(K):
-                    x = plan[p + uint64(row_map[mu + k])] * strategy[o + k]
-                    plan[o + k] = x
-                    if average:
-                        avg[o + k] += weight * x
-            elif average:
-                for k in range(K):
-                    x = plan[p + k] * strategy[o + k]
-                    plan[o + k] = x
-                    avg[o + k] += weight * x
-            else:
-                for k in range(K):
-                    plan[o + k] = plan[p + k] * strategy[o + k]
+def _plan_layout(strategy, s_lo, s_hi, seq_parent, plan, weight, avg, average):
+    """:func:`_plan` for the sequences ``[s_lo, s_hi)`` in the layout of
+    :mod:`rcfr.public_layout`: one flat loop, each sequence's parent from ``seq_parent``
+    (parents come first, in breadth-first order)."""
+    if average:
+        for s in range(s_lo, s_hi):
+            x = plan[seq_parent[s]] * strategy[s]
+            plan[s] = x
+            avg[s] += weight * x
+    else:
+        for s in range(s_lo, s_hi):
+            plan[s] = plan[seq_parent[s]] * strategy[s]
 
 
 @njit(cache=True, inline="always")
@@ -591,16 +577,16 @@ def run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, 
         weight = float(t) ** avg_power
         if alternating:
             if it == 0:
-                _plan_layout(strategy, lo[0], lo[1], L, plan, weight, avg, True)
-            _plan_layout(strategy, lo[1], lo[2], L, plan, weight, avg, True)
+                _plan_layout(strategy, sb[0], sb[1], L.seq_parent, plan, weight, avg, True)
+            _plan_layout(strategy, sb[1], sb[2], L.seq_parent, plan, weight, avg, True)
             _terminal_values(0, plan, T, tb, ts, False, sb[0], sb[1], acc)
             _absorb_layout(lo[0], lo[1], clipped, L, strategy, acc, regrets, v)
             nxt = float(t + 1) ** avg_power
-            _plan_layout(strategy, lo[0], lo[1], L, plan, nxt, avg, it + 1 < n_iters)
+            _plan_layout(strategy, sb[0], sb[1], L.seq_parent, plan, nxt, avg, it + 1 < n_iters)
             _terminal_values(1, plan, T, tb, ts, False, sb[1], sb[2], acc)
             _absorb_layout(lo[1], lo[2], clipped, L, strategy, acc, regrets, v)
         else:
-            _plan_layout(strategy, lo[0], lo[2], L, plan, weight, avg, True)
+            _plan_layout(strategy, sb[0], sb[2], L.seq_parent, plan, weight, avg, True)
             for p in range(2):
                 _terminal_values(p, plan, T, tb, ts, False, sb[p], sb[p + 1], acc)
             for p in range(2):
@@ -626,7 +612,7 @@ def evaluate_layout(probs, tree, T, L, strategy, plan, acc, v):
     S = sb[2]
     J = L.base.shape[0]
     to_layout(probs, strategy, 0, J, L.base, L.rows, L.actions)
-    _plan_layout(strategy, 0, J, L, plan, 0.0, plan, False)
+    _plan_layout(strategy, 0, S, L.seq_parent, plan, 0.0, plan, False)
     _terminal_values(0, plan, T, L.term_base, L.term_stride, False, sb[0], sb[1], acc)
     value = 0.0
     for s in range(sb[0], sb[1]):
