@@ -486,6 +486,17 @@ def _absorb_layout(j_lo, j_hi, clipped, L, strategy, acc, regrets, v):
         b, K, A, p = uint64(base[j]), uint64(rows[j]), uint64(actions[j]), uint64(parent[j])
         u = 1.0 / actions[j]
         k = uint64(0)
+        if A == one:  # one action (liar's dice: a call): each row on its own, one loop
+            for k in range(K):
+                x = 0.0 + strategy[b + k] * acc[b + k]
+                v[k] = x
+                r = regrets[b + k] + (acc[b + k] - x)
+                if clipped:
+                    r = r if r > 0.0 else 0.0
+                regrets[b + k] = r
+                t = 0.0 + (r if r > 0.0 else 0.0)
+                strategy[b + k] = (r if r > 0.0 else 0.0) / t if t > 0.0 else u
+            k = K
         while k + one < K:
             v0 = v1 = 0.0
             for a in range(A):
