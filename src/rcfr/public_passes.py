@@ -11,6 +11,11 @@ matching, absorbs each information set's regrets in the backward sweep.  Vector-
 Zinkevich et al.'s (2007) CFR computed as in Johanson et al. (2012, "Efficient Nash equilibrium
 approximation through Monte Carlo counterfactual regret minimization", sec. 3: public chance
 sampling without the sampling): one walk of the public tree per player and iteration.
+
+For CFR and CFR+ with regret matching, and for exploitability, the kernels run in the
+actions-major layout of :mod:`rcfr.public_layout` (:func:`run_fused_layout`,
+:func:`evaluate_layout`): the same arithmetic in the same order, over unit-stride vectors of
+private rows.
 """
 
 from __future__ import annotations
