@@ -159,7 +159,7 @@ def bench_parts(spec: str, calls: int) -> dict[str, Any]:
     @njit
     def transpose(n, src, dst, L):
         for _ in range(n):
-            to_layout(src, dst, 0, L.base.shape[0], L.base, L.rows, L.actions)
+            to_layout(src, dst, L.seq_contract)
 
     @njit
     def stream(n, a, b, c, d, e):  # the memory floor: one unit-stride pass over five vectors
@@ -175,7 +175,7 @@ def bench_parts(spec: str, calls: int) -> dict[str, Any]:
     L, T, sb = tree._layout, tree.arrays, solver.pass_.arrays.seq_bounds
     S = tree.num_sequences
     strategy = np.empty(S)
-    to_layout(solver.strategy_, strategy, 0, L.base.shape[0], L.base, L.rows, L.actions)
+    to_layout(solver.strategy_, strategy, L.seq_contract)
     plan, acc, avg = solver.pass_.work.plan.copy(), np.zeros(S + 2), np.zeros(S)
     regrets, v = np.zeros(S), np.zeros(max(L.max_rows, 1))
     parts = {"plans (both players)": (plans, strategy, L, plan, avg),

@@ -26,7 +26,7 @@ def layout_index(t):
     L = t._layout
     m = np.arange(t.num_sequences + 2, dtype=np.float64)
     out = m.copy()
-    to_layout(m, out, 0, L.base.shape[0], L.base, L.rows, L.actions)
+    to_layout(m, out, L.seq_contract)
     inv = np.empty(t.num_sequences + 2, dtype=np.int64)
     inv[out.astype(np.int64)] = np.arange(t.num_sequences + 2)
     return inv
@@ -61,10 +61,10 @@ def test_layout_agrees_with_the_sequence_contract(game):
     rng = np.random.default_rng(0)
     x, y, z = (rng.random(S) for _ in range(3))
     buf = np.empty((3, S))
-    state_to_layout(x, y, z, buf, L.base, L.rows, L.actions)
+    state_to_layout(x, y, z, buf, L.seq_contract)
     assert np.array_equal(buf[1][m[:S]], y)
     back = [np.empty(S) for _ in range(3)]
-    state_from_layout(buf, *back, L.base, L.rows, L.actions)
+    state_from_layout(buf, *back, L.seq_contract)
     assert all(np.array_equal(a, b) for a, b in zip(back, (x, y, z), strict=True))
 
 

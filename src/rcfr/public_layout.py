@@ -8,7 +8,7 @@ for each action the vector over private rows is contiguous, so the plan, the bac
 the terminal sweep run over private rows with unit stride (Johanson et al. 2012, sec. 3: the
 vector form), and a sequence's parent is the same row of one contiguous parent vector.  A
 node's block occupies the same range in both layouts, so only the order inside blocks changes;
-the kernels convert at entry and exit (:func:`to_layout`, :func:`from_layout`), and everything
+the kernels convert at entry and exit (:func:`to_layout`, :func:`state_to_layout`), and everything
 outside them keeps the contract.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, uint64
+from numba import njit
 
 # Trees with more sequences keep the contract's order (Bluff(2,1), 7 million sequences: its
 # tables stream from memory, where the contract's sweep reads each node's block in order and the
@@ -43,6 +43,7 @@ PublicLayout = namedtuple("PublicLayout", [
     "term_stride",  # int64 [2, Z]: 1 (0 where empty), for the terminal sweep
     "max_rows",  # int64
     "seq_parent",  # uint32 [S]: each sequence's parent sequence (layout index; S + p: empty)
+    "seq_contract",  # uint32 [S]: each sequence's index in the contract's order
 ])
 
 
@@ -89,6 +90,8 @@ def build_layout(tree) -> PublicLayout:
     prow_seq = np.where(mapped[j_of], row_map[np.maximum(parent_map[j_of], 0) + row], row)
     parent_row0 = pstart[first] if first.size else np.zeros(0, np.int64)
     seq_parent = parent_row0[j_of] + prow_seq
+    a_of = pos // np.maximum(K_dec[j_of], 1)
+    seq_contract = np.repeat(seq_base[dec], K_dec * A_dec) + row * A_dec[j_of] + a_of
     return PublicLayout(
         node_lo=np.array([0, n0, dec.size], dtype=np.int64),
         base=np.ascontiguousarray(seq_base[dec]),
@@ -101,42 +104,33 @@ def build_layout(tree) -> PublicLayout:
         term_stride=np.where(tl < 0, 0, 1).astype(np.int64),
         max_rows=int(K_node.max()) if N else 0,
         seq_parent=seq_parent.astype(np.uint32),
+        seq_contract=seq_contract.astype(np.uint32),
     )
 
 
 @njit(cache=True)
-def to_layout(src, dst, j_lo, j_hi, base, rows, actions):
-    """``dst``: the sequence vector ``src`` (contract order) in the layout, for the nodes
-    ``[j_lo, j_hi)``."""
-    for j in range(j_lo, j_hi):
-        b, K, A = uint64(base[j]), uint64(rows[j]), uint64(actions[j])
-        for a in range(A):
-            for k in range(K):
-                dst[b + a * K + k] = src[b + k * A + a]
+def to_layout(src, dst, seq_contract):
+    """``dst``: the sequence vector ``src`` (contract order) in the layout (one flat gather)."""
+    for i in range(seq_contract.shape[0]):
+        dst[i] = src[seq_contract[i]]
 
 
 @njit(cache=True)
-def state_to_layout(x, y, z, dst, base, rows, actions):
-    """:func:`to_layout` of three vectors at once into the rows of ``dst`` (one pass over the
-    nodes for a solver's regrets, strategy and average)."""
-    for j in range(base.shape[0]):
-        b, K, A = uint64(base[j]), uint64(rows[j]), uint64(actions[j])
-        for a in range(A):
-            for k in range(K):
-                i, s = b + a * K + k, b + k * A + a
-                dst[0, i] = x[s]
-                dst[1, i] = y[s]
-                dst[2, i] = z[s]
+def state_to_layout(x, y, z, dst, seq_contract):
+    """:func:`to_layout` of three vectors at once into the rows of ``dst`` (a solver's regrets,
+    strategy and average sums)."""
+    for i in range(seq_contract.shape[0]):
+        s = seq_contract[i]
+        dst[0, i] = x[s]
+        dst[1, i] = y[s]
+        dst[2, i] = z[s]
 
 
 @njit(cache=True)
-def state_from_layout(src, x, y, z, base, rows, actions):
-    """The inverse of :func:`state_to_layout`."""
-    for j in range(base.shape[0]):
-        b, K, A = uint64(base[j]), uint64(rows[j]), uint64(actions[j])
-        for k in range(K):
-            for a in range(A):
-                i, s = b + a * K + k, b + k * A + a
-                x[s] = src[0, i]
-                y[s] = src[1, i]
-                z[s] = src[2, i]
+def state_from_layout(src, x, y, z, seq_contract):
+    """The inverse of :func:`state_to_layout` (one flat scatter)."""
+    for i in range(seq_contract.shape[0]):
+        s = seq_contract[i]
+        x[s] = src[0, i]
+        y[s] = src[1, i]
+        z[s] = src[2, i]

@@ -614,10 +614,10 @@ def run_fused_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, r
                      strategy, avg, work, scratch, v, total):
     """:func:`run_public_layout` on the contract's arrays: they are transposed into the
     layout (``scratch``: three sequence vectors) at entry and back at exit."""
-    state_to_layout(regrets, strategy, avg, scratch, L.base, L.rows, L.actions)
+    state_to_layout(regrets, strategy, avg, scratch, L.seq_contract)
     run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, scratch[0],
                       scratch[1], scratch[2], work, v, total)
-    state_from_layout(scratch, regrets, strategy, avg, L.base, L.rows, L.actions)
+    state_from_layout(scratch, regrets, strategy, avg, L.seq_contract)
 
 
 @njit(cache=True)
@@ -626,8 +626,7 @@ def evaluate_layout(probs, tree, T, L, strategy, plan, acc, v):
     scratch for ``probs`` transposed)."""
     sb = tree.seq_bounds
     S = sb[2]
-    J = L.base.shape[0]
-    to_layout(probs, strategy, 0, J, L.base, L.rows, L.actions)
+    to_layout(probs, strategy, L.seq_contract)
     _plan_layout(strategy, 0, S, L.seq_parent, plan, 0.0, plan, False)
     _terminal_values(0, plan, T, L.term_base, L.term_stride, False, sb[0], sb[1], acc)
     value = 0.0
