@@ -28,7 +28,7 @@ from numba import njit, uint64
 from . import kernels as K
 from .errors import RcfrError
 from .links import POLYNOMIAL, link_slice
-from .public_layout import state_from_layout, state_to_layout, to_layout, uses_layout
+from .public_layout import state_from_layout, state_to_layout, uses_layout
 from .public_tree import (
     COUNT_RULE,
     FOLD_RULE,
@@ -621,13 +621,14 @@ def run_fused_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, r
 
 
 @njit(cache=True)
-def evaluate_layout(probs, tree, T, L, strategy, plan, acc, v):
-    """:func:`evaluate_public` in the layout of :mod:`rcfr.public_layout` (``strategy``:
-    scratch for ``probs`` transposed)."""
+def evaluate_layout(probs, tree, T, L, plan, acc, v):
+    """:func:`evaluate_public` in the layout of :mod:`rcfr.public_layout` (``probs`` in the
+    contract's order)."""
     sb = tree.seq_bounds
     S = sb[2]
-    to_layout(probs, strategy, L.seq_contract)
-    _plan_layout(strategy, 0, S, L.seq_parent, plan, 0.0, plan, False)
+    seq_parent, seq_contract = L.seq_parent, L.seq_contract
+    for s in range(S):  # both plans, reading ``probs`` through the layout's index
+        plan[s] = plan[seq_parent[s]] * probs[seq_contract[s]]
     _terminal_values(0, plan, T, L.term_base, L.term_stride, False, sb[0], sb[1], acc)
     value = 0.0
     for s in range(sb[0], sb[1]):

@@ -243,7 +243,7 @@ class PublicTree(SequenceIndex):
         probs = np.ascontiguousarray(probs, dtype=np.float64)
         if uses_layout(self):
             v, b0, b1 = evaluate_layout(probs, self._full_arrays, self.arrays, self._layout,
-                                        work, plan, acc, np.empty(self._layout.max_rows))
+                                        plan, acc, np.empty(self._layout.max_rows))
         else:
             v, b0, b1 = evaluate_public(probs, self._full_arrays, self.arrays, False, plan,
                                         acc, work)
