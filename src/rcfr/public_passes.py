@@ -120,7 +120,6 @@ def _sweep_one_die(player, plan, term_ctx, term_value, term_miss, term_q, term_f
     empty_reach = plan[plan.shape[0] - 2 + opp]
     sign = 1.0 if player == 0 else -1.0
     ro = np.empty(n_opp)
-    held = np.zeros(3)
     base_opp, stride_opp = tsb[opp], tst[opp]
     base_own, stride_own = tsb[player], tst[player]
     for z in range(term_ctx.shape[0]):
@@ -141,16 +140,15 @@ def _sweep_one_die(player, plan, term_ctx, term_value, term_miss, term_q, term_f
                 r = w_opp[cw + x] * plan[ub + x * stride]
                 total += r
                 h += r * cnt_opp[fc + x]
-        held[0] = total
-        held[1] = h
         q = term_q[z]
         hit = sign * term_value[z]
         miss = sign * term_miss[z]
         ob = base_own[z]
         d, ost = (uint64(ob), uint64(stride_own[z])) if ob >= 0 else (empty, uint64(0))
         for x in range(n_own):
-            need = uint64(min(max(q - cnt_own[fc + x], 0), 2))
-            acc[d + x * ost] += w_own[cw + x] * (hit * held[need] + miss * (total - held[need]))
+            need = q - cnt_own[fc + x]  # held: total (need <= 0), h (1), 0 (2 or more)
+            hv = total if need <= 0 else (h if need == 1 else 0.0)
+            acc[d + x * ost] += w_own[cw + x] * (hit * hv + miss * (total - hv))
 
 
 @njit(cache=True)
