@@ -8,6 +8,7 @@ paper's scale (compile time, memory, one exploitability, one CFR+ iteration).
     .venv/bin/python benchmarks/bench_public_tree.py --rounds   # + multi-round Bluff(2,1)
     .venv/bin/python benchmarks/bench_public_tree.py --json
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_public_tree.py --sampling  # MCCFR only
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_public_tree.py --parts  # per part
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_public_tree.py --curves 600  # Fig. 3b
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_public_tree.py --dtype 3e8  # float32
 
@@ -114,6 +115,85 @@ def bench_bluff21(repeats: int) -> dict[str, Any]:
             "uniform_exploitability": rcfr.exploitability(tree, uniform),
             "exploitability_s": expl_s, "exploitability_cpu_s": expl_cpu_s,
             "cfr+_iteration_s": iter_s, "cfr+_iteration_cpu_s": iter_cpu_s}
+
+
+def bench_parts(spec: str, calls: int) -> dict[str, Any]:
+    """CPU microseconds per part of one alternating CFR+ iteration in the layout of
+    rcfr.public_layout (each part repeated ``calls`` times inside one numba call, after 30
+    iterations): both realization plans, each player's terminal sweep, both backward sweeps
+    with regret matching, and one transpose of a sequence vector (a fused run does six per
+    call).  Also one exploitability's best-response sweeps."""
+    import numpy as np
+    from numba import njit
+
+    from rcfr.public_layout import to_layout
+    from rcfr.public_passes import (
+        _absorb_layout,
+        _best_response_layout,
+        _plan_layout,
+        _terminal_values,
+    )
+
+    @njit
+    def plans(n, strategy, L, plan, avg):
+        for _ in range(n):
+            _plan_layout(strategy, 0, L.seq_parent.shape[0], L.seq_parent, plan, 1.0, avg,
+                         True)
+
+    @njit
+    def sweep(n, p, plan, T, L, sb, acc):
+        for _ in range(n):
+            _terminal_values(p, plan, T, L.term_base, L.term_stride, False, sb[p], sb[p + 1],
+                             acc)
+
+    @njit
+    def backward(n, L, strategy, acc, regrets, v):
+        for _ in range(n):
+            _absorb_layout(L.node_lo[0], L.node_lo[2], True, L, strategy, acc, regrets, v)
+
+    @njit
+    def best(n, L, acc, v):
+        for _ in range(n):
+            _best_response_layout(0, L.node_lo[0], L.node_lo[2], L, acc, v)
+
+    @njit
+    def transpose(n, src, dst, L):
+        for _ in range(n):
+            to_layout(src, dst, L.seq_contract)
+
+    @njit
+    def stream(n, a, b, c, d, e):  # the memory floor: one unit-stride pass over five vectors
+        for _ in range(n):
+            for i in range(a.shape[0]):
+                x = a[i] * b[i]
+                c[i] = x
+                d[i] += 0.5 * x
+                e[i] = e[i] + x
+
+    tree = compile_public(spec)
+    solver = PublicCFRSolver(tree, "cfr+").run(30)
+    L, T, sb = tree._layout, tree.arrays, solver.pass_.arrays.seq_bounds
+    S = tree.num_sequences
+    strategy = np.empty(S)
+    to_layout(solver.strategy_, strategy, L.seq_contract)
+    plan, acc, avg = solver.pass_.work.plan.copy(), np.zeros(S + 2), np.zeros(S)
+    regrets, v = np.zeros(S), np.zeros(max(L.max_rows, 1))
+    parts = {"plans (both players)": (plans, strategy, L, plan, avg),
+             "terminal sweep, player 0": (sweep, 0, plan, T, L, sb, acc),
+             "terminal sweep, player 1": (sweep, 1, plan, T, L, sb, acc),
+             "backward sweeps with regret matching (both)": (backward, L, strategy.copy(), acc,
+                                                             regrets, v),
+             "best-response sweeps (both)": (best, L, acc, v),
+             "transpose of one sequence vector": (transpose, solver.strategy_, strategy.copy(),
+                                                  L),
+             "one pass over five sequence vectors": (stream, *(np.random.rand(S)
+                                                               for _ in range(5)))}
+    out: dict[str, Any] = {"sequences": S, "public_terminals": int(T.term_ctx.shape[0])}
+    for name, (fn, *args) in parts.items():
+        fn(1, *args)
+        _, cpu = median_times(lambda f=fn, a=args: f(calls, *a), 3)
+        out[name] = cpu / calls * 1e6
+    return out
 
 
 SAMPLING_ITERS = {"cs": 1, "es": 100, "os": 100, "as": 100}  # per call, times the scale
@@ -244,6 +324,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="also multi-round Bluff(2,1)'s uniform exploitability per opener rule")
     ap.add_argument("--sampling", action="store_true",
                     help="only the Monte Carlo CFR throughput")
+    ap.add_argument("--parts", action="store_true",
+                    help="only the CPU time of each part of a full-width iteration")
     ap.add_argument("--curves", type=float, metavar="SECONDS",
                     help="only ES and AS on Bluff(2,1) for about SECONDS each, exploitability "
                          "at node counts 1e7, 2e7, 5e7, ... (JSON)")
@@ -254,6 +336,14 @@ def main(argv: list[str] | None = None) -> int:
     repeats = 3 if args.quick else 5
     if args.sampling:
         return print_sampling(sampling_results(repeats))
+    if args.parts:
+        for spec, calls in (("leduc", 2000), ("liars_dice", 100)):
+            r = bench_parts(spec, calls)
+            print(f"{spec}: {r.pop('sequences'):,} sequences, {r.pop('public_terminals'):,} "
+                  "public terminals; CPU us per call (median)")
+            for name, us in r.items():
+                print(f"  {name:45s} {us:8.1f}")
+        return 0
     if args.dtype:
         budgets = {"liars_dice": int(args.dtype), "liars_dice(dice=2,dice2=1)": int(args.dtype)}
         print(json.dumps(bench_dtype(budgets)))

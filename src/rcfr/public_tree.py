@@ -228,8 +228,10 @@ class PublicTree(SequenceIndex):
 
     def evaluate(self, probs: np.ndarray) -> tuple[float, float, float]:
         """Player 0's value and both best-response values of the behavioural profile
-        ``probs`` (one numba call, :func:`rcfr.public_passes.evaluate_public`)."""
-        from .public_passes import evaluate_public
+        ``probs`` (one numba call, :func:`rcfr.public_passes.evaluate_layout`, or
+        :func:`rcfr.public_passes.evaluate_public` where the tree keeps the contract's order)."""
+        from .public_layout import uses_layout
+        from .public_passes import evaluate_layout, evaluate_public
 
         S = self.num_sequences
         scratch = self._eval_scratch
@@ -237,11 +239,22 @@ class PublicTree(SequenceIndex):
             from .kernels import padded
 
             scratch = self._eval_scratch = (padded(S), np.empty(S + 2), np.empty(S))
-        plan, acc, br = scratch
-        v, b0, b1 = evaluate_public(np.ascontiguousarray(probs, dtype=np.float64),
-                                    self._full_arrays, self.arrays, False,
-                                    plan, acc, br)
+        plan, acc, work = scratch
+        probs = np.ascontiguousarray(probs, dtype=np.float64)
+        if uses_layout(self):
+            v, b0, b1 = evaluate_layout(probs, self._full_arrays, self.arrays, self._layout,
+                                        plan, acc, np.empty(self._layout.max_rows))
+        else:
+            v, b0, b1 = evaluate_public(probs, self._full_arrays, self.arrays, False, plan,
+                                        acc, work)
         return float(v), float(b0), float(b1)
+
+    @cached_property
+    def _layout(self):
+        """The actions-major layout of the full-width kernels (:mod:`rcfr.public_layout`)."""
+        from .public_layout import build_layout
+
+        return build_layout(self)
 
     @cached_property
     def _full_arrays(self):
