@@ -118,6 +118,12 @@ def test_figures_are_found_and_read_back(report):
         curves = collect(figure_spec("gibson_bluff", quick=True), store)
         assert set(curves["series"]) == {"CS", "AS"}
         assert curves["uniform"] == pytest.approx(0.4583333333333333)
+        # the uniform line is computed once per game and then read from beside the store
+        (kept,) = store.files.glob("uniform-*.json")
+        assert json.loads(kept.read_text()) == {"game": "kuhn",
+                                                "exploitability": curves["uniform"]}
+        kept.write_text(json.dumps({"game": "kuhn", "exploitability": 0.25}))
+        assert collect(figure_spec("gibson_bluff", quick=True), store)["uniform"] == 0.25
         finals = {}
         for r in store.runs(hashes=figure_spec("gibson_bluff", quick=True).hashes()):
             finals.setdefault(r["spec"]["algorithm"].upper(), []).append(r["exploitability"])

@@ -127,7 +127,8 @@ def collect(sweep: SweepSpec, store: Store) -> dict[str, Any]:
         data.update(_collect_complexity(done))
     elif kind == "mccfr_nodes":
         data.update(_collect_curves(done, store, "nodes"))
-        data["uniform"] = _uniform_exploitability(game, store, sweep.max_memory) if done else None
+        data["uniform"] = (_uniform_exploitability(game, store, sweep.max_memory,
+                                                   sweep.runs[0].dtype) if done else None)
     elif kind == "convergence":
         data.update(_collect_curves(done, store, "iterations"))
     elif kind == "frcfr_links":
@@ -139,10 +140,12 @@ def collect(sweep: SweepSpec, store: Store) -> dict[str, Any]:
     return data
 
 
-def _uniform_exploitability(game: str, store: Store, max_memory: str | None) -> float | None:
+def _uniform_exploitability(game: str, store: Store, max_memory: str | None,
+                            dtype: str | None = None) -> float | None:
     """The uniform profile's exploitability (the figures' reference line), computed once per
     game and kept beside the store (2-NL Hold'em(36) takes minutes); ``None`` where the game
-    does not fit the memory budget (the sweep spec's ``max_memory``)."""
+    does not fit the memory budget (the sweep spec's ``max_memory``, judged as for its runs'
+    ``dtype``)."""
     from ..budget import memory_limit
     from ..evaluate import exploitability
     from ..policy import TabularPolicy
@@ -159,7 +162,7 @@ def _uniform_exploitability(game: str, store: Store, max_memory: str | None) -> 
             pass  # a damaged file: computed again
     try:
         with memory_limit(max_memory):
-            tree = compile_game(game)
+            tree = compile_game(game, dtype=dtype)
     except RcfrError:
         return None
     value = float(exploitability(tree, TabularPolicy.uniform(tree)))
