@@ -6,6 +6,7 @@ best response by public-tree passes, and the node throughput of the sampled solv
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_holdem.py              # k = 20, 24
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_holdem.py --stacks 30 36 --max-memory 30G
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_holdem.py --sizes-only --json
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_holdem.py --stacks 36 --sampling 1e8 --dtype float32 --max-memory 20G
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_holdem.py --sampling 1e8 --stacks 20
 
 Sizes come from the betting tree's closed form (every stack from 20 to 40); the public form's
@@ -72,12 +73,13 @@ def exact(tree, repeats: int) -> dict[str, Any]:
             "best_response_s": [br[0], br[1]], "peak_mib": peak_mib()}
 
 
-def sampling(tree, nodes: float, algorithms: list[str]) -> list[dict[str, Any]]:
-    """Nodes visited per second by the public form's fused MCCFR kernels."""
+def sampling(tree, nodes: float, algorithms: list[str],
+             dtype: str = "float64") -> list[dict[str, Any]]:
+    """Nodes visited per second by the public form's fused MCCFR kernels (``dtype`` tables)."""
     k = tree.game.stack
     out = []
     for alg in algorithms:
-        solver = make_public_solver(tree, alg, seed=0)
+        solver = make_public_solver(tree, alg, seed=0, dtype=dtype)
         solver.run(1)  # loads the kernels
         n0 = solver.nodes_visited
         wall, cpu = time.perf_counter(), time.process_time()
@@ -85,7 +87,10 @@ def sampling(tree, nodes: float, algorithms: list[str]) -> list[dict[str, Any]]:
             solver.run(max(1, solver.iteration))
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         done = solver.nodes_visited - n0
-        out.append({"stack": k, "algorithm": alg, "nodes": done, "iterations": solver.iteration,
+        solver_iterations = solver.iteration
+        del solver  # (its tables are freed before the next scheme's)
+        out.append({"stack": k, "algorithm": alg, "dtype": dtype, "nodes": done,
+                    "iterations": solver_iterations,
                     "nodes_per_s_wall": done / wall, "nodes_per_s_cpu": done / cpu})
     return out
 
@@ -101,6 +106,8 @@ def main() -> None:
     ap.add_argument("--max-memory", default=None,
                     help="memory budget of the public form's guard (e.g. 30G; default: half "
                          "of the memory available)")
+    ap.add_argument("--dtype", default="float64", choices=["float64", "float32"],
+                    help="the sampled solvers' tables (float32: 2-NL Hold'em(36) in 20G)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     report: dict[str, Any] = {"sizes": sizes(list(range(20, 41, 2)))}
@@ -108,12 +115,13 @@ def main() -> None:
         report["exact"], report["sampling"] = [], []
         for k in args.stacks:  # one stack at a time: a tree is freed before the next
             t0 = time.perf_counter()
-            tree = compile_public(NLHoldem2(stack=k), max_memory=args.max_memory)
+            tree = compile_public(NLHoldem2(stack=k), max_memory=args.max_memory,
+                                  dtype=args.dtype)
             row = {"compile_s": time.perf_counter() - t0, **exact(tree, args.repeats)}
             report["exact"].append(row)
             if args.sampling:
                 report["sampling"].extend(sampling(tree, args.sampling,
-                                                   ["cs", "es", "os", "as"]))
+                                                   ["cs", "es", "os", "as"], args.dtype))
             del tree
             print(json.dumps(row), file=sys.stderr, flush=True)  # progress
     if args.json:
