@@ -250,16 +250,20 @@ def test_gibson_holdem_parameter_and_stack_claims():
     from rcfr.experiments.report import (
         FAILS,
         HOLDS,
+        INCONCLUSIVE,
         _as_gain_grows,
         _best_epsilon_beta,
         _best_tau,
     )
 
     base = {"scale": 500.0, "unit": "exploitability (mbb/g)", "nodes": [3e8]}
-    grows = {**base, "series": {"ES": {"stack": [20, 22, 24], "exploitability": [1, 1, 1.0]},
-                                "AS": {"stack": [20, 22, 24], "exploitability": [1, .9, .7]}}}
+    grows = {**base, "series": {
+        "ES": {"stack": [20, 22, 24], "exploitability": [1, 1, 1.0], "ci95": [.1, .1, .1]},
+        "AS": {"stack": [20, 22, 24], "exploitability": [1, .9, .7], "ci95": [.1, .1, .1]}}}
     ours, verdict, _ = _as_gain_grows(grows)
     assert verdict == HOLDS and ours == "AS below ES by k=20: +0%, k=22: +10%, k=24: +30%"
+    grows["series"]["AS"]["ci95"][2] = 0.25  # growing, but not clear of ES at k = 24
+    assert _as_gain_grows(grows)[1] == INCONCLUSIVE
     grows["series"]["AS"]["exploitability"] = [0.7, 0.9, 1.0]
     assert _as_gain_grows(grows)[1] == FAILS
 

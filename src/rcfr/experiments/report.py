@@ -191,10 +191,22 @@ def _as_gain_grows(data: dict) -> tuple[str, str, str]:
     ks, gs = zip(*gains, strict=True)
     mk, mg = sum(ks) / len(ks), sum(gs) / len(gs)
     slope = sum((k - mk) * (g - mg) for k, g in gains) / sum((k - mk) ** 2 for k in ks)
-    verdict = HOLDS if slope > 0 and gs[-1] > gs[0] else FAILS
+
+    def at_largest(name: str) -> tuple[float, float]:
+        row = rows[name]
+        i = row["stack"].index(ks[-1])
+        return row["exploitability"][i], row.get("ci95", [None] * len(row["stack"]))[i] or 0.0
+
+    (a, ah), (e, eh) = at_largest("AS"), at_largest("ES")
+    if slope <= 0 or gs[-1] <= gs[0]:
+        verdict = FAILS
+    else:  # growing: it holds once AS is clear of ES at the largest stack
+        verdict = HOLDS if a + ah < e - eh else INCONCLUSIVE
     return (f"AS below ES by {ours}", verdict,
             f"least-squares slope {slope:+.2f} points per chip; holds when the gain grows "
-            f"(positive slope, largest stack above smallest); after {data.get('nodes')} nodes")
+            f"(positive slope, largest stack above smallest) and AS's 95% interval at the "
+            f"largest stack is below ES's (inconclusive when they overlap); after "
+            f"{data.get('nodes')} nodes")
 
 
 def _best_of(means: dict[str, tuple[float, float | None]], wanted: set[str], what: str,
