@@ -6,7 +6,8 @@ best response by public-tree passes, and the node throughput of the sampled solv
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_holdem.py              # k = 20, 24
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_holdem.py --stacks 30 36 --max-memory 30G
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_holdem.py --sizes-only --json
-    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_holdem.py --stacks 36 --sampling 1e8 --dtype float32 --max-memory 20G
+    NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_holdem.py --stacks 36 --sampling 1e8 \
+        --dtype float32 --max-memory 20G
     NUMBA_NUM_THREADS=1 .venv/bin/python benchmarks/bench_holdem.py --sampling 1e8 --stacks 20
 
 Sizes come from the betting tree's closed form (every stack from 20 to 40); the public form's
