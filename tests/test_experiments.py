@@ -82,6 +82,7 @@ def test_sweep_expansion():
     (SMALL.replace("seeds = [0, 1]", "seeds = 0"), "seeds:"),
     (SMALL.replace("[zip]", "[zipp]"), "zipp: unknown key"),
     (SMALL + "[[part]]\nbase = { share = 2.0 }\n", "share: must be in (0, 1]"),
+    (SMALL.replace("eval_every = 50", "eval_from = 50"), "eval_from: a whole number"),
     ("[base\n", "not valid TOML"),
 ])
 def test_bad_spec_files(capsys, tmp_path, text, key):
@@ -337,3 +338,15 @@ def test_the_public_guard_counts_float32_tables_and_a_sweep_passes_its_budget(tm
     with pytest.raises(RcfrError, match="max_memory: expected a string"):
         parse_sweep({"max_memory": 5, "base": {"game": "kuhn", "iterations": 1},
                      "grid": {"seed": [0]}})
+
+
+def test_eval_from_bounds_a_log_schedule_from_below(tmp_path):
+    """Large games evaluate in seconds each: ``eval_from`` drops the log schedule's points
+    below it (the run itself is unchanged)."""
+    spec = RunSpec(game="kuhn", algorithm="cfr+", iterations=200, eval_log=2, eval_from=50)
+    plain = spec.replace(eval_from=None)
+    with Store(tmp_path / "r.db") as store:
+        sweep = parse_sweep({"name": "f", "base": plain.to_dict(), "grid": {"eval_from": [50]}})
+        assert run_sweep(sweep, store, backend="inline").done == 1
+        points = [p["iterations"] for p in store.points(spec.hash)]
+    assert points == [t for t in log_schedule(200, 2) if t >= 50] == [63, 200]

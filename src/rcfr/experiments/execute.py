@@ -144,7 +144,8 @@ def _execute(spec: RunSpec, directory: Path, checkpoint_every: float,
     total = spec.nodes if by_nodes else spec.iterations
     done = (lambda: solver.nodes_visited) if by_nodes else (lambda: solver.iteration)
     # one solve() call per segment: up to each log-spaced evaluation point, then the budget
-    targets = [t for t in log_schedule(total, spec.eval_log or 0) if t > done()]
+    targets = [t for t in log_schedule(total, spec.eval_log or 0)
+               if t > done() and t >= (spec.eval_from or 0)]
     if not targets or targets[-1] != total:
         targets.append(total)
     interrupted = False

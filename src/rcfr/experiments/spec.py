@@ -75,6 +75,7 @@ class RunSpec:
     eval_every: int = 0
     eval_nodes: int = 0
     eval_log: int | None = None  # evaluation points a decade, log-spaced up to the budget
+    eval_from: int | None = None  # eval_log: no evaluation before this many (nodes/iterations)
     form: str | None = None  # compiled form: history, public or auto (the default)
     dtype: str | None = None  # the sampled solvers' tables: float64 (the default) or float32
 
@@ -98,6 +99,9 @@ class RunSpec:
                 raise RcfrError(f"{key}: must be >= 0, got {getattr(self, key)}")
         if self.eval_log and (self.eval_every or self.eval_nodes):
             raise RcfrError("eval_log: give eval_log or eval_every/eval_nodes, not both")
+        if self.eval_from is not None and (self.eval_from < 1 or not self.eval_log):
+            raise RcfrError("eval_from: a whole number >= 1 that bounds an eval_log schedule "
+                            "from below")
         if self.leaves is not None and self.share is not None:
             raise RcfrError("share: give leaves or share, not both")
         if self.share is not None and not 0.0 < self.share <= 1.0:
@@ -173,7 +177,8 @@ _TYPES = {"game": _STR, "algorithm": _STR, "iterations": _INT, "nodes": _INT, "s
           "abstraction": _STR, "regressor": _STR, "leaves": _INT, "share": _FLOAT,
           "features": _STR, "bootstrap": _BOOL, "threshold": _FLOAT, "criterion": _STR,
           "alpha": _FLOAT, "epsilon": _FLOAT, "beta": _FLOAT, "tau": _FLOAT,
-          "eval_every": _INT, "eval_nodes": _INT, "eval_log": _INT, "form": _STR,
+          "eval_every": _INT, "eval_nodes": _INT, "eval_log": _INT, "eval_from": _INT,
+          "form": _STR,
           "dtype": _STR}
 
 
