@@ -194,18 +194,19 @@ def _round_game(cache: dict, values: dict, d0: int, d1: int, o: int, opener: str
 
 
 def evaluate_multi_round(dice: int, dice2: int, opener: str, faces: int,
-                         policies: dict) -> dict[str, Any]:
+                         policies: dict | None = None) -> dict[str, Any]:
     """Player 0's value of the profile that plays round ``(d0, d1, o)`` by ``policies[(d0, d1,
-    o)]`` (probability vectors on the round trees), both best-response values and the
-    exploitability, in multi-round Bluff(dice, dice2)."""
+    o)]`` (probability vectors on the round trees; ``None``: uniformly at random), both
+    best-response values and the exploitability, in multi-round Bluff(dice, dice2)."""
     from .evaluate import evaluate
 
     cache: dict = {}
     values: dict = {}
     for d0, d1, o in round_states(dice, dice2, opener):
         tree, sign = _round_game(cache, values, d0, d1, o, opener, faces)
-        values[(0, d0, d1, o)] = sign * evaluate(tree, TabularPolicy(
-            tree, policies[(d0, d1, o)])).value
+        probs = (policies or {}).get((d0, d1, o))
+        policy = TabularPolicy.uniform(tree) if probs is None else TabularPolicy(tree, probs)
+        values[(0, d0, d1, o)] = sign * evaluate(tree, policy).value
     br = multi_round_best_responses(dice, dice2, opener, faces, policies)
     return {"value": values[(0, dice, dice2, 0)], "best_response_values": list(br),
             "exploitability": (br[0] + br[1]) / 2.0}

@@ -522,22 +522,11 @@ def evaluate(
 def _evaluate_rounds(game: str, opener: str, strategy: Path | None, as_json: bool) -> None:
     """``evaluate --rounds``: a multi-round strategy (or the uniform one) in multi-round
     liar's dice."""
-    from .bluff_rounds import (
-        _round_tree,
-        evaluate_multi_round,
-        load_multi_round,
-        multi_round_game,
-        round_states,
-    )
+    from .bluff_rounds import evaluate_multi_round, load_multi_round, multi_round_game
 
     dice, dice2, faces = multi_round_game(game)
-    if strategy is not None:
-        probs = load_multi_round(strategy, game, opener)
-    else:
-        cache: dict = {}
-        probs = {s: TabularPolicy.uniform(_round_tree(cache, s[:2], s[2], faces)).probs
-                 for s in round_states(dice, dice2, opener)}
-    ev = evaluate_multi_round(dice, dice2, opener, faces, probs)
+    probs = None if strategy is None else load_multi_round(strategy, game, opener)
+    ev = evaluate_multi_round(dice, dice2, opener, faces, probs)  # None: the uniform profile
     if as_json:
         _emit({"game": game, "rounds": opener, **ev})
         return
