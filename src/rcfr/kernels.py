@@ -39,6 +39,17 @@ def terminal_values(player, plan, term_seq, term_coef, s_lo, s_hi, acc):
         acc[own[z]] += sign * term_coef[z] * plan[opp[z]]
 
 
+@njit(cache=True, inline="always")
+def back_up(strategy, acc, start, end, parent):
+    """An information set's value: ``sum_s strategy[s] acc[s]`` over its sequences ``[start,
+    end)``, added to its parent sequence's ``acc[parent]``; returns it."""
+    v = 0.0
+    for s in range(start, end):
+        v += strategy[s] * acc[s]
+    acc[parent] += v
+    return v
+
+
 @njit(cache=True)
 def counterfactual_regrets(player, strategy, i_lo, i_hi, seq_start, num_actions, parent_seq,
                            acc, regret):
@@ -49,12 +60,9 @@ def counterfactual_regrets(player, strategy, i_lo, i_hi, seq_start, num_actions,
     for i in range(i_hi - 1, i_lo - 1, -1):
         start = seq_start[i]
         end = start + num_actions[i]
-        v = 0.0
-        for s in range(start, end):
-            v += strategy[s] * acc[s]
+        v = back_up(strategy, acc, start, end, parent_seq[i])
         for s in range(start, end):
             regret[s] = acc[s] - v
-        acc[parent_seq[i]] += v
     return acc[acc.shape[0] - 2 + player]
 
 

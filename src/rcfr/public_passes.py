@@ -383,10 +383,7 @@ def _regrets_absorbed(p, t, rule, link_kind, link_param, strategy, tree, acc, in
     for i in range(hi - 1, lo - 1, -1):
         start = seq_start[i]
         end = start + num_actions[i]
-        v = 0.0
-        for s in range(start, end):
-            v += strategy[s] * acc[s]
-        acc[parent_seq[i]] += v
+        v = K.back_up(strategy, acc, start, end, parent_seq[i])
         if not matching:
             for s in range(start, end):
                 r = regrets[s] + (acc[s] - v)
@@ -580,7 +577,7 @@ def _best_response_layout(player, j_lo, j_hi, L, acc, v):
 
 @njit(cache=True)
 def run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, regrets,
-                      strategy, avg, work, v, total):
+                      strategy, avg, work, v):
     """:func:`run_public` for CFR and CFR+ with regret matching on sequence vectors in the
     layout of :mod:`rcfr.public_layout` (the same arithmetic in the same order)."""
     lo, sb = L.node_lo, tree.seq_bounds
@@ -609,12 +606,12 @@ def run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, 
 
 @njit(cache=True)
 def run_fused_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, regrets,
-                     strategy, avg, work, scratch, v, total):
+                     strategy, avg, work, scratch, v):
     """:func:`run_public_layout` on the contract's arrays: they are transposed into the
     layout (``scratch``: three sequence vectors) at entry and back at exit."""
     state_to_layout(regrets, strategy, avg, scratch, L.seq_contract)
     run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, scratch[0],
-                      scratch[1], scratch[2], work, v, total)
+                      scratch[1], scratch[2], work, v)
     state_from_layout(scratch, regrets, strategy, avg, L.seq_contract)
 
 
@@ -647,7 +644,7 @@ class PublicFullWidthPass:
         self.arrays = tree._full_arrays  # (no history terminals)
         S = tree.num_sequences
         self.work = FullWork(K.padded(S), np.zeros(S + 2), np.zeros(S))
-        self._scratch = self._rows = None
+        self._scratch = self._row_values = None
 
     def run(self, players, strategy, weight, avg, inst) -> int:
         public_pass(players[0], players[-1] + 1, weight, self.arrays, self.tree.arrays,
@@ -674,12 +671,11 @@ class PublicFullWidthPass:
             dtype = solver.strategy_.dtype
             if self._scratch is None or self._scratch.dtype != dtype:
                 self._scratch = np.zeros((3, self.tree.num_sequences), dtype=dtype)
-                self._rows = np.zeros((2, max(L.max_rows, 1)))
+                self._row_values = np.zeros(max(L.max_rows, 1))
             run_fused_layout(iterations, solver.iteration, solver.alternating,
                              solver.avg_power_, solver.rule_.params.kind == CLIPPED,
                              self.arrays, self.tree.arrays, L, est.regrets, solver.strategy_,
-                             solver.avg_weights_, self.work, self._scratch, self._rows[0],
-                             self._rows[1])
+                             solver.avg_weights_, self.work, self._scratch, self._row_values)
         else:
             run_public(iterations, solver.iteration, solver.alternating, solver.avg_power_,
                        solver.rule_.params, solver.link_.kind, solver.link_.param, self.arrays,
@@ -698,7 +694,6 @@ class PublicCFRSolver(CFRSolver):
         if not isinstance(game, PublicTree):
             game = compile_public(game)
         super().__init__(game, algorithm, **options)
-
 
 
 def make_public_solver(tree: PublicTree, algorithm: str, **options):
