@@ -33,6 +33,7 @@ try:
 except ImportError:  # running from a checkout without an installed package
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import rcfr
+from timing import median_times
 
 from rcfr.games.registry import load_game
 from rcfr.policy import TabularPolicy
@@ -42,18 +43,6 @@ from rcfr.solvers.loop import CFRSolver
 from rcfr.tree import compile_game
 
 OPENSPIEL_NAMES = {"leduc": "leduc_poker", "liars_dice": "liars_dice"}
-
-
-def median_times(fn, repeats: int) -> tuple[float, float]:
-    """Median wall-clock and median CPU seconds (``time.process_time``) of ``repeats`` calls:
-    on a shared machine the CPU time is what the process itself spent."""
-    walls, cpus = [], []
-    for _ in range(repeats):
-        w0, c0 = time.perf_counter(), time.process_time()
-        fn()
-        walls.append(time.perf_counter() - w0)
-        cpus.append(time.process_time() - c0)
-    return statistics.median(walls), statistics.median(cpus)
 
 
 def bench_cfr(spec: str, iters: int, repeats: int) -> dict[str, Any]:

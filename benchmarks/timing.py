@@ -1,4 +1,5 @@
-"""What the benchmark scripts share: wall-clock timing of repeated calls and package versions."""
+"""What the benchmark scripts share: wall-clock (and CPU) timing of repeated calls and package
+versions."""
 
 from __future__ import annotations
 
@@ -20,6 +21,18 @@ def timed(fn, repeats: int) -> list[float]:
 def median_time(fn, repeats: int) -> float:
     """Median wall-clock seconds of ``repeats`` calls of ``fn``."""
     return statistics.median(timed(fn, repeats))
+
+
+def median_times(fn, repeats: int) -> tuple[float, float]:
+    """Median wall-clock and median CPU seconds (``time.process_time``) of ``repeats`` calls
+    of ``fn``: on a shared machine the CPU time is what the process itself spent."""
+    walls, cpus = [], []
+    for _ in range(repeats):
+        w0, c0 = time.perf_counter(), time.process_time()
+        fn()
+        walls.append(time.perf_counter() - w0)
+        cpus.append(time.process_time() - c0)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def version_of(dist: str) -> str | None:

@@ -145,8 +145,14 @@ def _final(row: dict) -> tuple[float, float | None]:
     return row["final"], row["final_ci95"]
 
 
+def _by_scheme(data: dict) -> dict[str, dict]:
+    """The figure's series keyed by their scheme (``AS``, ``ES``, ...: the label's first
+    word)."""
+    return {k.split(" ")[0].split(",")[0]: r for k, r in data["series"].items()}
+
+
 def _as_fastest(data: dict) -> tuple[str, str, str]:
-    rows = {k.split(" ")[0].split(",")[0]: r for k, r in data["series"].items()}
+    rows = _by_scheme(data)
     if "AS" not in rows or len(rows) < 2:
         return "", NO_DATA, ""
     f, unit = data["scale"], _unit(data)
@@ -166,7 +172,7 @@ def _as_fastest(data: dict) -> tuple[str, str, str]:
 
 
 def _as_vs_es(data: dict) -> tuple[str, str, str]:
-    rows = {k.split(" ")[0].split(",")[0]: r for k, r in data["series"].items()}
+    rows = _by_scheme(data)
     if "AS" not in rows or "ES" not in rows:
         return "", NO_DATA, ""
     (a, _), (e, _) = _final(rows["AS"]), _final(rows["ES"])
@@ -179,7 +185,7 @@ def _as_vs_es(data: dict) -> tuple[str, str, str]:
 
 def _as_gain_grows(data: dict) -> tuple[str, str, str]:
     """Figure 2b: AS's improvement over ES by stack, and whether it grows with the stack."""
-    rows = {k.split(" ")[0].split(",")[0]: r for k, r in data["series"].items()}
+    rows = _by_scheme(data)
     if "AS" not in rows or "ES" not in rows:
         return "", NO_DATA, ""
     es = dict(zip(rows["ES"]["stack"], rows["ES"]["exploitability"], strict=True))
