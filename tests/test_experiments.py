@@ -167,6 +167,19 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def test_cli_sweep_on_local_workers_with_numba_threads_unset(tmp_path):
+    # the driver has launched numba's threads before forking its workers; a worker that then
+    # changed NUMBA_NUM_THREADS failed every run at numba's next configuration reload (which
+    # compiling a kernel does: an empty cache makes the workers compile)
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_NUM_THREADS"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba-cache")
+    spec = write(tmp_path, SMALL)
+    out = subprocess.run(_sweep_cli(spec, tmp_path / "r.db"), env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "12 done, 0 failed" in out.stdout
+
+
 def test_kill_9_of_the_driver_then_rerun_equals_an_uninterrupted_sweep(tmp_path):
     spec = write(tmp_path, KILL_SPEC)
     env = dict(os.environ, NUMBA_NUM_THREADS="1")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -29,7 +30,11 @@ _BUSY = threading.Event()  # set while a local worker runs a task
 
 
 def _one_thread() -> None:
-    os.environ["NUMBA_NUM_THREADS"] = "1"
+    # numba reads NUMBA_NUM_THREADS when its configuration loads and again whenever it
+    # reloads it; where numba is already imported (a forked worker), changing the variable
+    # makes the next reload refuse, so only the thread count is set there
+    if "numba" not in sys.modules:
+        os.environ["NUMBA_NUM_THREADS"] = "1"
     os.environ["OMP_NUM_THREADS"] = "1"
     try:
         import numba
