@@ -1,15 +1,16 @@
-# Two commands do everything on a fresh machine: `make demo` and `make test`.
+# Two commands do everything on a fresh machine: `make demo` and `make test`; `make docs` builds
+# the documentation site into site/.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test bench lint docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,torch,ray]'
+	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,torch,ray,docs]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -24,10 +25,17 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
 	$(BIN)/python -m pytest
+
+# The documentation site (mkdocs-material + mkdocstrings): warnings are errors.  Installs the
+# docs extra into the venv if it is missing.
+docs: $(STAMP)
+	@test -x $(BIN)/mkdocs || $(BIN)/python -m pip install --quiet -e '.[docs]'
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_core.py
 
 clean:
-	rm -rf $(VENV) results .pytest_cache
+	rm -rf $(VENV) results .pytest_cache site
