@@ -113,7 +113,10 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def sweep(
-        spec: Annotated[Path, typer.Argument(help="Sweep spec (TOML).")],
+        spec: Annotated[str, typer.Argument(
+            help="Sweep spec: a TOML file, or the name of a spec packaged with rcfr, e.g. "
+                 "thesis_4_1_quick or gibson_bluff (the paper figures' specs; 'rcfr figure' "
+                 "plots them).")],
         db: DbOpt = Path("results.db"),
         workers: WorkersOpt = 1,
         backend: BackendOpt = "local",
@@ -125,7 +128,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run a sweep spec's runs that the store does not have yet (resuming interrupted
         ones from their checkpoints)."""
-        sweep_spec = load_sweep(spec)
+        from .figures import load_spec
+
+        sweep_spec = load_spec(spec)
         parse_memory(max_memory)  # a bad size fails before anything runs
         info = execute_sweep(sweep_spec, db, workers=workers, backend=backend,
                              ray_address=ray_address, checkpoint_every=checkpoint_every,
@@ -213,7 +218,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def figure(
-        name: Annotated[str, typer.Argument(help="A figure spec under experiments/, e.g. "
+        name: Annotated[str, typer.Argument(help="A figure spec packaged with rcfr, e.g. "
                                                  "thesis_4_1, gibson_bluff, dorazio_leduc.")],
         db: DbOpt = Path("results.db"),
         quick: Annotated[bool, typer.Option("--quick", help="The spec's quick twin (minutes "

@@ -24,29 +24,64 @@ from ..fileio import write_json
 from .spec import RunSpec
 
 
+def checkout_root(package: Path | None = None) -> Path | None:
+    """The source checkout rcfr runs from (``ROOT/src/rcfr``, ``ROOT/pyproject.toml`` naming
+    rcfr), or None for an installed rcfr: a site-packages inside some other project's folder
+    never borrows that project's git.  ``package``: rcfr's package folder (default: this
+    one's)."""
+    import tomllib
+
+    if package is None:
+        package = Path(__file__).resolve().parents[len(__package__.split(".")) - 1]
+    if package.name != "rcfr" or package.parent.name != "src":
+        return None
+    root = package.parent.parent
+    try:
+        with (root / "pyproject.toml").open("rb") as handle:
+            name = tomllib.load(handle).get("project", {}).get("name")
+    except (OSError, ValueError, AttributeError):  # none, unreadable or not TOML
+        return None
+    return root if name == "rcfr" else None
+
+
+def git_commit(root: Path) -> str | None:
+    """The commit checked out at ``root`` (read from ``root/.git``, no git needed), or None."""
+    head = root / ".git"
+    try:
+        if head.is_file():  # a worktree: "gitdir: PATH"
+            head = root / head.read_text().split(":", 1)[1].strip()
+        ref = (head / "HEAD").read_text().strip()
+        if ref.startswith("ref:"):
+            name = ref.split(" ", 1)[1].strip()
+            common = head / "commondir"
+            base = head / common.read_text().strip() if common.is_file() else head
+            for path in (head / name, base / name):
+                if path.is_file():
+                    ref = path.read_text().strip()
+                    break
+            else:  # packed: "HASH REF" lines
+                packed = (base / "packed-refs").read_text().splitlines()
+                ref = next(line.split()[0] for line in packed
+                           if line.endswith(f" {name}") and not line.startswith("#"))
+        if len(ref) < 10 or any(c not in "0123456789abcdef" for c in ref):
+            return None
+        return ref
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+
+
 def code_version() -> str:
-    """rcfr's version, with the git commit when running from a checkout."""
+    """rcfr's version (package metadata, e.g. ``0.1.0``), with the git commit when running
+    from a source checkout (``0.1.0+g0123456789``); never fails."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
         text = version("rcfr")
-    except PackageNotFoundError:  # pragma: no cover - not installed
+    except (PackageNotFoundError, ValueError):  # not installed
         text = "unknown"
-    head = Path(__file__).resolve().parents[3] / ".git"
-    try:
-        if head.is_file():  # a worktree: "gitdir: PATH"
-            head = Path(head.read_text().split(":", 1)[1].strip())
-        ref = (head / "HEAD").read_text().strip()
-        if ref.startswith("ref:"):
-            ref_path = head / ref.split(" ", 1)[1]
-            if not ref_path.is_file():
-                common = head / "commondir"
-                base = head / common.read_text().strip() if common.is_file() else head
-                ref_path = base / ref.split(" ", 1)[1]
-            ref = ref_path.read_text().strip()
-        return f"{text}+g{ref[:10]}"
-    except (OSError, IndexError):
-        return text
+    root = checkout_root()
+    commit = git_commit(root) if root is not None else None
+    return f"{text}+g{commit[:10]}" if commit else text
 
 
 def _solver_options(spec: RunSpec, tree) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """The papers' figures, drawn from the results store.
 
-A figure is a sweep spec under ``experiments/`` (its ``figure`` key names the plot kind) plus
-a plot: :func:`collect` turns the spec's stored runs into plain JSON data, :func:`plot` draws
-that data into a PNG.  Means over seeds carry a Student-t 95% interval ("mean ± 95% CI, n
+A figure is a sweep spec packaged with rcfr (``rcfr/experiments/specs/``, read with
+:mod:`importlib.resources`; its ``figure`` key names the plot kind) plus a plot:
+:func:`collect` turns the spec's stored runs into plain JSON data, :func:`plot` draws that
+data into a PNG.  Means over seeds carry a Student-t 95% interval ("mean ± 95% CI, n
 seeds"); every baseline says its averaging; poker games are in mbb/g, goofspiel in
 milli-utils.  Runs that failed (e.g. an abstraction not available yet) are counted and named
 in the data, not plotted.
@@ -18,6 +19,8 @@ import re
 import statistics
 from collections import defaultdict
 from collections.abc import Callable
+from importlib.resources import as_file, files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +31,7 @@ from .store import Store
 
 KINDS = ("rcfr_complexity", "mccfr_nodes", "frcfr_links", "convergence", "mccfr_parameters",
          "mccfr_stacks")
-SPEC_DIR = Path(__file__).resolve().parents[3] / "experiments"  # in a checkout
+SPECS = "specs"  # the papers' sweep specs: package data of rcfr.experiments (pyproject.toml)
 
 DESCRIPTIONS = {
     "rcfr_complexity": "exploitability vs regressor complexity: RCFR variants, abstractions, "
@@ -46,26 +49,56 @@ DESCRIPTIONS = {
 
 
 # -- specs -------------------------------------------------------------------------------------
-def spec_dir() -> Path:
-    return Path(os.environ.get("RCFR_EXPERIMENTS", SPEC_DIR))
+def spec_dir() -> Traversable:
+    """The folder of named specs: ``$RCFR_EXPERIMENTS`` where set, else the specs packaged
+    with rcfr (in a checkout and in an installed wheel alike)."""
+    override = os.environ.get("RCFR_EXPERIMENTS")
+    return Path(override) if override else files(__package__) / SPECS
 
 
-def figure_names() -> list[str]:
-    """The figure specs under ``experiments/`` (without the ``_quick`` twins)."""
+def spec_names() -> list[str]:
+    """The named specs (file names without ``.toml``), ``_quick`` twins included."""
     directory = spec_dir()
     if not directory.is_dir():
         return []
-    return sorted({p.stem.removesuffix("_quick") for p in directory.glob("*.toml")})
+    return sorted(p.name.removesuffix(".toml") for p in directory.iterdir()
+                  if p.name.endswith(".toml") and p.is_file())
+
+
+def figure_names() -> list[str]:
+    """The figure specs (without the ``_quick`` twins)."""
+    return sorted({name.removesuffix("_quick") for name in spec_names()})
+
+
+def named_spec(name: str) -> SweepSpec:
+    """The named spec ``name`` (e.g. ``thesis_4_1_quick``), read from :func:`spec_dir`."""
+    if name not in spec_names():  # also keeps a name from reaching outside the folder
+        known = ", ".join(spec_names()) or f"none in {spec_dir()}"
+        raise RcfrError(f"no spec named {name!r}; specs: {known}")
+    with as_file(spec_dir() / f"{name}.toml") as path:  # a real file even from a zip
+        return load_sweep(path)
+
+
+def load_spec(spec: str | os.PathLike) -> SweepSpec:
+    """A sweep spec given as a path to a TOML file or as a named spec's name (a path that
+    exists wins; ``rcfr sweep`` reads its argument with this)."""
+    if Path(spec).is_file():
+        return load_sweep(spec)
+    names = spec_names()
+    if str(spec) in names:
+        return named_spec(str(spec))
+    raise RcfrError(f"no such spec file: {spec} (nor the name of a packaged spec: "
+                    f"{', '.join(names) or f'none in {spec_dir()}'})")
 
 
 def figure_spec(name: str, quick: bool = False) -> SweepSpec:
-    path = spec_dir() / f"{name}{'_quick' if quick else ''}.toml"
-    if not path.is_file():
+    full = f"{name}{'_quick' if quick else ''}"
+    if full not in spec_names():
         known = ", ".join(figure_names()) or f"none in {spec_dir()}"
-        raise RcfrError(f"unknown figure {name!r} (no {path}); figures: {known}")
-    sweep = load_sweep(path)
+        raise RcfrError(f"unknown figure {name!r} (no spec {full}.toml); figures: {known}")
+    sweep = named_spec(full)
     if sweep.figure not in KINDS:
-        raise RcfrError(f"{path}: figure: expected one of {', '.join(KINDS)}, "
+        raise RcfrError(f"{sweep.path}: figure: expected one of {', '.join(KINDS)}, "
                         f"got {sweep.figure!r}")
     return sweep
 
