@@ -7,7 +7,8 @@ liar's dice Bluff(1,1) against OpenSpiel's C++ solvers, measured in the same run
     .venv/bin/python benchmarks/bench_games.py --json
 
 Figures are medians over repeats after an untimed warm-up.  Compile time is the whole walk of
-the rules into arrays (``rcfr.tree`` without its in-memory cache); memory is ``GameTree.nbytes``
+the rules into arrays (``rcfr.forms.history.tree`` without its in-memory cache); memory is
+``GameTree.nbytes``
 (every array and string table the compiled tree holds) divided by the number of histories.
 """
 
@@ -26,8 +27,8 @@ except ImportError:  # running from a checkout without an installed package
     import rcfr
 from timing import median_time
 
+from rcfr.forms.history.tree import _compile
 from rcfr.games.registry import load_game
-from rcfr.tree import _compile
 
 COMPILE_GAMES = ["kuhn", "leduc", "leduc(canonical=true)", "nl_one_card", "goofspiel",
                  "liars_dice"]

@@ -37,10 +37,11 @@ except ImportError:  # running from a checkout without an installed package
 from timing import timed
 
 from rcfr.evaluate import _best_response, evaluate, realization_plans
+from rcfr.forms.public.tree import compile_public
+from rcfr.forms.sizes import BYTES_PER_HISTORY
 from rcfr.games.nl_holdem2 import NLHoldem2
 from rcfr.policy import TabularPolicy
-from rcfr.public_passes import make_public_solver
-from rcfr.public_tree import BYTES_PER_HISTORY, compile_public
+from rcfr.solvers.run import make_solver
 
 PAPER_UNIFORM_MBB = 6793.0  # 2-NL Hold'em(36), Gibson et al. 2012, Figure 2a
 
@@ -80,7 +81,7 @@ def sampling(tree, nodes: float, algorithms: list[str],
     k = tree.game.stack
     out = []
     for alg in algorithms:
-        solver = make_public_solver(tree, alg, seed=0, dtype=dtype)
+        solver = make_solver(tree, alg, seed=0, dtype=dtype)
         solver.run(1)  # loads the kernels
         n0 = solver.nodes_visited
         wall, cpu = time.perf_counter(), time.process_time()

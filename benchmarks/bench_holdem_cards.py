@@ -28,7 +28,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 CHILD = """
 import json, sys, time
 t0 = time.perf_counter()
-from rcfr.holdem.abstraction import holdem_abstraction
+from rcfr.games.holdem.abstraction import holdem_abstraction
 t1 = time.perf_counter()
 ab = holdem_abstraction(buckets={buckets}, ranks={ranks}, suits={suits})
 t2 = time.perf_counter()
@@ -79,12 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"abstraction {what}, one core, medians of {args.repeats} fresh processes")
     print(f"  build from an empty cache folder ({numba}): {build:8.2f} s   (target < 300 s)")
     print(f"  load from the cache:                              {load:8.3f} s   (target < 2 s)")
-    print(f"  load including 'import rcfr.holdem.abstraction':  {load + imp:8.3f} s")
+    print(f"  load including 'import rcfr.games.holdem.abstraction':  {load + imp:8.3f} s")
 
     sys.path.insert(0, str(SRC))
     with tempfile.TemporaryDirectory() as cache:
         os.environ["RCFR_CACHE_DIR"] = cache
-        from rcfr.holdem.abstraction import holdem_abstraction
+        from rcfr.games.holdem.abstraction import holdem_abstraction
         ab = holdem_abstraction(args.buckets, args.ranks, args.suits)
     b = ab.buckets
     np.set_printoptions(precision=4, suppress=True, linewidth=120)

@@ -35,12 +35,11 @@ except ImportError:  # running from a checkout without an installed package
     import rcfr
 from timing import median_times
 
+from rcfr.forms.compile import compile_game
+from rcfr.forms.public.tree import compile_public
 from rcfr.games.registry import load_game
 from rcfr.policy import TabularPolicy
-from rcfr.public_passes import PublicCFRSolver
-from rcfr.public_tree import compile_public
 from rcfr.solvers.loop import CFRSolver
-from rcfr.tree import compile_game
 
 OPENSPIEL_NAMES = {"leduc": "leduc_poker", "liars_dice": "liars_dice"}
 
@@ -50,7 +49,7 @@ def bench_cfr(spec: str, iters: int, repeats: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     game = load_game(spec)
     for form, tree, solver_cls in (("history", compile_game(game, form="history"), CFRSolver),
-                                   ("public", compile_public(game), PublicCFRSolver)):
+                                   ("public", compile_public(game), CFRSolver)):
         solver = solver_cls(tree, "cfr+")
         solver.run(2)  # warm-up
         wall, cpu = median_times(lambda s=solver: s.run(iters), repeats)
@@ -95,7 +94,7 @@ def bench_bluff21(repeats: int) -> dict[str, Any]:
     uniform = TabularPolicy.uniform(tree)
     rcfr.exploitability(tree, uniform)
     expl_s, expl_cpu_s = median_times(lambda: rcfr.exploitability(tree, uniform), repeats)
-    solver = PublicCFRSolver(tree, "cfr+")
+    solver = CFRSolver(tree, "cfr+")
     solver.run(1)
     iter_s, iter_cpu_s = median_times(lambda: solver.run(1), repeats)
     return {**tree.sizes(), "compile_s": compile_s, "compile_cpu_s": compile_cpu_s,
@@ -108,20 +107,17 @@ def bench_bluff21(repeats: int) -> dict[str, Any]:
 
 def bench_parts(spec: str, calls: int) -> dict[str, Any]:
     """CPU microseconds per part of one alternating CFR+ iteration in the layout of
-    rcfr.public_layout (each part repeated ``calls`` times inside one numba call, after 30
+    rcfr.forms.public.layout (each part repeated ``calls`` times inside one numba call, after 30
     iterations): both realization plans, each player's terminal sweep, both backward sweeps
     with regret matching, and one transpose of a sequence vector (a fused run does six per
     call).  Also one exploitability's best-response sweeps."""
     import numpy as np
     from numba import njit
 
-    from rcfr.public_layout import to_layout
-    from rcfr.public_passes import (
-        _absorb_layout,
-        _best_response_layout,
-        _plan_layout,
-        _terminal_values,
-    )
+    from rcfr.forms.public.evaluate import _best_response_layout
+    from rcfr.forms.public.full_width import _absorb_layout, _plan_layout
+    from rcfr.forms.public.layout import to_layout
+    from rcfr.forms.public.terminals import _terminal_values
 
     @njit
     def plans(n, strategy, L, plan, avg):
@@ -160,7 +156,7 @@ def bench_parts(spec: str, calls: int) -> dict[str, Any]:
                 e[i] = e[i] + x
 
     tree = compile_public(spec)
-    solver = PublicCFRSolver(tree, "cfr+").run(30)
+    solver = CFRSolver(tree, "cfr+").run(30)
     L, T, sb = tree._layout, tree.arrays, solver.pass_.arrays.seq_bounds
     S = tree.num_sequences
     strategy = np.empty(S)
@@ -191,12 +187,11 @@ SAMPLING_ITERS = {"cs": 1, "es": 100, "os": 100, "as": 100}  # per call, times t
 def bench_sampling(spec: str, scale: int, repeats: int) -> dict[str, Any]:
     """Histories visited per second (wall clock and CPU time, medians) by CS, ES, OS and AS on
     the public form (one numba kernel per call) and on the history form where it fits."""
-    from rcfr.public_sampling import PublicMCCFRSolver
     from rcfr.solvers.sampling import MCCFRSolver
 
     game = load_game(spec)
     out: dict[str, Any] = {}
-    forms = [("public", PublicMCCFRSolver, compile_public(game))]
+    forms = [("public", MCCFRSolver, compile_public(game))]
     if not hasattr(game, "num_histories") or game.num_histories() < 2_000_000:
         forms.append(("history", MCCFRSolver, compile_game(game, form="history")))
     for scheme, per in SAMPLING_ITERS.items():
@@ -236,13 +231,13 @@ def bench_curves(seconds: float, schemes: tuple[str, ...] = ("es", "as")) -> dic
     """ES and AS on Bluff(2,1) (seed 0) for about ``seconds`` each: exploitability of the
     average strategy at node counts 1e7, 2e7, 5e7, 1e8, ... (Gibson et al. 2012, Figure 3b).
     Evaluation time is not counted in the budget."""
-    from rcfr.public_sampling import PublicMCCFRSolver
+    from rcfr.solvers.sampling import MCCFRSolver
 
     tree = compile_public("liars_dice(dice=2,dice2=1)")
     marks = [m * 10**e for e in range(7, 12) for m in (1, 2, 5)]
     out: dict[str, Any] = {}
     for scheme in schemes:
-        solver = PublicMCCFRSolver(tree, scheme, seed=0)
+        solver = MCCFRSolver(compile_public(tree), scheme, seed=0)
         solver.run(1)
         curve, spent = [], 0.0
         for mark in marks:
@@ -264,14 +259,14 @@ def bench_dtype(budgets: dict[str, int], schemes: tuple[str, ...] = ("es", "as")
     """float32 against float64 tables (issue 14): exploitability of the average strategy after
     the same node budget (same seed) and histories per CPU second, ES and AS on the public
     form; the tables' bytes per sequence."""
-    from rcfr.public_sampling import PublicMCCFRSolver
+    from rcfr.solvers.sampling import MCCFRSolver
 
     out: dict[str, Any] = {}
     for spec, budget in budgets.items():
         tree = compile_public(spec)
         for scheme in schemes:
             for dtype in ("float64", "float32"):
-                solver = PublicMCCFRSolver(tree, scheme, seed=seed, dtype=dtype)
+                solver = MCCFRSolver(compile_public(tree), scheme, seed=seed, dtype=dtype)
                 solver.run(1)
                 w0, c0 = time.perf_counter(), time.process_time()
                 solver.run_nodes(budget)
@@ -293,7 +288,7 @@ def bench_dtype(budgets: dict[str, int], schemes: tuple[str, ...] = ("es", "as")
 
 
 def bench_rounds() -> dict[str, Any]:
-    from rcfr.bluff_rounds import OPENERS, multi_round_best_responses
+    from rcfr.abstraction.rounds import OPENERS, multi_round_best_responses
 
     out = {}
     for opener in OPENERS:

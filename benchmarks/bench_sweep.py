@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from timing import median_time, version_of  # noqa: E402
 
-from rcfr.experiments import RunSpec, Store, SweepSpec, execute, run_sweep  # noqa: E402
+from rcfr.experiments import RunSpec, Store, SweepSpec, execute, run_sweep
 from rcfr.solvers.run import solve  # noqa: E402
 
 

@@ -19,10 +19,10 @@ from rcfr.abstraction import (
     lift,
     parse_abstraction,
 )
-from rcfr.abstraction.base import AbstractGame
 from rcfr.cli import main
-from rcfr.errors import RcfrError
+from rcfr.core.errors import RcfrError
 from rcfr.evaluate import best_response, expected_value, realization_plans
+from rcfr.games.transforms.base import AbstractGame
 
 LEDUC = "leduc(canonical=true)"
 ONE_CARD = "nl_one_card"

@@ -1,4 +1,4 @@
-"""Multi-round Bluff solved round by round, last rounds first (rcfr.bluff_rounds), against the
+"""Multi-round Bluff solved round by round, last rounds first (rcfr.abstraction.rounds), against the
 sequence-form LP of each round's history form with the continuation values as payoffs."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ import json
 import numpy as np
 import pytest
 
-from rcfr.bluff_rounds import multi_round_best_responses, round_states, solve_multi_round
+from rcfr.abstraction.rounds import multi_round_best_responses, round_states, solve_multi_round
+from rcfr.forms.compile import compile_game
+from rcfr.forms.public.tree import compile_public
 from rcfr.games.liars_dice import LiarsDice
 from rcfr.lp import solve_lp
-from rcfr.policy import TabularPolicy
-from rcfr.public_tree import compile_public, convert_policy
-from rcfr.tree import compile_game
+from rcfr.policy import TabularPolicy, convert_policy
 
 
 def _lp_rounds(dice, dice2, opener, faces):
@@ -94,9 +94,9 @@ def test_round_strategies_are_saved_loaded_and_evaluated(capsys, tmp_path):
     exploitability; ``solve --rounds -o`` writes what ``evaluate --rounds`` reads back to the
     solve's own figures; the wrong game, rule, kind of file or a damaged round are one-line
     errors."""
-    from rcfr.bluff_rounds import save_multi_round
+    from rcfr.abstraction.rounds import save_multi_round
     from rcfr.cli import main
-    from rcfr.fileio import read_npz, write_npz
+    from rcfr.core.fileio import read_npz, write_npz
 
     game = "liars_dice(dice=2,dice2=1,faces=2)"
     _, lp_policies = _lp_rounds(2, 1, "loser", 2)

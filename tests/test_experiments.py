@@ -16,7 +16,7 @@ import pytest
 
 import rcfr
 from rcfr.cli import main
-from rcfr.errors import RcfrError
+from rcfr.core.errors import RcfrError
 from rcfr.experiments import RunSpec, Store, load_sweep, parse_sweep, plan, run_sweep
 from rcfr.experiments.execute import log_schedule
 from rcfr.experiments.figures import mean_ci
@@ -331,7 +331,7 @@ def test_form_and_dtype_are_part_of_a_run_and_reach_the_solver(tmp_path):
 
 
 def test_the_public_guard_counts_float32_tables_and_a_sweep_passes_its_budget(tmp_path):
-    from rcfr.budget import check_public
+    from rcfr.core.budget import check_public
     from rcfr.games.registry import load_game
 
     game = load_game("nl_holdem2(stack=36)")  # 199,672,165 sequences: ~18.4 GB (float32), ~22

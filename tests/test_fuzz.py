@@ -15,7 +15,7 @@ import pytest
 
 import rcfr
 from rcfr.cli import main
-from rcfr.errors import RcfrError
+from rcfr.core.errors import RcfrError
 from rcfr.policy import TabularPolicy
 from rcfr.solvers.run import make_solver
 

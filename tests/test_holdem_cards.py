@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from rcfr.errors import RcfrError
-from rcfr.holdem import abstraction as abs_mod
-from rcfr.holdem import cards as cards_mod
-from rcfr.holdem.abstraction import holdem_abstraction
-from rcfr.holdem.cards import (
+from rcfr.core.errors import RcfrError
+from rcfr.games.holdem import abstraction as abs_mod
+from rcfr.games.holdem import cards as cards_mod
+from rcfr.games.holdem.abstraction import holdem_abstraction
+from rcfr.games.holdem.cards import (
     BINOM,
     CATEGORIES,
     NUM_HANDS5,
@@ -22,7 +22,7 @@ from rcfr.holdem.cards import (
     hand_strength5,
     rank_table,
 )
-from rcfr.holdem.ehs import canonical_flops, hole_number, suit_symmetry
+from rcfr.games.holdem.ehs import canonical_flops, hole_number, suit_symmetry
 
 EVAL7_NAMES = {"Straight Flush": "straight flush", "Quads": "four of a kind",
                "Full House": "full house", "Flush": "flush", "Straight": "straight",

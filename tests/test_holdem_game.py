@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from conftest import SIZE_KEYS, assert_same_forms
 
-from rcfr.errors import RcfrError
+from rcfr.core.errors import RcfrError
 from rcfr.games.nl_holdem2 import CALL, FOLD, NLHoldem2, betting_counts
 from rcfr.games.protocol import CHANCE, TERMINAL
 from rcfr.games.registry import load_game
@@ -186,7 +186,7 @@ def test_betting_tree_size_by_recursion(stack):
 
 
 def test_history_form_sizes_equal_the_closed_form():
-    from rcfr.tree import compile_game
+    from rcfr.forms.compile import compile_game
 
     for stack, B in ((4, 2), (7, 2), (6, 3)):
         g = NLHoldem2(stack=stack, buckets=B, abstraction=rule_abstraction(B))
@@ -227,7 +227,7 @@ SMALL = ["nl_holdem2(buckets=5,ranks=6,stack=6,suits=3)",
          "nl_holdem2(buckets=3,ranks=6,stack=9,suits=3)"]
 @cache
 def both(spec):
-    from rcfr.tree import compile_game
+    from rcfr.forms.compile import compile_game
 
     g = load_game(spec)
     return compile_game(g, form="history"), compile_game(g, form="public")
@@ -246,8 +246,7 @@ def test_both_forms_have_the_same_sizes_and_information_sets(spec):
 @pytest.mark.parametrize("spec", SMALL)
 def test_both_forms_give_the_same_values_and_exploitability(spec):
     from rcfr.evaluate import evaluate
-    from rcfr.policy import TabularPolicy
-    from rcfr.public_tree import convert_policy
+    from rcfr.policy import TabularPolicy, convert_policy
 
     h, t = both(spec)
     rng = np.random.default_rng(7)
@@ -261,12 +260,11 @@ def test_both_forms_give_the_same_values_and_exploitability(spec):
 
 
 def test_cfr_plus_agrees_in_both_forms():
-    from rcfr.public_passes import PublicCFRSolver
-    from rcfr.public_tree import sequence_map
+    from rcfr.forms.convert import sequence_map
     from rcfr.solvers.loop import CFRSolver
 
     h, t = both(SMALL[0])
-    sh, st = CFRSolver(h, "cfr+"), PublicCFRSolver(t, "cfr+")
+    sh, st = CFRSolver(h, "cfr+"), CFRSolver(t, "cfr+")
     sh.run(30)
     st.run(30)
     idx = sequence_map(t, h)
@@ -312,9 +310,9 @@ def test_the_papers_figures_run_on_small_stacks(tmp_path):
 
 
 def test_size_guard_and_listed_sizes():
-    from rcfr.budget import memory_limit
-    from rcfr.public_tree import form_sizes
-    from rcfr.tree import compile_game
+    from rcfr.core.budget import memory_limit
+    from rcfr.forms.compile import compile_game
+    from rcfr.forms.sizes import form_sizes
 
     closed = NLHoldem2(stack=30).closed_form_sizes()
     with memory_limit("2G"):

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from rcfr.errors import RcfrError
+from rcfr.core.errors import RcfrError
+from rcfr.forms.compile import compile_game
+from rcfr.forms.history.tree import GameTree
 from rcfr.lp import LPSolution, solve_lp
-from rcfr.tree import GameTree, compile_game
 
 LEDUC_VALUE = -0.085606
 

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from rcfr.cli import main
-from rcfr.errors import RcfrError
+from rcfr.core.errors import RcfrError
 from rcfr.features import sequence_features
+from rcfr.forms.compile import compile_game
 from rcfr.solvers.regression import RegressionRegrets
 from rcfr.solvers.run import make_solver
 from rcfr.solvers.sampling import MCCFRSolver
-from rcfr.tree import compile_game
 
 KUHN_UNIFORM = 11 / 24  # the uniform strategy's exploitability on Kuhn
 

@@ -11,8 +11,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import rcfr
-from rcfr.errors import RcfrError
-from rcfr.fileio import read_npz, write_npz
+from rcfr.core.errors import RcfrError
+from rcfr.core.fileio import read_npz, write_npz
 from rcfr.regressors.torch_mlp import TorchMLPRegressor, parse_hidden
 from rcfr.solvers.rcfr import RCFRSolver
 

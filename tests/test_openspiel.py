@@ -15,7 +15,7 @@ from open_spiel.python.algorithms.get_all_states import get_all_states  # noqa: 
 
 import rcfr  # noqa: E402
 from rcfr.games.openspiel_game import OpenSpielGame  # noqa: E402
-from rcfr.openspiel_policy import (  # noqa: E402
+from rcfr.interop.openspiel import (  # noqa: E402
     from_openspiel_policy,
     openspiel_counterpart,
     to_openspiel_policy,

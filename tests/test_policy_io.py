@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from rcfr import RcfrError, TabularPolicy, compile_game, load_game
-from rcfr.fileio import read_npz, write_npz
+from rcfr.core.fileio import read_npz, write_npz
 from rcfr.policy import POLICY_FORMAT
 from rcfr.solvers.loop import CFRSolver
 
@@ -260,11 +260,12 @@ def test_checkpoint_with_wrong_regret_length_is_refused(tmp_path):
 def test_a_strategy_of_one_form_loads_on_the_other(tmp_path, game):
     """A strategy file names its compiled form; loaded for the game's other form it is read on
     its own form and converted exactly (so ``evaluate`` and ``play`` take either)."""
-    from rcfr.public_passes import PublicCFRSolver
-    from rcfr.public_tree import compile_public, convert_policy
+    from rcfr.forms.public.tree import compile_public
+    from rcfr.policy import convert_policy
+    from rcfr.solvers.loop import CFRSolver
 
     history, public = compile_game(game, "history"), compile_public(game)
-    pub = PublicCFRSolver(public, "cfr+").run(30).average_policy()
+    pub = CFRSolver(public, "cfr+").run(30).average_policy()
     path = pub.save(tmp_path / "public.npz")
     assert read_npz(path, POLICY_FORMAT)[1]["form"] == "public"
     on_history = TabularPolicy.load(path, history)

@@ -1,4 +1,4 @@
-"""The actions-major layout of the full-width kernels (rcfr.public_layout): its index maps
+"""The actions-major layout of the full-width kernels (rcfr.forms.public.layout): its index maps
 agree with the sequence contract, and CFR / CFR+ and exploitability in the layout equal the
 contract-order kernels exactly, including games whose players observe classes of private
 states (rows shared by several states, parents shared by several rows)."""
@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 from test_public_tree import CoarseLeduc, HiddenBoardLeduc, random_policy
 
-from rcfr import kernels as K
-from rcfr import public_layout
-from rcfr.public_layout import state_from_layout, state_to_layout, to_layout
-from rcfr.public_passes import PublicCFRSolver, evaluate_public
-from rcfr.public_tree import compile_public
+from rcfr.core import kernels as K
+from rcfr.forms.public import layout as public_layout
+from rcfr.forms.public.evaluate import evaluate_public
+from rcfr.forms.public.layout import state_from_layout, state_to_layout, to_layout
+from rcfr.forms.public.tree import compile_public
+from rcfr.solvers.loop import CFRSolver
 
 GAMES = ["kuhn", "leduc", "leduc(canonical=true)", "nl_one_card", "liars_dice",
          "liars_dice(dice=2,dice2=1,faces=3)", CoarseLeduc, HiddenBoardLeduc]
@@ -71,12 +72,12 @@ def test_layout_agrees_with_the_sequence_contract(game):
 @pytest.mark.parametrize("game", GAMES, ids=str)
 def test_layout_kernels_equal_the_contract_order_exactly(game):
     """CFR and CFR+, alternating and simultaneous, in several calls: the same strategies,
-    average sums and regrets bit for bit as :func:`rcfr.public_passes.run_public`; and
-    exploitability as :func:`rcfr.public_passes.evaluate_public`."""
+    average sums and regrets bit for bit as :func:`rcfr.forms.public.full_width.run_public`; and
+    exploitability as :func:`rcfr.forms.public.evaluate.evaluate_public`."""
     t = tree_of(game)
     for alg, alternating in (("cfr", True), ("cfr+", True), ("cfr+", False)):
-        fast = PublicCFRSolver(t, alg, alternating=alternating)
-        slow = PublicCFRSolver(t, alg, alternating=alternating)
+        fast = CFRSolver(t, alg, alternating=alternating)
+        slow = CFRSolver(t, alg, alternating=alternating)
         slow._setup()
         assert fast._setup() is None and fast.pass_.layout_fuses(fast)
         slow.pass_.layout_fuses = lambda solver: False  # the contract-order kernel
@@ -98,12 +99,12 @@ def test_large_trees_keep_the_contract_order(monkeypatch):
     t = compile_public("liars_dice")
     monkeypatch.setattr(public_layout, "LAYOUT_MAX_SEQUENCES", t.num_sequences - 1)
     probs = random_policy(t, 5).probs
-    big = PublicCFRSolver(t, "cfr+")
+    big = CFRSolver(t, "cfr+")
     big._setup()
     assert not big.pass_.layout_fuses(big)
     expected = t.evaluate(probs)  # (the contract-order evaluation)
     big.run(5)
     monkeypatch.undo()
-    small = PublicCFRSolver(t, "cfr+").run(5)
+    small = CFRSolver(t, "cfr+").run(5)
     assert np.array_equal(big.avg_weights_, small.avg_weights_)
     assert np.allclose(t.evaluate(probs), expected, rtol=1e-13, atol=1e-14)

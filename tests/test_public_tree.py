@@ -1,4 +1,5 @@
-"""The public tree (rcfr.public_tree): sizes, exact conversions, best responses and CFR equal to
+"""The public tree (rcfr.forms.public.tree): sizes, exact conversions, best responses and CFR equal
+to
 the history form's; structured terminals equal the n x n matrices; Bluff(D1, D2)."""
 
 from functools import cache
@@ -8,22 +9,22 @@ import numpy as np
 import pytest
 from conftest import SIZE_KEYS, assert_same_forms
 
-from rcfr import tree as tree_module
 from rcfr.abstraction import AbstractGame, CardAbstraction, lift_policy, solve_with_abstraction
-from rcfr.errors import RcfrError
+from rcfr.core.errors import RcfrError
 from rcfr.evaluate import evaluate, realization_plans
+from rcfr.forms import compile as tree_module
+from rcfr.forms.compile import compile_game
+from rcfr.forms.convert import sequence_map
+from rcfr.forms.history.tree import GameTree
+from rcfr.forms.public.tree import PublicTree, compile_public
 from rcfr.games.leduc import LeducPoker, LeducPublicState, LeducState
 from rcfr.games.liars_dice import LiarsDice
 from rcfr.games.protocol import CHANCE
 from rcfr.games.public import MATRIX_RULE, SHOWDOWN_RULE, PublicStructure
 from rcfr.games.registry import load_game
-from rcfr.policy import TabularPolicy
-from rcfr.public_passes import PublicCFRSolver
-from rcfr.public_sampling import PublicMCCFRSolver
-from rcfr.public_tree import PublicTree, compile_public, convert_policy, sequence_map
+from rcfr.policy import TabularPolicy, convert_policy
 from rcfr.solvers.loop import CFRSolver
-from rcfr.solvers.sampling import exact_regrets
-from rcfr.tree import GameTree, compile_game
+from rcfr.solvers.sampling import MCCFRSolver, exact_regrets
 
 GAMES = ["kuhn", "leduc", "leduc(canonical=true)", "nl_one_card", "liars_dice",
          "liars_dice(dice=2,dice2=1,faces=3)"]
@@ -70,7 +71,7 @@ def test_one_pass_gives_the_history_forms_regrets(game):
     h, t = both(game)
     pol = random_policy(h, 3)
     pub = convert_policy(pol, t)
-    sh, st = CFRSolver(h, "cfr", alternating=False), PublicCFRSolver(t, "cfr", alternating=False)
+    sh, st = CFRSolver(h, "cfr", alternating=False), CFRSolver(t, "cfr", alternating=False)
     sh._setup()
     st._setup()
     sh.strategy_[:], st.strategy_[:] = pol.probs, pub.probs
@@ -96,7 +97,7 @@ def test_one_pass_gives_the_history_forms_regrets(game):
 def test_cfr_gives_the_history_forms_strategies(game, algorithm, alternating, tol):
     h, t = both(game)
     a = CFRSolver(h, algorithm, alternating=alternating).run(100)
-    b = PublicCFRSolver(t, algorithm, alternating=alternating).run(100)
+    b = CFRSolver(t, algorithm, alternating=alternating).run(100)
     avg = convert_policy(b.average_policy(), h).probs
     assert np.abs(avg - a.average_policy().probs).max() <= tol
     assert b.nodes_visited == a.nodes_visited == 200 * h.num_nodes
@@ -107,14 +108,14 @@ def test_cfr_gives_the_history_forms_strategies(game, algorithm, alternating, to
 @pytest.mark.parametrize("rule", ["lcfr", "dcfr", "pcfr+", "pdcfr+"])
 @pytest.mark.parametrize("game", ["kuhn", "leduc(canonical=true)"])
 def test_every_update_rule_runs_on_the_public_form(game, rule):
-    """The update rules of rcfr.solvers.rules, fused and through the Python step, give the
+    """The update rules of rcfr.core.rules, fused and through the Python step, give the
     history form's strategies.  30 iterations: the discounted rules (a discount that depends
     on the regret's sign) and regret matching's uniform fallback amplify rounding differences
     of the two forms' sums from there on (measured on Leduc at 100 iterations: up to 2e-4)."""
     h, t = both(game)
     a = CFRSolver(h, rule).run(30)
-    b = PublicCFRSolver(t, rule).run(30)
-    stepped = PublicCFRSolver(t, rule)
+    b = CFRSolver(t, rule).run(30)
+    stepped = CFRSolver(t, rule)
     stepped._setup()
     stepped.fused_ = False  # the Python path: PublicFullWidthPass.run and the estimator
     stepped.run(30)
@@ -133,8 +134,8 @@ def test_fused_loop_is_the_python_step(rule, link, alternating):
     bit, and the history form's to 1e-12 (CFR+: 1e-8, zero regrets)."""
     h, t = both("leduc")
     opts = {"link": link, "alternating": alternating}
-    fused = PublicCFRSolver(t, rule, **opts).run(20)
-    stepped = PublicCFRSolver(t, rule, **opts)
+    fused = CFRSolver(t, rule, **opts).run(20)
+    stepped = CFRSolver(t, rule, **opts)
     stepped._setup()
     stepped.fused_ = False
     stepped.run(20)
@@ -220,7 +221,7 @@ def test_bluff_2_1_single_round_at_the_papers_scale():
 
 
 def test_multi_round_bluff_matches_the_recursion():
-    from rcfr.bluff_rounds import multi_round_best_responses
+    from rcfr.abstraction.rounds import multi_round_best_responses
 
     faces = 3
     for opener in ("first", "loser", "winner"):
@@ -264,7 +265,7 @@ def test_choice_of_form_and_size_guard(monkeypatch):
 
 def test_policies_work_on_the_public_form(tmp_path):
     t = compile_public("kuhn")
-    solver = PublicCFRSolver(t, "cfr+").run(300)
+    solver = CFRSolver(t, "cfr+").run(300)
     pol = solver.average_policy()
     assert evaluate(pol).exploitability < 5e-3
     assert evaluate(pol).value == pytest.approx(-1 / 18, abs=5e-3)
@@ -284,14 +285,14 @@ def test_public_solver_checkpoints_and_options(tmp_path):
     iterations through a checkpoint equal 60 in one go."""
     t = both("leduc(canonical=true)")[1]
     opts = {"link": "exp:0.5", "averaging": "quadratic", "alternating": False}
-    whole = PublicCFRSolver(t, "cfr", **opts).run(60)
-    first = PublicCFRSolver(t, "cfr", **opts).run(30)
+    whole = CFRSolver(t, "cfr", **opts).run(60)
+    first = CFRSolver(t, "cfr", **opts).run(30)
     first.save_checkpoint(tmp_path / "c.npz")
-    second = PublicCFRSolver(t, "cfr", **opts).load_checkpoint(tmp_path / "c.npz").run(30)
+    second = CFRSolver(t, "cfr", **opts).load_checkpoint(tmp_path / "c.npz").run(30)
     assert np.array_equal(second.average_policy().probs, whole.average_policy().probs)
     assert second.nodes_visited == whole.nodes_visited == 120 * t.num_nodes
     with pytest.raises(RcfrError):
-        PublicCFRSolver(t, "cfr+").load_checkpoint(tmp_path / "c.npz")
+        CFRSolver(t, "cfr+").load_checkpoint(tmp_path / "c.npz")
 
 
 # -- the engine's extension for card abstractions (issue 14): payoff matrices, coarse
@@ -370,8 +371,8 @@ def test_matrix_rule_reproduces_the_showdown_rule(canonical, alternating, tol):
     assert mat.sizes() == plain.sizes()
     # one chance context per board card, shared by every betting line that deals it
     assert plain.arrays.joint.shape[0] == mat.arrays.joint.shape[0] == (4 if canonical else 7)
-    a = PublicCFRSolver(plain, "cfr+", alternating=alternating).run(100).average_policy()
-    b = PublicCFRSolver(mat, "cfr+", alternating=alternating).run(100).average_policy()
+    a = CFRSolver(plain, "cfr+", alternating=alternating).run(100).average_policy()
+    b = CFRSolver(mat, "cfr+", alternating=alternating).run(100).average_policy()
     assert np.abs(a.probs - b.probs).max() <= tol
     tol = max(tol * 0.02, 1e-12)
     ea, eb = evaluate(a), evaluate(TabularPolicy(plain, b.probs))
@@ -384,8 +385,8 @@ def test_matrix_rule_reproduces_the_showdown_rule(canonical, alternating, tol):
         mat.terminal_values(p, plan, fast)
         mat.terminal_values(p, plan, dense, dense=True)
         assert np.allclose(fast, dense, atol=1e-15, rtol=1e-13)
-    sa = PublicMCCFRSolver(plain, "es", seed=4).run(300).average_policy()
-    sb = PublicMCCFRSolver(mat, "es", seed=4).run(300).average_policy()
+    sa = MCCFRSolver(compile_public(plain), "es", seed=4).run(300).average_policy()
+    sb = MCCFRSolver(compile_public(mat), "es", seed=4).run(300).average_policy()
     assert np.array_equal(sa.probs, sb.probs)
 
 
@@ -415,11 +416,11 @@ def test_coarse_observations_give_the_abstract_game():
     assert t.ctx_joint_states[0] == 4
     full = compile_game("leduc")
     ref = solve_with_abstraction(full, "cfr+", 100, abstraction=h)
-    ours = PublicCFRSolver(t, "cfr+").run(100).average_policy()
+    ours = CFRSolver(t, "cfr+").run(100).average_policy()
     conv = convert_policy(ours, h)
     # 3e-12 measured (CFR+'s zero regrets, see test_cfr_gives_the_history_forms_strategies)
     assert np.abs(conv.probs - ref.abstraction.abstract_policy.probs).max() <= 1e-10
-    cfr = convert_policy(PublicCFRSolver(t, "cfr").run(100).average_policy(), h)
+    cfr = convert_policy(CFRSolver(t, "cfr").run(100).average_policy(), h)
     assert np.abs(cfr.probs - CFRSolver(h, "cfr").run(100).average_policy().probs).max() <= 1e-12
     assert evaluate(ours).exploitability == pytest.approx(
         ref.abstraction.abstract_evaluation.exploitability, abs=1e-12)
@@ -434,7 +435,7 @@ def test_coarse_observations_in_sampled_passes():
     g, h, t = coarse_forms()
     rng = np.random.default_rng(5)
     policy = TabularPolicy.from_weights(h, rng.random(h.num_sequences) + 0.25)
-    solver = PublicMCCFRSolver(t, "es", seed=1)
+    solver = MCCFRSolver(compile_public(t), "es", seed=1)
     solver._setup()
     solver.strategy_[:] = convert_policy(policy, t).probs
     back = sequence_map(t, h)
@@ -523,12 +524,12 @@ def test_private_states_dealt_at_the_root_with_a_one_outcome_flop():
     assert {k: ts[k] for k in SIZE_KEYS} == {k: hs[k] for k in SIZE_KEYS}
     for alg, tol in (("cfr", 1e-12), ("cfr+", 1e-8)):  # (CFR+: zero regrets, as above)
         a = CFRSolver(h, alg).run(100).average_policy()
-        b = PublicCFRSolver(t, alg).run(100).average_policy()
+        b = CFRSolver(t, alg).run(100).average_policy()
         assert np.abs(convert_policy(b, h).probs - a.probs).max() <= tol
         assert evaluate(b).exploitability == pytest.approx(evaluate(a).exploitability,
                                                            abs=max(tol, 1e-12))
     pol = random_policy(h, 1)
     assert evaluate(convert_policy(pol, t)).exploitability == pytest.approx(
         evaluate(pol).exploitability, abs=1e-12)
-    es = PublicMCCFRSolver(t, "es", seed=2).run(3000)
+    es = MCCFRSolver(compile_public(t), "es", seed=2).run(3000)
     assert evaluate(es.average_policy()).exploitability < 0.6  # as on canonical Leduc

@@ -9,9 +9,9 @@ import pytest
 from conftest import random_policy
 
 import rcfr
+from rcfr.forms.base import KIND_CHANCE, KIND_TERMINAL
 from rcfr.games import CHANCE, TERMINAL, load_game
 from rcfr.games.random_game import RandomGame
-from rcfr.tree import KIND_CHANCE, KIND_TERMINAL
 
 
 def _params(s: int) -> dict:

@@ -8,8 +8,8 @@ import pytest
 
 import rcfr
 from rcfr.cli import main
-from rcfr.public_passes import make_public_solver
-from rcfr.public_tree import compile_public, convert_policy
+from rcfr.forms.public.tree import compile_public
+from rcfr.policy import convert_policy
 from rcfr.solvers.run import make_solver
 
 
@@ -21,7 +21,7 @@ def test_rcfr_gives_the_history_forms_strategies(game, tol):
     after 20 iterations)."""
     history, public = rcfr.compile_game(game, "history"), compile_public(game)
     a = make_solver(history, "rcfr", regressor="ridge", features="hashing:10").run(20)
-    b = make_public_solver(public, "rcfr", regressor="ridge", features="hashing:10").run(20)
+    b = make_solver(public, "rcfr", regressor="ridge", features="hashing:10").run(20)
     assert not b.fused_ and b.average_policy().metadata["form"] == "public"
     got, want = b.average_policy().probs, convert_policy(a.average_policy(), public).probs
     assert np.abs(got - want).max() < tol
@@ -32,7 +32,7 @@ def test_rcfr_gives_the_history_forms_strategies(game, tol):
 def test_sampling_with_a_regressor_on_the_public_form():
     """External sampling with ridge regression on Kuhn's public form: 3,000 iterations reach
     0.006-0.015 over seeds 0-2 (uniform play: 0.458)."""
-    s = make_public_solver(compile_public("kuhn"), "es", regressor="ridge",
+    s = make_solver(compile_public("kuhn"), "es", regressor="ridge",
                            features="hashing:10", seed=0).run(3000)
     assert not s.fused_ and rcfr.exploitability(s.tree, s.average_policy()) < 0.03
 

@@ -6,7 +6,7 @@ import pytest
 from sklearn.linear_model import Ridge
 from sklearn.tree import DecisionTreeRegressor
 
-from rcfr.errors import RcfrError
+from rcfr.core.errors import RcfrError
 from rcfr.regressors import (
     BestFirstTree,
     RecursivePartitioningTree,

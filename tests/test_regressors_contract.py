@@ -9,8 +9,8 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from rcfr.errors import RcfrError
-from rcfr.fileio import read_npz, write_npz
+from rcfr.core.errors import RcfrError
+from rcfr.core.fileio import read_npz, write_npz
 from rcfr.regressors import BestFirstTree, RecursivePartitioningTree, RidgeRegression
 
 ESTIMATORS = [BestFirstTree(32), BestFirstTree(8, criterion="absolute_error", min_samples_leaf=2),

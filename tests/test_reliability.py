@@ -16,11 +16,11 @@ import pytest
 
 import rcfr
 from rcfr.cli import main
-from rcfr.errors import RcfrError
+from rcfr.core.errors import RcfrError
 from rcfr.games.registry import load_game
 from rcfr.policy import TabularPolicy
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+CLI_DOCS = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
 
 
 def run(capsys, *args) -> tuple[int, str, str]:
@@ -47,7 +47,7 @@ def one_line_error(code: int, err: str) -> str:
     "nl_one_card(cards=3,stack=12,ante=2)", "nl_one_card(stack=2,ante=2)",
 ])
 def test_closed_form_sizes_equal_the_compiled_trees(spec):
-    from rcfr.budget import estimate_size
+    from rcfr.core.budget import estimate_size
 
     est = estimate_size(load_game(spec))
     tree = rcfr.compile_game(spec)
@@ -58,7 +58,7 @@ def test_closed_form_sizes_equal_the_compiled_trees(spec):
 
 
 def test_known_sizes_of_large_games():
-    from rcfr.budget import estimate_size
+    from rcfr.core.budget import estimate_size
 
     # Bluff(1,1): 294,883 histories (Lanctot et al.); Bluff(2,2) bids over 24 values
     assert estimate_size(load_game("liars_dice")).histories == 294_883
@@ -81,7 +81,7 @@ def test_games_beyond_the_budget_are_refused_at_once(capsys, args):
 
 
 def test_the_walk_stops_at_the_budget_for_games_without_a_closed_form():
-    from rcfr.budget import BYTES_PER_HISTORY, estimate_size
+    from rcfr.core.budget import BYTES_PER_HISTORY, estimate_size
 
     game = load_game("random_game(seed=3,depth=5,branching=3)")
     assert estimate_size(game) is None
@@ -94,7 +94,7 @@ def test_the_walk_stops_at_the_budget_for_games_without_a_closed_form():
 
 
 def test_max_memory_parsing_and_default():
-    from rcfr.budget import parse_memory
+    from rcfr.core.budget import parse_memory
 
     assert parse_memory("4G") == 4 * 2**30
     assert parse_memory("512M") == 512 * 2**20
@@ -417,10 +417,10 @@ def test_output_is_not_wrapped_when_not_on_a_terminal(capsys, tmp_path):
     assert f"  average strategy -> {f}" in out.splitlines()
 
 
-def test_readme_describes_games_json_as_it_is(capsys):
+def test_the_cli_docs_describe_games_json_as_it_is(capsys):
     rows = json.loads(run(capsys, "games", "kuhn", "--json")[1])
     assert isinstance(rows, list) and rows[0]["name"] == "kuhn"
-    text = " ".join(README.read_text().split())
+    text = " ".join(CLI_DOCS.read_text().split())
     assert "`games` gives a list of objects" in text
 
 

@@ -1,4 +1,4 @@
-"""Update rules (rcfr.solvers.rules): LCFR / DCFR against OpenSpiel's discounted_cfr.py, PCFR+
+"""Update rules (rcfr.core.rules): LCFR / DCFR against OpenSpiel's discounted_cfr.py, PCFR+
 against a textbook recursion, convergence of every rule on random games, the fused kernel
 against the Python loop, estimators, sampled passes, checkpoints and the CLI options."""
 
@@ -16,10 +16,10 @@ from test_solvers import textbook_walk
 
 import rcfr
 from rcfr.cli import main
-from rcfr.fileio import read_npz, write_npz
+from rcfr.core.fileio import read_npz, write_npz
+from rcfr.core.rules import RULES, parse_rule
 from rcfr.solvers import MCCFRSolver, RCFRSolver, RegretSolver, TabularRegrets
 from rcfr.solvers.loop import CHECKPOINT_FORMAT
-from rcfr.solvers.rules import RULES, parse_rule
 
 ALL_RULES = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+")
 
@@ -277,7 +277,7 @@ def test_skipped_discounts_multiply_by_sign(rule, steps):
     skipped iterations multiply: the lazy catch-up equals the step-by-step discount (beta = 0
     halves negative regrets each iteration, so 1,200 steps underflow -2.25 to zero both ways;
     beta = -2000 makes the negative factors 0)."""
-    from rcfr.solvers.rules import catch_up, lazy_discount, rule_update, stamp, tick
+    from rcfr.core.rules import catch_up, lazy_discount, rule_update, stamp, tick
 
     params = parse_rule(rule).params
     start = np.array([3.5, -2.25, 0.0, -0.0, 1e-300, -1e300, 7e5, -4e-3])

@@ -5,14 +5,9 @@ import numpy as np
 import pytest
 
 import rcfr
+from rcfr.forms.sampling import as_sampling_probability
 from rcfr.solvers import CFRSolver, MCCFRSolver, TabularRegrets
-from rcfr.solvers.sampling import (
-    as_sampling_probability,
-    exact_regrets,
-    nodes_curve,
-    sample_regrets,
-    visit_counts,
-)
+from rcfr.solvers.sampling import exact_regrets, nodes_curve, sample_regrets, visit_counts
 
 SCHEMES = ["cs", "es", "os", "as"]
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import rcfr
-from rcfr.errors import RcfrError
+from rcfr.core.errors import RcfrError
 from rcfr.solvers.run import make_solver, solve
 
 

@@ -1,12 +1,14 @@
 """rcfr: counterfactual regret minimization and Regression CFR for two-player zero-sum games."""
 
-from .errors import RcfrError
+from .api import solve
+from .core.errors import RcfrError
 from .evaluate import Evaluation, best_response, evaluate, expected_value, exploitability, nash_conv
+from .forms import GameTree
+from .forms.compile import compile_game
 from .games import Game, State, load_game, registered_games
 from .lp import LPSolution, solve_lp
 from .policy import TabularPolicy
-from .solvers import CFRSolver, MCCFRSolver, RCFRSolver, RegretSolver, SolveResult, solve
-from .tree import GameTree, compile_game
+from .solvers import CFRSolver, MCCFRSolver, RCFRSolver, RegretSolver, SolveResult
 
 __version__ = "0.1.0"
 

@@ -18,31 +18,27 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .budget import set_memory_limit
-from .errors import RcfrError
+from .api import solve as run_solve
+from .console import err, out  # soft-wrapped: a pipe gets whole lines
+from .core.budget import set_memory_limit
+from .core.errors import RcfrError
+from .core.fileio import check_outputs
+from .core.rules import RULES
 from .evaluate import evaluate as evaluate_policy
-from .fileio import check_outputs
+from .forms.compile import check_public_choice, compile_game
+from .forms.sizes import form_sizes
 from .games.registry import STANDARD_GAMES, load_game, registered_games
 from .lp import solve_lp
 from .policy import TabularPolicy
-from .public_passes import make_public_solver
-from .public_tree import PublicTree, form_sizes
 from .solvers.rcfr import REGRESSORS
-from .solvers.rules import RULES
 from .solvers.run import ALL_ALGORITHMS, make_solver
-from .solvers.run import solve as run_solve
-from .tree import compile_game
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   rich_markup_mode=None,
                   help="Solve two-player zero-sum imperfect-information games with CFR.")
-# soft_wrap: lines are never broken by rich (a pipe gets whole lines, a terminal wraps them)
-out = Console(markup=False, highlight=False, soft_wrap=True)
-err = Console(stderr=True, markup=False, highlight=False, soft_wrap=True)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object for scripts.")]
 FormOpt = Annotated[str, typer.Option(
@@ -361,14 +357,14 @@ def solve(
     if abstraction is not None:
         from .abstraction import abstract_game
 
-        if isinstance(tree, PublicTree):
+        if not tree.history_nodes:
             raise RcfrError("--abstraction solves the abstract game's history form; "
                             "leave out --form public")
 
         solve_tree = abstract_game(tree, abstraction)
     elif out_abstract is not None:
         raise RcfrError("--out-abstract needs --abstraction")
-    solver = (make_public_solver if isinstance(solve_tree, PublicTree) else make_solver)(
+    solver = make_solver(
         solve_tree, algorithm, rule=rule, alternating=not simultaneous, link=link, seed=seed,
         **rcfr_options)
     if resume is not None:
@@ -431,7 +427,7 @@ def solve(
 
 def _check_rounds(game: str, opener: str, form: str, files: dict) -> None:
     """Refuse what ``solve --rounds`` does not do, before anything is compiled."""
-    from .bluff_rounds import multi_round_game, round_states
+    from .abstraction.rounds import multi_round_game, round_states
 
     multi_round_game(game)
     round_states(1, 1, opener)
@@ -439,15 +435,13 @@ def _check_rounds(game: str, opener: str, form: str, files: dict) -> None:
     if given:
         raise RcfrError(f"--rounds solves one game per round and writes only its strategy "
                         f"(--out); leave out {given[0]}")
-    if form == "history":
-        raise RcfrError("--rounds solves the rounds on the public form; leave out --form "
-                        "history")
+    check_public_choice(form, "--rounds solves the rounds")
 
 
 def _solve_rounds(game: str, opener: str, algorithm: str, iterations: int, nodes: int | None,
                   as_json: bool, out_file: Path | None, **options) -> None:
-    """``solve --rounds``: multi-round liar's dice, round by round (rcfr.bluff_rounds)."""
-    from .bluff_rounds import multi_round_game, solve_multi_round
+    """``solve --rounds``: multi-round liar's dice, round by round (rcfr.abstraction.rounds)."""
+    from .abstraction.rounds import multi_round_game, solve_multi_round
 
     dice, dice2, faces = multi_round_game(game)
     sol = solve_multi_round(dice, dice2, opener, faces, algorithm, iterations, nodes, **options)
@@ -522,7 +516,7 @@ def evaluate(
 def _evaluate_rounds(game: str, opener: str, strategy: Path | None, as_json: bool) -> None:
     """``evaluate --rounds``: a multi-round strategy (or the uniform one) in multi-round
     liar's dice."""
-    from .bluff_rounds import evaluate_multi_round, load_multi_round, multi_round_game
+    from .abstraction.rounds import evaluate_multi_round, load_multi_round, multi_round_game
 
     dice, dice2, faces = multi_round_game(game)
     probs = None if strategy is None else load_multi_round(strategy, game, opener)

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import kernels as K
-from .errors import RcfrError
+from .core import kernels as K
+from .core.errors import RcfrError
+from .forms.base import Form
+from .forms.compile import compile_game
 from .policy import TabularPolicy
-from .public_tree import PublicTree
-from .tree import GameTree, compile_game
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Evaluation:
         return out
 
 
-def _probs(tree: GameTree, policy) -> np.ndarray:
+def _probs(tree: Form, policy) -> np.ndarray:
     if isinstance(policy, TabularPolicy):
         if policy.tree is not tree and policy.tree.fingerprint() != tree.fingerprint():
             raise RcfrError(f"the policy is for {policy.game}, not for {tree.game}")
@@ -55,13 +55,13 @@ def _probs(tree: GameTree, policy) -> np.ndarray:
     return np.ascontiguousarray(policy, dtype=np.float64)
 
 
-def _tree_of(game, policy) -> GameTree:
+def _tree_of(game, policy) -> Form:
     if game is None:
         return policy.tree
     return compile_game(game)
 
 
-def realization_plans(tree: GameTree, probs: np.ndarray) -> np.ndarray:
+def realization_plans(tree: Form, probs: np.ndarray) -> np.ndarray:
     """Padded realization plans of both players (Koller et al. 1994)."""
     plan = K.padded(tree.num_sequences)
     K.realization_plan(probs, 0, tree.num_infosets, tree.infoset_seq_start,
@@ -69,15 +69,10 @@ def realization_plans(tree: GameTree, probs: np.ndarray) -> np.ndarray:
     return plan
 
 
-def _best_response(tree: GameTree, plan: np.ndarray, player: int) -> tuple[float, np.ndarray]:
+def _best_response(tree: Form, plan: np.ndarray, player: int) -> tuple[float, np.ndarray]:
     acc = np.empty(tree.num_sequences + 2)
-    seqs = tree.player_sequences(player)
     infos = tree.player_infosets(player)
-    if isinstance(tree, PublicTree):  # the public form's structured terminals
-        tree.terminal_values(player, plan, acc)
-    else:
-        K.terminal_values(player, plan, tree.terminal_seq, tree.terminal_coef, seqs.start,
-                          seqs.stop, acc)
+    tree.terminal_values(player, plan, acc)
     br = np.zeros(tree.num_sequences)
     value = K.best_response(player, infos.start, infos.stop, tree.infoset_seq_start,
                             tree.infoset_num_actions, tree.infoset_parent_seq, acc, br)
@@ -105,9 +100,7 @@ def expected_value(game, policy=None) -> float:
 
 
 def _expected_value(tree, plan: np.ndarray) -> float:
-    if isinstance(tree, PublicTree):
-        return tree.expected_value(plan)
-    return float(K.expected_value(plan, tree.terminal_seq, tree.terminal_coef))
+    return tree.expected_value(plan)
 
 
 def evaluate(game, policy=None) -> Evaluation:
@@ -117,13 +110,7 @@ def evaluate(game, policy=None) -> Evaluation:
     if policy is None:
         game, policy = None, game
     tree = _tree_of(game, policy)
-    if isinstance(tree, PublicTree):  # one numba call
-        value, br0, br1 = tree.evaluate(_probs(tree, policy))
-    else:
-        plan = realization_plans(tree, _probs(tree, policy))
-        value = _expected_value(tree, plan)
-        br0 = _best_response(tree, plan, 0)[0]
-        br1 = _best_response(tree, plan, 1)[0]
+    value, br0, br1 = tree.evaluate(_probs(tree, policy))  # the form's evaluator
     nash_conv = br0 + br1
     return Evaluation(value, (br0, br1), nash_conv, nash_conv / 2.0, tree.game.big_blind)
 

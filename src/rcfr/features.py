@@ -35,12 +35,13 @@ from typing import Any
 
 import numpy as np
 
-from .budget import check_matrix
-from .errors import RcfrError
+from .core.budget import check_matrix
+from .core.errors import RcfrError
+from .forms.base import Form
+from .forms.compile import is_compiled
 from .games.leduc import LeducPoker
 from .games.nl_one_card import NLOneCardPoker
 from .games.protocol import CHANCE
-from .tree import GameTree
 
 _PER_ACTION = 11  # columns per betting action in the thesis features
 _LEDUC_STACK = 13  # the most a player can put in at Leduc (1 + 2 + 2 + 4 + 4)
@@ -48,7 +49,7 @@ ONEHOT_LIMIT = 8192  # one-hot matrices are dense: 8192 rows are 0.5 GB
 HASH_BUCKETS = 10  # buckets per tug-of-war partition (D'Orazio et al. 2019)
 
 # (tree, player, param, seed) -> one row per sequence / information set of the player
-MatrixFn = Callable[[GameTree, int, int, int], np.ndarray]
+MatrixFn = Callable[[Form, int, int, int], np.ndarray]
 # (what prepare returned, local sequence indices) -> those sequences' rows
 RowsFn = Callable[[Any, np.ndarray], np.ndarray]
 
@@ -72,11 +73,11 @@ class FeatureProvider:
     param: bool = False
     history_only: bool = False
 
-    def check_game(self, tree: GameTree) -> None:
+    def check_game(self, tree: Form) -> None:
         if self.games is not None and not isinstance(tree.game, self.games):
             raise RcfrError(f"the {self.name} features are defined for {self.games_text}, not "
                             f"{tree.game}; use onehot or hashing:K")
-        if self.history_only and getattr(tree, "form", None) == "public":
+        if self.history_only and not tree.history_nodes:
             raise RcfrError(f"the {self.name} features read the history form's nodes; on the "
                             "public form use --features onehot or hashing:K, or --form history")
 
@@ -117,7 +118,7 @@ def feature_sets() -> tuple[str, ...]:
 def default_features(game: Any) -> str:
     """The feature set registered as ``game``'s default (the thesis's for poker), else
     ``onehot``."""
-    game = game.game if isinstance(game, GameTree) else game
+    game = game.game if is_compiled(game) else game
     for cls in type(game).__mro__:
         if cls in _DEFAULTS:
             return _DEFAULTS[cls]
@@ -145,7 +146,7 @@ def parse_features(spec: str) -> tuple[str, int]:
     return name, k
 
 
-def _provider(tree: GameTree, spec: str) -> tuple[FeatureProvider, int]:
+def _provider(tree: Form, spec: str) -> tuple[FeatureProvider, int]:
     name, k = parse_features(spec)
     provider = _PROVIDERS[name]
     provider.check_game(tree)
@@ -165,7 +166,7 @@ def _checked(M: Any, rows: int, what: str) -> np.ndarray:
     return np.ascontiguousarray(A)
 
 
-def sequence_features(tree: GameTree, player: int, spec: Any = "onehot",
+def sequence_features(tree: Form, player: int, spec: Any = "onehot",
                       seed: int = 0) -> np.ndarray:
     """Features of ``player``'s sequences, one row per sequence in the tree's order.
     ``spec`` is a registered name or a callable ``f(tree, player) -> matrix``."""
@@ -177,7 +178,7 @@ def sequence_features(tree: GameTree, player: int, spec: Any = "onehot",
                     f"the {provider.name} feature set")
 
 
-def infoset_features(tree: GameTree, player: int, spec: str = "onehot",
+def infoset_features(tree: Form, player: int, spec: str = "onehot",
                      seed: int = 0) -> np.ndarray:
     """Features of ``player``'s information sets (for one linear model per action)."""
     provider, k = _provider(tree, spec)
@@ -193,7 +194,7 @@ class FeatureRows:
     providers that can build rows one by one (``onehot``, ``hashing:K``; the others build
     their whole matrix once, on the first call)."""
 
-    def __init__(self, tree: GameTree, player: int, spec: Any = "onehot",
+    def __init__(self, tree: Form, player: int, spec: Any = "onehot",
                  seed: int = 0) -> None:
         self.tree, self.player, self.spec, self.seed = tree, player, spec, seed
         self.num_sequences = len(tree.player_sequences(player))
@@ -246,7 +247,7 @@ class _Hashed:
     num_actions: int
 
 
-def _hashing_prepare(tree: GameTree, player: int, k: int, seed: int) -> _Hashed:
+def _hashing_prepare(tree: Form, player: int, k: int, seed: int) -> _Hashed:
     from .regressors.tug_of_war import tug_of_war_codes
 
     keys = [tree.infoset_keys[i] for i in tree.player_infosets(player)]
@@ -268,13 +269,13 @@ def _hashing_rows(h: _Hashed, idx: np.ndarray) -> np.ndarray:
     return np.hstack([tug_of_war_rows(h.bucket[info], h.sign[info], HASH_BUCKETS), onehot])
 
 
-def _hashing_sequences(tree: GameTree, player: int, k: int, seed: int) -> np.ndarray:
+def _hashing_sequences(tree: Form, player: int, k: int, seed: int) -> np.ndarray:
     n = len(tree.player_sequences(player))
     check_matrix(n, HASH_BUCKETS * k, f"hashing:{k} features for {tree.game}")
     return _hashing_rows(_hashing_prepare(tree, player, k, seed), np.arange(n))
 
 
-def _hashing_infosets(tree: GameTree, player: int, k: int, seed: int) -> np.ndarray:
+def _hashing_infosets(tree: Form, player: int, k: int, seed: int) -> np.ndarray:
     from .regressors.tug_of_war import tug_of_war_rows
 
     check_matrix(len(tree.player_infosets(player)), HASH_BUCKETS * k,
@@ -304,7 +305,7 @@ def tree_equivalent_columns(X: np.ndarray) -> np.ndarray:
 
 
 # -- the thesis's poker features ------------------------------------------------------------
-def _history(tree: GameTree, node: int) -> list[int]:
+def _history(tree: Form, node: int) -> list[int]:
     """Actions from the root to ``node``."""
     path = []
     while node > 0:
@@ -346,7 +347,7 @@ def _hand_strength(game, own: int, board: int | None) -> float:
     return score / total
 
 
-def _thesis_features(tree: GameTree, player: int, relative: bool = False) -> np.ndarray:
+def _thesis_features(tree: Form, player: int, relative: bool = False) -> np.ndarray:
     game = tree.game
     stack, limit = _poker_spec(game)
     seqs = tree.player_sequences(player)
@@ -399,7 +400,7 @@ def _thesis_features(tree: GameTree, player: int, relative: bool = False) -> np.
 _WAUGH_WIDTH = 18
 
 
-def _waugh_features(tree: GameTree, player: int) -> np.ndarray:
+def _waugh_features(tree: Form, player: int) -> np.ndarray:
     """Betting features for recursive partitioning in limit poker (thesis footnote 2; after
     Waugh et al. 2015, whose exact list is not in the thesis): expected hand strength, board
     rank, board pairs the private card; the round; player 1 / player 2 acts; fold / call /

@@ -18,9 +18,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from .errors import RcfrError
+from .core.errors import RcfrError
+from .forms import GameTree
+from .forms.compile import compile_game
 from .games.protocol import Game
-from .tree import GameTree, compile_game
 
 __all__ = ["LPSolution", "solve_lp", "payoff_matrix", "sequence_constraints"]
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .errors import RcfrError
+from .core.errors import RcfrError
 from .games.protocol import CHANCE, State
 from .policy import TabularPolicy
 

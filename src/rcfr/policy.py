@@ -8,11 +8,13 @@ from typing import Any
 
 import numpy as np
 
-from .errors import RcfrError
-from .fileio import check_game_matches, read_npz, write_npz
+from .core.errors import RcfrError
+from .core.fileio import check_game_matches, read_npz, write_npz
+from .core.kernels import normalize
+from .forms.base import Form
+from .forms.compile import compile_game
+from .forms.convert import convert_probs, written_on
 from .games.protocol import Game, State
-from .kernels import normalize
-from .tree import GameTree, compile_game
 
 POLICY_FORMAT = "rcfr.policy"
 
@@ -21,7 +23,7 @@ class TabularPolicy:
     """A behavioural strategy profile: ``probs[s]`` is the probability of sequence ``s``'s action
     at its information set (each information set's slice sums to one)."""
 
-    def __init__(self, tree: GameTree | Game | str, probs: np.ndarray,
+    def __init__(self, tree: Form | Game | str, probs: np.ndarray,
                  metadata: dict | None = None) -> None:
         self.tree = compile_game(tree)
         probs = np.ascontiguousarray(probs, dtype=np.float64)
@@ -43,12 +45,12 @@ class TabularPolicy:
 
     # -- construction ----------------------------------------------------------------------
     @classmethod
-    def uniform(cls, tree: GameTree | Game | str) -> TabularPolicy:
+    def uniform(cls, tree: Form | Game | str) -> TabularPolicy:
         tree = compile_game(tree)
         return cls(tree, 1.0 / tree.infoset_num_actions[tree.seq_infoset])
 
     @classmethod
-    def from_weights(cls, tree: GameTree, weights: np.ndarray, metadata=None) -> TabularPolicy:
+    def from_weights(cls, tree: Form, weights: np.ndarray, metadata=None) -> TabularPolicy:
         """Normalise non-negative weights per information set (uniform where all are zero)."""
         out = np.empty(tree.num_sequences)
         normalize(np.asarray(weights, dtype=np.float64), 0, tree.num_infosets,
@@ -82,6 +84,13 @@ class TabularPolicy:
         return [(int(t.infoset_player[t.seq_infoset[s]]), t.infoset_keys[t.seq_infoset[s]],
                  t.seq_action_names[s], float(self.probs[s])) for s in range(t.num_sequences)]
 
+    def convert(self, tree: Form) -> TabularPolicy:
+        """The same profile on ``tree``, the game's other compiled form (exact: each
+        information set's probabilities are copied)."""
+        if tree is self.tree:
+            return self
+        return TabularPolicy(tree, convert_probs(self.probs, self.tree, tree), self.metadata)
+
     # -- files ---------------------------------------------------------------------------
     def save(self, path: str | os.PathLike) -> Path:
         """Write ``.npz`` (probabilities) with a JSON header naming the game; atomic."""
@@ -91,14 +100,14 @@ class TabularPolicy:
             "game": str(self.game),
             "fingerprint": self.tree.fingerprint(),
             "num_sequences": self.tree.num_sequences,
-            "form": getattr(self.tree, "form", "history"),
+            "form": self.tree.form,
             "metadata": self.metadata,
         }
         return write_npz(path, {"probs": self.probs}, meta)
 
     @classmethod
     def load(cls, path: str | os.PathLike,
-             game: GameTree | Game | str | None = None) -> TabularPolicy:
+             game: Form | Game | str | None = None) -> TabularPolicy:
         """Read a policy file, checking it against ``game`` (default: the game it names)."""
         arrays, meta = read_npz(path, POLICY_FORMAT)
         if game is None:
@@ -109,13 +118,10 @@ class TabularPolicy:
         metadata = meta.get("metadata")
         theirs = meta.get("form") or (metadata.get("form") if isinstance(metadata, dict)
                                       else None) or "history"
-        if (theirs != getattr(tree, "form", "history") and theirs in ("history", "public")
-                and meta.get("fingerprint") != tree.fingerprint()):
-            # written on the game's other compiled form: read there, converted exactly
-            from .public_tree import convert_policy
-
-            other = compile_game(tree.game, form=theirs)
-            return convert_policy(cls.load(path, other), tree)
+        other = written_on(tree, theirs, meta.get("fingerprint"))
+        if other is not None:  # written on the game's other compiled form: read there,
+            # converted exactly
+            return cls.load(path, other).convert(tree)
         check_game_matches(path, "a strategy", meta, tree)
         probs = arrays.get("probs")
         if probs is None or probs.dtype != np.float64 or probs.ndim != 1:
@@ -127,3 +133,8 @@ class TabularPolicy:
             return cls(tree, probs, metadata)
         except RcfrError as exc:
             raise RcfrError(f"{path} is corrupted: {exc}") from None
+
+
+def convert_policy(policy: TabularPolicy, tree: Form) -> TabularPolicy:
+    """``policy`` on ``tree``, its game's other compiled form (:meth:`TabularPolicy.convert`)."""
+    return policy.convert(tree)

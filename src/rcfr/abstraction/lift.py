@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import RcfrError
+from ..core.errors import RcfrError
+from ..forms import GameTree
+from ..forms.base import KIND_CHANCE, KIND_TERMINAL
 from ..games.protocol import State
+from ..games.transforms.base import Abstraction, AbstractState
 from ..policy import TabularPolicy
-from ..tree import KIND_CHANCE, KIND_TERMINAL, GameTree
-from .base import Abstraction, AbstractState
 
 
 class _States:

@@ -10,45 +10,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import RcfrError
+from ..core.errors import RcfrError
 from ..evaluate import Evaluation, evaluate
+from ..forms import GameTree
+from ..forms.compile import compile_game, is_compiled
 from ..games.leduc import LeducPoker
 from ..games.protocol import Game
+from ..games.transforms.actions import NAMED_BETS, WAGER_GAMES
+from ..games.transforms.base import AbstractGame, Abstraction
+from ..games.transforms.cards import LEDUC_ABSTRACTIONS
+from ..games.transforms.parse import ABSTRACTIONS, parse_abstraction  # noqa: F401
 from ..policy import TabularPolicy
 from ..solvers.run import SolveResult, make_solver, solve
-from ..tree import GameTree, compile_game
-from .actions import NAMED_BETS, WAGER_GAMES, BetAbstraction, parse_bets
-from .base import AbstractGame, Abstraction
-from .cards import LEDUC_ABSTRACTIONS, LeducCardAbstraction
 from .lift import lift
-
-ABSTRACTIONS = ("identity", *LEDUC_ABSTRACTIONS, *NAMED_BETS, "bets:F1,F2,...")
-
-
-def parse_abstraction(spec: str | Abstraction, game: Game | GameTree | str) -> Abstraction:
-    """An abstraction from its name, checked against ``game``: ``identity``; Leduc's ``JQK``,
-    ``J.QK``, ``JQ.K``, ``J.Q.K``; wager abstractions ``null``, ``P``, ``HP``, ``PD``, ``HPD``
-    or ``bets:0.5,1,2`` (pot fractions)."""
-    base = compile_game(game).game
-    if isinstance(spec, Abstraction):
-        spec.check(base)
-        return spec
-    if not isinstance(spec, str) or not spec.strip():
-        raise RcfrError(f"an abstraction is a name such as J.QK or HP, got {spec!r}")
-    text = spec.strip()
-    if text.lower() == "identity":
-        return Abstraction()
-    if text.upper() in LEDUC_ABSTRACTIONS:
-        out: Abstraction = LeducCardAbstraction(text)
-    elif text.lower().startswith("bets:") or text.upper() in NAMED_BETS or text.lower() in (
-            "null", "∅"):
-        key = "null" if text.lower() in ("null", "∅") else text.upper()
-        name = key if key in NAMED_BETS else None
-        out = BetAbstraction(parse_bets(text), name)
-    else:
-        raise RcfrError(f"unknown abstraction {spec!r}; use one of {', '.join(ABSTRACTIONS)}")
-    out.check(base)
-    return out
 
 
 def abstract_game(game: Game | GameTree | str, abstraction: str | Abstraction) -> GameTree:
@@ -93,7 +67,7 @@ def solve_with_abstraction(game: GameTree | Game | str, algorithm: str = "cfr+",
     ``complexity_share`` divides it by the full game's; ``result.abstraction`` holds the
     abstract strategy."""
     full = compile_game(game)
-    if isinstance(abstraction, GameTree):
+    if is_compiled(abstraction):
         if not isinstance(abstraction.game, AbstractGame):
             raise RcfrError(f"{abstraction.game} is not an abstract game")
         abstract = abstraction

@@ -6,8 +6,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ..forms.base import Form
+from ..forms.compile import compile_game
 from ..solvers.run import solve
-from ..tree import GameTree, compile_game
 
 # name -> solve() arguments (sec. 4.3): best-first trees on the thesis features with stored
 # (BF) or bootstrapped (BS) targets, RCFR or RCFR+ (+); RP: a recursive-partitioning tree on
@@ -23,7 +24,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 
 
-def run_variant(game: GameTree | str, variant: str, share: float,
+def run_variant(game: Form | str, variant: str, share: float,
                 iterations: int) -> dict[str, Any]:
     """One RCFR variant with a leaf budget of ``share`` of the game's sequences: its
     complexity share and full-game exploitability after ``iterations`` iterations."""

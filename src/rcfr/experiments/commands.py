@@ -20,9 +20,9 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from ..budget import parse_memory
-from ..errors import RcfrError
-from ..fileio import check_outputs, check_writable, write_atomic, write_json
+from ..core.budget import parse_memory
+from ..core.errors import RcfrError
+from ..core.fileio import check_outputs, check_writable, write_atomic, write_json
 from .runners import BACKENDS
 from .spec import RunSpec, SweepSpec, load_sweep
 from .store import RUN_COLUMNS, Store, parse_where
@@ -44,7 +44,7 @@ MemoryOpt = Annotated[str | None, typer.Option(
 
 
 def _console():
-    from ..cli import err, out
+    from ..console import err, out
 
     return out, err
 

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import RcfrError
-from ..fileio import write_json
+from ..core.errors import RcfrError
+from ..core.fileio import write_json
 from .spec import RunSpec
 
 
@@ -98,7 +98,7 @@ def _compiled(spec: RunSpec, max_memory: str | int | None):
     """``spec``'s compiled game, kept for the next run of this worker process: a sweep's runs
     of one large game (2-NL Hold'em(36) compiles in minutes) compile it once.  The previous
     game is dropped before another one is compiled, so only one is held."""
-    from ..tree import compile_game
+    from ..forms.compile import compile_game
 
     key = (spec.game, spec.form or "auto", spec.dtype or "float64")
     if key not in _COMPILED:
@@ -111,10 +111,10 @@ def _compiled(spec: RunSpec, max_memory: str | int | None):
 def _build(spec: RunSpec, max_memory: str | int | None = None):
     """The compiled game and a fresh solver for ``spec`` (abstractions and update rules are
     passed on only when the spec sets them); ``max_memory``: the memory guard's budget."""
-    from ..solvers.run import solver_for
+    from ..solvers.run import make_solver
 
     tree = _compiled(spec, max_memory)
-    return tree, solver_for(tree)(tree, spec.algorithm, **_solver_options(spec, tree))
+    return tree, make_solver(tree, spec.algorithm, **_solver_options(spec, tree))
 
 
 def execute(spec: RunSpec | str, directory: str | os.PathLike, *,
@@ -125,7 +125,7 @@ def execute(spec: RunSpec | str, directory: str | os.PathLike, *,
     the store's row: ``hash``, ``status`` (done, interrupted or failed with ``error``), final
     figures, ``points`` and ``strategy`` (the average strategy's ``.npz`` bytes).  Never
     raises for a bad spec or a failing solver: the error is in the result.  ``max_memory``:
-    the memory guard's budget (:mod:`rcfr.budget`; not part of the run's identity)."""
+    the memory guard's budget (:mod:`rcfr.core.budget`; not part of the run's identity)."""
     t0 = time.time()
     if isinstance(spec, str):
         spec = RunSpec.from_json(spec)
@@ -222,21 +222,15 @@ def _execute(spec: RunSpec, directory: Path, checkpoint_every: float,
 def _execute_abstraction(spec: RunSpec) -> dict[str, Any]:
     """A run on an abstraction (issue 12): ``solve(..., abstraction=NAME)`` solves the abstract
     game and returns the full-game strategy; it runs in one piece (no resume)."""
-    from ..solvers.run import solve
-    from ..tree import compile_game
+    from ..api import solve
+    from ..forms.compile import compile_game
 
     tree = compile_game(spec.game)
     options = _solver_options(spec, tree)
     budget = ({"iterations": spec.iterations} if spec.iterations is not None
               else {"nodes": spec.nodes})
-    try:
-        result = solve(tree, spec.algorithm, eval_every=spec.eval_every,
-                       eval_nodes=spec.eval_nodes, **budget, **options)
-    except TypeError as exc:
-        if "abstraction" not in str(exc):
-            raise
-        raise RcfrError(f"abstraction {spec.abstraction!r}: this rcfr has no abstractions "
-                        f"yet (issue 12)") from None
+    result = solve(tree, spec.algorithm, eval_every=spec.eval_every,
+                   eval_nodes=spec.eval_nodes, **budget, **options)
     info = result.to_dict()
     points = [{"iterations": it, "nodes": n, "seconds": None, "exploitability": float(e),
                "value": None} for (it, e), n in zip(result.curve, result.curve_nodes,

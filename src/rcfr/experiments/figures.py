@@ -24,8 +24,8 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-from ..errors import RcfrError
-from ..fileio import check_writable, write_atomic, write_json
+from ..core.errors import RcfrError
+from ..core.fileio import check_writable, write_atomic, write_json
 from .spec import SweepSpec, load_sweep
 from .store import Store
 
@@ -179,10 +179,10 @@ def _uniform_exploitability(game: str, store: Store, max_memory: str | None,
     game and kept beside the store (2-NL Hold'em(36) takes minutes); ``None`` where the game
     does not fit the memory budget (the sweep spec's ``max_memory``, judged as for its runs'
     ``dtype``)."""
-    from ..budget import memory_limit
+    from ..core.budget import memory_limit
     from ..evaluate import exploitability
+    from ..forms.compile import compile_game
     from ..policy import TabularPolicy
-    from ..tree import compile_game
 
     key = hashlib.sha256(game.encode()).hexdigest()[:16]
     path = store.files / f"uniform-{key}.json"

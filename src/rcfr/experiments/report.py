@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import RcfrError
-from ..fileio import write_atomic
+from ..core.errors import RcfrError
+from ..core.fileio import write_atomic
 from .figures import collect, figure_names, figure_spec, plot
 from .store import Store
 

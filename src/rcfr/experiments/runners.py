@@ -18,7 +18,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
-from ..errors import RcfrError
+from ..core.errors import RcfrError
 from .execute import execute
 from .spec import RunSpec
 
@@ -91,7 +91,7 @@ def run_local(specs: Iterable[RunSpec], directory: Path, *, workers: int,
               checkpoint_every: float, on_start: OnStart, on_result: OnResult,
               max_memory: int | None = None) -> None:
     """Run ``specs`` on ``workers`` spawned processes, one run per worker at a time
-    (``max_memory``: each run's memory budget, :mod:`rcfr.budget`)."""
+    (``max_memory``: each run's memory budget, :mod:`rcfr.core.budget`)."""
     pending = list(specs)[::-1]
     while pending:  # a new pool after a worker died: the others go on
         context = multiprocessing.get_context("spawn")  # no fork after numba's threads start

@@ -7,7 +7,7 @@ in the results store.  A sweep spec is a TOML file::
     name = "thesis_4_1_quick"
     figure = "rcfr_complexity"      # the plot that reads it (optional)
     seeds = [0]                      # or a count: seeds = 5 -> 0..4
-    max_memory = "20G"               # each run's memory budget (optional; rcfr.budget)
+    max_memory = "20G"               # each run's memory budget (optional; rcfr.core.budget)
     [base]                           # a RunSpec's fields
     game = "leduc(canonical=true)"
     iterations = 1000
@@ -19,7 +19,7 @@ in the results store.  A sweep spec is a TOML file::
     [[part]]                         # more grids on the same base (own base/grid/zip/seeds)
     base = { algorithm = "cfr+", averaging = "uniform" }
 
-Every mistake is an :class:`~rcfr.errors.RcfrError` with one line naming the key.
+Every mistake is an :class:`~rcfr.core.errors.RcfrError` with one line naming the key.
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from ..budget import parse_memory
-from ..errors import RcfrError
+from ..core.budget import parse_memory
+from ..core.errors import RcfrError
+from ..forms.compile import FORMS
 from ..solvers.sampling import TABLE_DTYPES
-from ..tree import FORMS
 
 DTYPES = tuple(TABLE_DTYPES)
 

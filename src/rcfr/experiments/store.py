@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..errors import RcfrError
+from ..core.errors import RcfrError
 from .spec import RunSpec
 
 STATUSES = ("queued", "running", "done", "failed", "interrupted")

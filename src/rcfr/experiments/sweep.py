@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..budget import parse_memory
-from ..errors import RcfrError
-from ..fileio import write_atomic
+from ..core.budget import parse_memory
+from ..core.errors import RcfrError
+from ..core.fileio import write_atomic
 from .execute import code_version
 from .runners import BACKENDS, run_inline, run_local, run_ray
 from .spec import RunSpec, SweepSpec
@@ -57,7 +57,7 @@ def _estimate_nodes(spec: RunSpec, sizes: dict[str, int | None]) -> int | None:
         return spec.nodes
     if spec.game not in sizes:
         try:
-            from ..tree import compile_game
+            from ..forms.compile import compile_game
 
             sizes[spec.game] = compile_game(spec.game).num_nodes
         except Exception:  # a bad game string fails when it runs, not in the plan
@@ -119,7 +119,7 @@ def run_sweep(sweep: SweepSpec | Plan, store: Store, *, workers: int = 1,
     (``local`` processes, ``ray`` tasks, or ``inline`` in this process); return counts.
     Ctrl-C marks the runs in flight ``interrupted`` (they resume from their checkpoints).
     ``max_memory``: each run's memory budget (default: the sweep spec's ``max_memory``, else
-    :mod:`rcfr.budget`'s default, judged in each worker)."""
+    :mod:`rcfr.core.budget`'s default, judged in each worker)."""
     if backend not in (*BACKENDS, "inline"):
         raise RcfrError(f"unknown backend {backend!r}; use {' or '.join(BACKENDS)}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:

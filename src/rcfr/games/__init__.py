@@ -4,13 +4,8 @@ from .kuhn import KuhnPoker
 from .leduc import LeducPoker
 from .matrix import MatrixGame, RockPaperScissors
 from .protocol import CHANCE, TERMINAL, Game, State
-from .registry import (
-    STANDARD_GAMES,
-    load_game,
-    parse_game_string,
-    register,
-    registered_games,
-)
+from .registry import STANDARD_GAMES, load_game, parse_game_string, register, registered_games
+from .transforms import parse as _transforms  # noqa: F401 (sets the GAME@SPEC hook)
 
 __all__ = [
     "CHANCE", "TERMINAL", "Game", "State", "KuhnPoker", "LeducPoker", "MatrixGame",

@@ -16,7 +16,8 @@ OpenSpiel).  With 5 cards, hidden bids and descending points: 2124 information s
 
 from __future__ import annotations
 
-from ..errors import RcfrError
+from ..core.budget import HUGE_EXPONENT, SizeEstimate
+from ..core.errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
 
 ORDERS = ("descending", "ascending", "random")
@@ -139,3 +140,23 @@ class Goofspiel(Game):
 
     def num_distinct_actions(self) -> int:
         return self.num_cards
+
+    def size_estimate(self) -> SizeEstimate | None:
+        """Histories in closed form (:mod:`rcfr.core.budget`'s memory guard).  Per round with
+        ``k`` cards in each hand: (a chance node drawing the point card when the order is
+        random, then) player 0's node, ``k`` nodes of player 1 and ``k^2`` rounds with
+        ``k - 1`` cards; with one card left the round plays itself (a terminal)."""
+        p = self.params
+        if set(p) != {"num_cards", "points_order", "imp_info"}:
+            return None
+        num_cards = p["num_cards"]
+        chance = p["points_order"] == "random"
+        nodes = 1.0  # a finished game
+        for k in range(2, num_cards + 1):
+            nodes = 1.0 + k + k * k * nodes
+            if chance:
+                nodes = 1.0 + k * nodes
+            if nodes > 2.0**HUGE_EXPONENT:  # beyond any memory: stop counting
+                return SizeEstimate(nodes, None, at_least=True)
+        return SizeEstimate(nodes)
+

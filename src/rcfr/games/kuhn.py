@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.budget import SizeEstimate
 from .protocol import CHANCE, TERMINAL, Game, State
 from .public import FOLD_RULE, SHOWDOWN_RULE, PublicStructure, StandInState
 
@@ -78,12 +79,17 @@ class KuhnPoker(Game):
         return 2
 
     def public_structure(self) -> PublicStructure:
-        """The public form (:mod:`rcfr.public_tree`): one card each from J, Q, K."""
+        """The public form (:mod:`rcfr.forms.public.tree`): one card each from J, Q, K."""
         root = KuhnPublicState(KuhnState((0, 1)))  # stand-in cards: betting ignores them
         return PublicStructure(root=root, labels=(list(_CARDS), list(_CARDS)),
                                pairing="exclusive", weights=(np.full(3, 1 / 6), np.ones(3)),
                                deal_histories=np.ones((3, 3), dtype=np.int64),
                                prefix_histories=4)
+
+    def size_estimate(self) -> SizeEstimate | None:
+        """Histories and sequences in closed form (:mod:`rcfr.core.budget`'s memory guard)."""
+        return None if self.params else SizeEstimate(58.0, 24.0)
+
 
 
 class KuhnPublicState(StandInState):

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import RcfrError
+from ..core.budget import SizeEstimate
+from ..core.errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
 from .public import FOLD_RULE, SHOWDOWN_RULE, PublicStructure, StandInState
 
@@ -146,7 +147,7 @@ class LeducPoker(Game):
         return 3
 
     def public_structure(self) -> PublicStructure:
-        """The public form (:mod:`rcfr.public_tree`): one card each (exclusive), or one rank
+        """The public form (:mod:`rcfr.forms.public.tree`): one card each (exclusive), or one rank
         each with card removal as a dense 3 x 3 deal when ``canonical``."""
         stand_in = LeducState(self.canonical)
         stand_in.cards = (0, 1)  # betting ignores the private cards
@@ -160,6 +161,14 @@ class LeducPoker(Game):
         return PublicStructure(root=root, labels=(root.labels, root.labels), pairing="dense",
                                deal=deal, deal_histories=np.ones((3, 3), dtype=np.int64),
                                prefix_histories=4)
+
+    def size_estimate(self) -> SizeEstimate | None:
+        """Histories and sequences in closed form (:mod:`rcfr.core.budget`'s memory guard)."""
+        if set(self.params) != {"canonical"}:
+            return None
+        canonical = self.params["canonical"]
+        return SizeEstimate(1939.0 if canonical else 9457.0, 672.0 if canonical else 2184.0)
+
 
 
 class LeducPublicState(StandInState):

@@ -20,7 +20,8 @@ from math import factorial
 
 import numpy as np
 
-from ..errors import RcfrError
+from ..core.budget import HUGE_EXPONENT, SizeEstimate
+from ..core.errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
 from .public import COUNT_RULE, PublicState, PublicStructure
 
@@ -170,7 +171,8 @@ class LiarsDice(Game):
                 "public_nodes": 2 ** (B + 1) - 1}
 
     def public_structure(self) -> PublicStructure:
-        """The public form (:mod:`rcfr.public_tree`): each player's unordered roll is a private
+        """The public form (:mod:`rcfr.forms.public.tree`): each player's unordered roll is a
+        private
         state, rolled independently; a call is settled by counting dice (``COUNT_RULE``)."""
         labels, weights, orders, counts = [], [], [], []
         wild = self.faces - 1
@@ -189,6 +191,17 @@ class LiarsDice(Game):
             deal_histories=np.outer(orders[0], orders[1]).astype(np.int64),
             prefix_histories=sum(self.faces**k for k in range(self.total_dice)),
             counts=(counts[0], counts[1]), deal_depth=self.total_dice)
+
+    def size_estimate(self) -> SizeEstimate | None:
+        """Histories and sequences from the bidding tree's closed form (:mod:`rcfr.core.budget`'s
+        memory guard)."""
+        if not set(self.params) <= {"dice", "faces", "dice2"}:
+            return None
+        if self.bluff_action > HUGE_EXPONENT:  # beyond any memory: skip the exact count
+            return SizeEstimate(2.0**HUGE_EXPONENT, None, at_least=True)
+        sizes = self.closed_form_sizes()
+        return SizeEstimate(float(sizes["histories"]), float(sizes["sequences"]))
+
 
 
 class LiarsDicePublicState(PublicState):

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import RcfrError
+from ..core.budget import SizeEstimate
+from ..core.errors import RcfrError
 from .protocol import TERMINAL, Game, State
 
 RPS = ((0, -1, 1), (1, 0, -1), (-1, 1, 0))
@@ -73,6 +74,12 @@ class MatrixGame(Game):
 
     def num_distinct_actions(self) -> int:
         return int(max(self.payoffs.shape))
+
+    def size_estimate(self) -> SizeEstimate:
+        """Histories and sequences (:mod:`rcfr.core.budget`'s memory guard)."""
+        rows, cols = np.shape(self.payoffs)
+        return SizeEstimate(1.0 + rows + rows * cols, float(rows + cols))
+
 
 
 class RockPaperScissors(MatrixGame):

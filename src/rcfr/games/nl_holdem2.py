@@ -28,7 +28,7 @@ whole contribution to the pot), as in ACPC's "raise to".  Payoffs are in chips: 
 what the folder has put in, a showdown wins or loses the common stake.
 
 The card abstraction (five E[HS²] buckets per round with perfect recall, Zinkevich et al. 2007)
-comes from :func:`rcfr.holdem.abstraction.holdem_abstraction`: each player's private state is
+comes from :func:`rcfr.games.holdem.abstraction.holdem_abstraction`: each player's private state is
 the sequence ``i = preflop_bucket * B + flop_bucket``; ``joint[i, j]`` is the probability of the
 two players' sequences and ``showdown[i, j]`` player 0's expected showdown result (+1 win,
 -1 loss, 0 tie) given them.  The history form deals, as in the paper ("the branching factor at
@@ -42,7 +42,8 @@ from functools import cache, lru_cache
 
 import numpy as np
 
-from ..errors import RcfrError
+from ..core.budget import SizeEstimate
+from ..core.errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
 from .public import FOLD_RULE, MATRIX_RULE, PublicState, PublicStructure
 
@@ -222,7 +223,7 @@ class NLHoldem2(Game):
     def abstraction(self):
         """The bucket abstraction (built or loaded from the cache on first use)."""
         if self._abstraction is None:
-            from ..holdem.abstraction import holdem_abstraction
+            from .holdem.abstraction import holdem_abstraction
 
             self._abstraction = holdem_abstraction(buckets=self.buckets, ranks=self.ranks,
                                                    suits=self.suits)
@@ -306,7 +307,7 @@ class NLHoldem2(Game):
         return sizes_from_counts(betting_counts(self.stack), deals, own)
 
     def public_structure(self) -> PublicStructure:
-        """The public form (:mod:`rcfr.public_tree`): each player's private state is the whole
+        """The public form (:mod:`rcfr.forms.public.tree`): each player's private state is the whole
         bucket sequence ``i = preflop * B + flop``, dealt at the root by the joint (a dense
         deal); before the flop a player observes only the preflop bucket
         (:meth:`NLHoldem2PublicState.observation`).  The flop is two public chance nodes of one
@@ -329,6 +330,13 @@ class NLHoldem2(Game):
 
     def num_public_nodes(self) -> int:
         return betting_counts(self.stack)["public_nodes"]
+
+    def size_estimate(self) -> SizeEstimate:
+        """Histories and sequences from the betting tree's closed form, every bucket deal
+        possible (:mod:`rcfr.core.budget`'s memory guard)."""
+        sizes = self.closed_form_sizes(support=False)
+        return SizeEstimate(float(sizes["histories"]), float(sizes["sequences"]))
+
 
 
 class NLHoldem2PublicState(PublicState):

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import RcfrError
+from ..core.budget import HUGE_EXPONENT, NL_EXACT_STACK, SizeEstimate
+from ..core.errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
 from .public import FOLD_RULE, SHOWDOWN_RULE, PublicStructure, StandInState
 
@@ -137,7 +138,7 @@ class NLOneCardPoker(Game):
         return self.stack + 1
 
     def public_structure(self) -> PublicStructure:
-        """The public form (:mod:`rcfr.public_tree`): one card each from one deck."""
+        """The public form (:mod:`rcfr.forms.public.tree`): one card each from one deck."""
         n = self.cards
         stand_in = NLOneCardState(self)
         stand_in.cards = (0, 1)  # betting ignores the private cards
@@ -147,6 +148,35 @@ class NLOneCardPoker(Game):
                                weights=(np.full(n, 1.0 / (n * (n - 1))), np.ones(n)),
                                deal_histories=np.ones((n, n), dtype=np.int64),
                                prefix_histories=1 + n)
+
+    def size_estimate(self) -> SizeEstimate | None:
+        """Histories in closed form (:mod:`rcfr.core.budget`'s memory guard): nodes of the
+        betting tree by dynamic programming over ``T(m, o)``: the subtree where the player to act
+        has put in ``m`` chips and faces a raise to ``o`` (the last raise is then ``o - m``):
+        fold and call end the hand, raises go to ``T(o, k)`` for every ``k`` from
+        ``min(2o - m, stack)`` to the stack."""
+        p = self.params
+        if set(p) != {"cards", "stack", "ante"}:
+            return None
+        cards, stack, ante = p["cards"], p["stack"], p["ante"]
+        at_least = stack > NL_EXACT_STACK
+        s = min(stack, NL_EXACT_STACK)
+        a = min(ante, s)
+        # suffix[o][k] = sum of T(o, k') for k' >= k (rows filled from the largest o down)
+        suffix = np.zeros((s + 2, s + 2))
+        for m in range(s - 1, a - 1, -1):
+            o = np.arange(m + 1, s + 1)
+            lo = np.minimum(2 * o - m, s)
+            t = 3.0 + np.where(o < s, suffix[o, lo], 0.0)
+            row = np.zeros(s + 2)
+            row[m + 1 : s + 1] = t
+            suffix[m] = np.cumsum(row[::-1])[::-1]
+        raises = suffix[a, a + 1] if a < s else 0.0  # the first raise, to any k > ante
+        check = 2.0 + raises  # after a check: call (showdown) or raise
+        betting = 1.0 + check + raises
+        c = float(min(cards, 2**HUGE_EXPONENT))
+        return SizeEstimate(float(1.0 + c + c * (c - 1.0) * betting), None, at_least)
+
 
 
 class NLOneCardPublicState(StandInState):

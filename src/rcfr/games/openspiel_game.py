@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import RcfrError
+from ..core.errors import RcfrError
 from .protocol import Game, State
 
 INSTALL_HINT = "install the openspiel extra: pip install 'rcfr[openspiel]'"

@@ -1,7 +1,8 @@
 """The game protocol: OpenSpiel's method names for two-player zero-sum games with chance.
 
 A game is given by its rules (a :class:`State` that knows its legal moves and how to apply them);
-:func:`rcfr.tree.compile_game` walks it once into flat arrays.  Players are numbered 0 and 1
+:func:`rcfr.forms.compile.compile_game` walks it once into flat arrays.  Players are numbered 0 and
+1
 (the papers' "player 1" is player 0 here), as in OpenSpiel.
 """
 

@@ -1,4 +1,4 @@
-"""The public-form protocol (:mod:`rcfr.public_tree`): what a game describes so that it can be
+"""The public-form protocol (:mod:`rcfr.forms.public.tree`): what a game describes so that it can be
 compiled to its public tree: public states, each player's private states and the deal."""
 
 from __future__ import annotations

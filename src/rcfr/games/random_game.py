@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import RcfrError
+from ..core.errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
 
 _DEFAULTS: dict[str, Any] = {

@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import RcfrError
+from ..core.errors import RcfrError
 from .goofspiel import Goofspiel
 from .kuhn import KuhnPoker
 from .leduc import LeducPoker
@@ -21,6 +21,15 @@ from .random_game import RandomGame
 
 OPENSPIEL_PREFIX = "openspiel:"
 _REGISTRY: dict[str, tuple[Callable[..., Game], str]] = {}
+# builds ``GAME@SPEC`` (an abstract game) from the base game and the spec; set by
+# :mod:`rcfr.games.transforms.parse`, which the ``rcfr.games`` package imports
+_ABSTRACT: Callable[[Game, str], Game] | None = None
+
+
+def set_abstraction_hook(build: Callable[[Game, str], Game]) -> None:
+    """Let ``GAME@SPEC`` game strings build abstract games with ``build(base, spec)``."""
+    global _ABSTRACT
+    _ABSTRACT = build
 
 
 def register(name: str, factory: Callable[..., Game], description: str) -> None:
@@ -118,11 +127,11 @@ def load_game(spec: str | Game) -> Game:
         return spec
     spec = str(spec).strip()
     if "@" in spec and not spec.startswith(OPENSPIEL_PREFIX):  # an abstract game: GAME@SPEC
-        from ..abstraction import AbstractGame, parse_abstraction
-
         base_spec, _, abstraction = spec.rpartition("@")
         base = load_game(base_spec)
-        return AbstractGame(base, parse_abstraction(abstraction, base))
+        if _ABSTRACT is None:  # pragma: no cover (the rcfr.games package sets it)
+            raise RcfrError("abstract games (GAME@SPEC) need rcfr.games.transforms")
+        return _ABSTRACT(base, abstraction)
     if spec.startswith(OPENSPIEL_PREFIX):
         from .openspiel_game import load_openspiel_game
 

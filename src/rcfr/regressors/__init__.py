@@ -1,7 +1,7 @@
 """Regressors for regression CFR (Morrill 2016; D'Orazio et al. 2019).
 
 Every regressor follows scikit-learn's habits: parameters are set in ``__init__`` and checked
-in ``fit`` (bad ones raise a one-line :class:`~rcfr.errors.RcfrError`), ``fit(X, y,
+in ``fit`` (bad ones raise a one-line :class:`~rcfr.core.errors.RcfrError`), ``fit(X, y,
 sample_weight=None)`` returns the regressor, ``predict(X)`` returns a float vector, and
 ``complexity`` is its size: leaves for trees, weights for linear models.
 

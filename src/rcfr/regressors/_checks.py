@@ -11,7 +11,7 @@ import numpy as np
 import sklearn.exceptions
 from sklearn.utils.validation import check_array, validate_data
 
-from ..errors import RcfrError
+from ..core.errors import RcfrError
 
 
 class NotFittedError(RcfrError, sklearn.exceptions.NotFittedError):

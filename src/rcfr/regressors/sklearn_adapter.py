@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 
-from ..errors import RcfrError
+from ..core.errors import RcfrError
 from ._checks import check_fitted
 
 

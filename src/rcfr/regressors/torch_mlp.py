@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
 
-from ..errors import RcfrError
+from ..core.errors import RcfrError
 from ._checks import (
     check_choice,
     check_fitted,

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import RcfrError
+from ..core.errors import RcfrError
 from ._checks import check_int
 
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import RcfrError
+from ..core.errors import RcfrError
 from ..policy import TabularPolicy
 from ..regressors import SklearnRegressor
 

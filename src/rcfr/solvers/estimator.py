@@ -11,10 +11,11 @@ import numpy as np
 class RegretEstimator(Protocol):
     """What the solver loop needs of a regret estimator.
 
-    Arrays are over all sequences of the game (:mod:`rcfr.tree`'s order); a method called for
+    Arrays are over all sequences of the game (:mod:`rcfr.forms.history.tree`'s order); a method
+    called for
     ``player`` reads and writes only that player's slice ``tree.player_sequences(player)``.
 
-    * ``rule``: the :class:`~rcfr.solvers.rules.UpdateRule` (or its spec string) by which the
+    * ``rule``: the :class:`~rcfr.core.rules.UpdateRule` (or its spec string) by which the
       estimator absorbs regrets; the solver records it and takes its average weighting.
       ``None`` lets the solver's ``rule`` decide.
     * ``initialize(tree)``: allocate for a compiled game.

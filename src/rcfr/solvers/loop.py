@@ -4,7 +4,7 @@ strategy.
 
 CFR = tabular cumulative regrets + regret matching (Zinkevich et al. 2007); CFR+ = tabular
 Q-regrets clipped at zero + regret matching + linear averaging (Tammelin 2014; Morrill 2016,
-sec. 2.5); LCFR / DCFR / PCFR+ = other update rules (:mod:`rcfr.solvers.rules`).  With
+sec. 2.5); LCFR / DCFR / PCFR+ = other update rules (:mod:`rcfr.core.rules`).  With
 alternating updates player 0's pass updates its regrets and average strategy, then player 1's
 pass runs against player 0's updated strategy; with simultaneous updates both passes run at the
 same strategy.
@@ -21,19 +21,18 @@ terminals, one backward sweep over the updating player's information sets.
 from __future__ import annotations
 
 import os
-from typing import Any, NamedTuple, Protocol
+from typing import Any
 
 import numpy as np
-from numba import njit
 
-from .. import kernels as K
-from ..errors import RcfrError
-from ..fileio import check_game_matches, read_npz, write_npz
-from ..links import Link, apply_link, parse_link
+from ..core.checks import whole_number
+from ..core.errors import RcfrError
+from ..core.fileio import check_game_matches, read_npz, write_npz
+from ..core.links import Link, apply_link, parse_link
+from ..core.rules import UpdateRule, parse_rule
+from ..forms.base import Form
+from ..forms.compile import compile_game
 from ..policy import TabularPolicy
-from ..tree import GameTree, compile_game
-from .checks import whole_number
-from .rules import UpdateRule, link_input, parse_rule, rule_update
 from .tabular import TabularRegrets, legacy_rule
 
 CHECKPOINT_FORMAT = "rcfr.checkpoint"
@@ -43,145 +42,6 @@ UNLIMITED = 1 << 62
 # the rule of a checkpoint written before rules were recorded, by its algorithm
 LEGACY_RULES = {"cfr": "cfr", "cfr+": "cfr+", "rcfr": "cfr", "rcfr+": "cfr+", "cs": "cfr",
                 "es": "cfr", "os": "cfr", "as": "cfr"}
-
-
-class FullTree(NamedTuple):
-    """The compiled tree's arrays that the full-width pass reads."""
-
-    bounds: np.ndarray  # information sets of player p: [bounds[p], bounds[p + 1])
-    seq_bounds: np.ndarray  # sequences of player p: [seq_bounds[p], seq_bounds[p + 1])
-    seq_start: np.ndarray
-    num_actions: np.ndarray
-    parent_seq: np.ndarray
-    term_seq: np.ndarray
-    term_coef: np.ndarray
-
-
-class FullWork(NamedTuple):
-    """Scratch arrays of the full-width pass (``plan`` and ``acc`` padded)."""
-
-    plan: np.ndarray
-    acc: np.ndarray
-    inst: np.ndarray
-
-
-def full_tree(tree: GameTree) -> FullTree:
-    return FullTree(
-        np.array([0, tree.num_infosets_per_player[0], tree.num_infosets], dtype=np.int64),
-        np.array([0, tree.num_sequences_per_player[0], tree.num_sequences], dtype=np.int64),
-        tree.infoset_seq_start, tree.infoset_num_actions, tree.infoset_parent_seq,
-        tree.terminal_seq, tree.terminal_coef)
-
-
-@njit(cache=True)
-def accumulate_average(plan, weight, s_lo, s_hi, avg):
-    """Add ``weight`` times the player's realization weights to the average-strategy sums."""
-    for s in range(s_lo, s_hi):
-        avg[s] += weight * plan[s]
-
-
-@njit(cache=True)
-def player_regrets(player, strategy, tree, plan, acc, inst):
-    """Full-width pass for ``player``: ``inst`` gets its instantaneous counterfactual regrets
-    (``plan`` must hold the opponent's realization plan).  Returns the player's value."""
-    K.terminal_values(player, plan, tree.term_seq, tree.term_coef, tree.seq_bounds[player],
-                      tree.seq_bounds[player + 1], acc)
-    return K.counterfactual_regrets(player, strategy, tree.bounds[player],
-                                    tree.bounds[player + 1], tree.seq_start, tree.num_actions,
-                                    tree.parent_seq, acc, inst)
-
-
-@njit(cache=True)
-def full_width_pass(p_lo, p_hi, weight, tree, strategy, avg, work, stale_lo=0, stale_hi=2):
-    """Players ``[p_lo, p_hi)`` at the same strategy: their regrets into ``work.inst`` and
-    ``weight`` times their realization plans into the average-strategy sums.  The realization
-    plans of players ``[stale_lo, stale_hi)`` are recomputed; the others' must be current in
-    ``work.plan``."""
-    K.realization_plan(strategy, tree.bounds[stale_lo], tree.bounds[stale_hi], tree.seq_start,
-                       tree.num_actions, tree.parent_seq, work.plan)
-    for p in range(p_lo, p_hi):
-        player_regrets(p, strategy, tree, work.plan, work.acc, work.inst)
-    for p in range(p_lo, p_hi):
-        accumulate_average(work.plan, weight, tree.seq_bounds[p], tree.seq_bounds[p + 1], avg)
-
-
-@njit(cache=True)
-def absorb(p, t, rule, link_kind, link_param, tree, inst, regrets, prediction, values,
-           strategy):
-    """Tabular estimator: player ``p``'s regrets by ``rule``, then the link on its sets."""
-    lo, hi = tree.seq_bounds[p], tree.seq_bounds[p + 1]
-    rule_update(rule, t, inst, lo, hi, regrets, prediction)
-    x = link_input(rule, regrets, prediction, lo, hi, values)
-    apply_link(link_kind, link_param, x, tree.bounds[p], tree.bounds[p + 1], tree.seq_start,
-               tree.num_actions, strategy)
-
-
-@njit(cache=True)
-def run_tabular(n_iters, t0, alternating, avg_power, rule, link_kind, link_param, tree,
-                regrets, prediction, values, strategy, avg, work):
-    """``n_iters`` iterations of the loop with the tabular estimator, entirely in numba."""
-    for it in range(n_iters):
-        t = t0 + it + 1
-        weight = float(t) ** avg_power
-        if alternating:  # after the first pass only the last updated player's plan is stale
-            for p in range(2):
-                first = it == 0 and p == 0
-                full_width_pass(p, p + 1, weight, tree, strategy, avg, work,
-                                0 if first else 1 - p, 2 if first else 2 - p)
-                absorb(p, t, rule, link_kind, link_param, tree, work.inst, regrets, prediction,
-                       values, strategy)
-        else:
-            full_width_pass(0, 2, weight, tree, strategy, avg, work)
-            for p in range(2):
-                absorb(p, t, rule, link_kind, link_param, tree, work.inst, regrets, prediction,
-                       values, strategy)
-
-
-class TreePass(Protocol):
-    """A tree pass of the loop (ARCHITECTURE.md): full width or sampled."""
-
-    def run(self, players: tuple[int, ...], strategy: np.ndarray, weight: float,
-            avg: np.ndarray, inst: np.ndarray) -> int:
-        """Write the instantaneous regrets of ``players`` (updated at the same ``strategy``)
-        into ``inst``, add ``weight`` times their average-strategy increments to ``avg`` and
-        return the number of histories visited."""
-
-    def fuses(self, rule: UpdateRule) -> bool:
-        """Whether :meth:`run_fused` runs this rule with the tabular estimator."""
-
-    def run_fused(self, solver: RegretSolver, max_iters: int, node_budget: int) -> None:
-        """Iterations with :class:`TabularRegrets` in one numba kernel, advancing the solver's
-        ``iteration`` and ``nodes_visited``, until ``max_iters`` iterations or ``node_budget``
-        histories (whole iterations)."""
-
-
-class FullWidthPass:
-    """The exact pass (Zinkevich et al. 2007, eq. 7) over every history, in sequence form."""
-
-    def __init__(self, tree: GameTree) -> None:
-        self.tree = tree
-        self.arrays = full_tree(tree)
-        S = tree.num_sequences
-        self.work = FullWork(K.padded(S), np.zeros(S + 2), np.zeros(S))
-
-    def run(self, players, strategy, weight, avg, inst) -> int:
-        full_width_pass(players[0], players[-1] + 1, weight, self.arrays, strategy, avg,
-                        self.work._replace(inst=inst))
-        return len(players) * self.tree.num_nodes
-
-    def fuses(self, rule: UpdateRule) -> bool:
-        return True
-
-    def run_fused(self, solver: RegretSolver, max_iters: int, node_budget: int) -> None:
-        per = 2 * self.tree.num_nodes  # one full pass per player
-        iterations = min(max_iters, max(1, -(-node_budget // per)))
-        est = solver.estimator_
-        run_tabular(iterations, solver.iteration, solver.alternating, solver.avg_power_,
-                    solver.rule_.params, solver.link_.kind, solver.link_.param, self.arrays,
-                    est.regrets, est.prediction, est.values_, solver.strategy_,
-                    solver.avg_weights_, self.work)
-        solver.iteration += iterations
-        solver.nodes_visited += iterations * per
 
 
 def averaging_power(averaging: str | float) -> float:
@@ -203,13 +63,13 @@ class RegretSolver:
 
     ``estimator`` follows :class:`~rcfr.solvers.estimator.RegretEstimator` (default: the
     tabular one with ``rule``); ``rule`` is an update rule spec or object
-    (:func:`~rcfr.solvers.rules.parse_rule`; default the estimator's, else ``cfr``).
+    (:func:`~rcfr.core.rules.parse_rule`; default the estimator's, else ``cfr``).
     ``averaging`` is ``"uniform"``, ``"linear"``, ``"quadratic"`` or a power ``g`` (iteration
     ``t`` weighs ``t**g`` in the average strategy); by default the rule's.  Parameters are
     validated in :meth:`run`.
     """
 
-    def __init__(self, game: GameTree | Any, *, estimator: Any = None,
+    def __init__(self, game: Form | Any, *, estimator: Any = None,
                  rule: str | UpdateRule | None = None, link: str | Link | None = None,
                  alternating: bool = True, averaging: str | float | None = None,
                  seed: int | None = None, name: str = "cfr") -> None:
@@ -269,14 +129,10 @@ class RegretSolver:
         """The averaging when none is given: the rule's."""
         return AVERAGING_NAMES.get(self.rule_.averaging, self.rule_.averaging)
 
-    def _make_pass(self) -> TreePass:
+    def _make_pass(self) -> Any:
         """The tree pass: the full-width pass of the tree's form (a subclass picks another,
         e.g. Monte Carlo sampling)."""
-        if getattr(self.tree, "form", None) == "public":
-            from ..public_passes import PublicFullWidthPass
-
-            return PublicFullWidthPass(self.tree)
-        return FullWidthPass(self.tree)
+        return self.tree.full_width_pass()
 
     # -- iterations ----------------------------------------------------------------------
     def run(self, iterations: int) -> RegretSolver:
@@ -329,8 +185,7 @@ class RegretSolver:
                 "rule": self.rule_.spec(), "link": self.link_.spec(),
                 "alternating": self.alternating, "averaging": self.averaging_,
                 "seed": self.seed, "nodes_visited": self.nodes_visited}
-        if getattr(self.tree, "form", None) == "public":
-            info["form"] = "public"  # files say which form they index
+        info.update(self.tree.file_meta())  # files say which form they index
         return info
 
     _config_keys: tuple[str, ...] = ("rule", "link", "alternating", "averaging")  # to resume
@@ -422,16 +277,16 @@ ALGORITHMS = {"cfr": "cfr", "cfr+": "cfr+", "lcfr": "lcfr", "dcfr": "dcfr", "pcf
 
 
 class CFRSolver(RegretSolver):
-    """The tabular instances of the loop, one per update rule (:mod:`rcfr.solvers.rules`):
+    """The tabular instances of the loop, one per update rule (:mod:`rcfr.core.rules`):
     CFR (``algorithm="cfr"``: cumulative regrets, uniform averaging; Zinkevich et al. 2007),
     CFR+ (``"cfr+"``: regret-matching+, linear averaging; Tammelin et al. 2015), Linear and
     Discounted CFR (``"lcfr"``, ``"dcfr"`` or ``"dcfr:alpha,beta,gamma"``; Brown & Sandholm
     2019), predictive CFR+ (``"pcfr+"``; Farina et al. 2021) and predictive discounted CFR+
     (``"pdcfr+"``; Xu et al. 2024).  ``algorithm`` may also be an
-    :class:`~rcfr.solvers.rules.UpdateRule`.
+    :class:`~rcfr.core.rules.UpdateRule`.
     """
 
-    def __init__(self, game: GameTree | Any, algorithm: str | UpdateRule = "cfr", *,
+    def __init__(self, game: Form | Any, algorithm: str | UpdateRule = "cfr", *,
                  alternating: bool = True, averaging: str | float | None = None,
                  link: str | Link | None = None, seed: int | None = None) -> None:
         if isinstance(algorithm, UpdateRule):

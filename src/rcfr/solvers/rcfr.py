@@ -7,23 +7,24 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import RcfrError
+from ..core.checks import whole_number
+from ..core.errors import RcfrError
+from ..core.links import Link
+from ..core.rules import UpdateRule, parse_rule
 from ..features import default_features, parse_features, sequence_features
-from ..links import Link
+from ..forms.base import Form
+from ..forms.compile import compile_game
 from ..policy import TabularPolicy
-from ..tree import GameTree, compile_game
 from .average import AverageStrategyModel
-from .checks import whole_number
 from .loop import RegretSolver
 from .regression import LinearRegrets, RegressionRegrets, TabularRegressor
-from .rules import UpdateRule, parse_rule
 
 REGRESSORS = ("tabular", "best-first", "recursive", "ridge", "torch-mlp", "sklearn:<module.Class>")
 RCFR_ALGORITHMS = {"rcfr": "cfr", "rcfr+": "cfr+"}
 AVERAGE_TARGETS = ("strategy", "weights", "bootstrap")
 
 
-def split_leaves(tree: GameTree, leaves: int) -> list[int]:
+def split_leaves(tree: Form, leaves: int) -> list[int]:
     """A total leaf budget shared between the players in proportion to their sequences."""
     s0, s1 = tree.num_sequences_per_player
     first = max(1, round(leaves * s0 / (s0 + s1)))
@@ -42,7 +43,7 @@ def seeded_sklearn(path: str, seed: int) -> Any:
     return SklearnRegressor(est)
 
 
-def make_regressors(tree: GameTree, regressor: str, *, leaves: int | None = None,
+def make_regressors(tree: Form, regressor: str, *, leaves: int | None = None,
                     threshold: float | None = None, criterion: str = "squared_error",
                     hidden: Any = None, seed: int = 0) -> Any:
     """The regressor (or per-player pair) a regressor name stands for (``tabular``,
@@ -73,7 +74,7 @@ def make_regressors(tree: GameTree, regressor: str, *, leaves: int | None = None
     return regs
 
 
-def make_estimator(tree: GameTree, regressor: Any = "best-first", *, leaves: int | None = None,
+def make_estimator(tree: Form, regressor: Any = "best-first", *, leaves: int | None = None,
                    features: str | None = None, bootstrap: bool = False, plus: bool = False,
                    rule: str | UpdateRule | None = None, threshold: float | None = None,
                    criterion: str = "squared_error", alpha: float | None = None,
@@ -134,7 +135,7 @@ class RCFRSolver(RegretSolver):
     :meth:`tabular_average_policy` the exact average, and ``complexity`` counts both models.
     """
 
-    def __init__(self, game: GameTree | Any, algorithm: str = "rcfr+", *,
+    def __init__(self, game: Form | Any, algorithm: str = "rcfr+", *,
                  regressor: Any = "best-first", leaves: int | None = None,
                  features: str | None = None, bootstrap: bool = False,
                  threshold: float | None = None, criterion: str = "squared_error",

@@ -18,7 +18,7 @@ tabular regressor reproduce CFR / CFR+ bit for bit.  A regressor that sets
 on information-set features, fit to each iteration's exact regrets, with the weights summed
 over iterations.
 
-Update rules (:mod:`rcfr.solvers.rules`) set the targets: the rule absorbs the new regrets
+Update rules (:mod:`rcfr.core.rules`) set the targets: the rule absorbs the new regrets
 into the stored table (or, bootstrapped, into a copy of the last estimates), and the result is
 the target: ``R + r`` (cfr), ``max(Q + r, 0)`` (cfr+, pcfr+), ``(R + r)`` times DCFR's
 discount by sign at iteration ``t`` (lcfr, dcfr).  For the predictive rules the link reads the
@@ -34,17 +34,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import RcfrError
-from ..features import (
-    FeatureRows,
-    infoset_features,
-    sequence_features,
-    tree_equivalent_columns,
-)
+from ..core.errors import RcfrError
+from ..core.rules import UpdateRule, link_input, parse_rule, rule_update
+from ..features import FeatureRows, infoset_features, sequence_features, tree_equivalent_columns
 from ..regressors import RidgeRegression, SklearnRegressor
 from ..regressors.sklearn_adapter import _warm_startable
 from ..regressors.tree_base import RegressionTree
-from .rules import UpdateRule, link_input, parse_rule, rule_update
 from .tabular import legacy_rule
 
 DENSE_MEMORY = 1 << 30  # bytes a dense feature matrix (and a prediction chunk) may take

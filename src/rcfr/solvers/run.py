@@ -7,15 +7,17 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..errors import RcfrError
+from ..core.checks import whole_number
+from ..core.errors import RcfrError
+from ..core.rules import DCFR_DEFAULTS, PDCFR_DEFAULTS, UpdateRule, parse_rule
 from ..evaluate import Evaluation, evaluate
+from ..forms.base import Form
+from ..forms.compile import compile_game
+from ..forms.sampling import SCHEMES
 from ..policy import TabularPolicy
-from ..tree import GameTree, compile_game
-from .checks import whole_number
 from .loop import ALGORITHMS, CFRSolver, RegretSolver
 from .rcfr import RCFR_ALGORITHMS, RCFRSolver, make_estimator
-from .rules import DCFR_DEFAULTS, PDCFR_DEFAULTS, UpdateRule, parse_rule
-from .sampling import SCHEMES, MCCFRSolver
+from .sampling import MCCFRSolver
 
 # options of the regressors (regression CFR and the sampling schemes)
 RCFR_OPTIONS = ("regressor", "leaves", "features", "bootstrap", "threshold", "criterion",
@@ -96,7 +98,7 @@ def _rule_for(key: str, rule: str | UpdateRule | None, options: dict) -> UpdateR
     return parse_rule(f"{base.name}:{','.join(str(float(v)) for v in values)}")
 
 
-def make_solver(game: GameTree | str, algorithm: str, *, rule: str | UpdateRule | None = None,
+def make_solver(game: Form | str, algorithm: str, *, rule: str | UpdateRule | None = None,
                 **options) -> RegretSolver:
     """A solver for ``algorithm``: ``cfr``, ``cfr+``, ``lcfr``, ``dcfr``, ``pcfr+``, ``pdcfr+``
     (tabular, one per update rule; DCFR takes ``alpha``, ``beta``, ``gamma``), ``rcfr``,
@@ -162,26 +164,16 @@ def make_solver(game: GameTree | str, algorithm: str, *, rule: str | UpdateRule 
     return CFRSolver(game, rule_, **rest)
 
 
-def solver_for(tree) -> Callable[..., RegretSolver]:
-    """The solver factory of ``tree``'s form: :func:`make_solver`, or
-    :func:`rcfr.public_passes.make_public_solver` for a public tree."""
-    if getattr(tree, "form", None) == "public":
-        from ..public_passes import make_public_solver
-
-        return make_public_solver
-    return make_solver
-
-
 def _positive(name: str, value, allow_zero: bool = False) -> int:
     return whole_number(value, name, 0 if allow_zero else 1)
 
 
-def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
+def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
           eval_every: int = 0, *, nodes: int | None = None, eval_nodes: int = 0,
           solver: RegretSolver | None = None,
           callback: Callable[[int, float | None], None] | None = None,
           checkpoint: str | os.PathLike | None = None, checkpoint_every: float = 60.0,
-          should_stop: Callable[[], bool] | None = None, abstraction=None,
+          should_stop: Callable[[], bool] | None = None,
           **options) -> SolveResult:
     """Run ``iterations`` iterations of ``algorithm`` on ``game`` -- or, with ``nodes``, whole
     iterations until that many more histories have been visited.  The average strategy is
@@ -195,18 +187,8 @@ def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
     a run killed midway resumes from its last checkpoint.  ``should_stop()`` is asked after
     every chunk; when it returns true the run stops after the current iteration (the result
     says ``interrupted``).  Chunks are kept short (about 0.25 s) so both react quickly; the
-    chunking never changes the result.
-
-    With ``abstraction`` (a name such as ``"J.QK"`` or ``"HP"``, see :mod:`rcfr.abstraction`)
-    the abstract game is solved and the result is the full game's."""
-    if abstraction is not None:
-        from ..abstraction import solve_with_abstraction
-
-        return solve_with_abstraction(game, algorithm, iterations, eval_every,
-                                      abstraction=abstraction, nodes=nodes,
-                                      eval_nodes=eval_nodes, solver=solver, callback=callback,
-                                      checkpoint=checkpoint, checkpoint_every=checkpoint_every,
-                                      should_stop=should_stop, **options)
+    chunking never changes the result.  Abstractions go through
+    :func:`rcfr.api.solve`."""
     if nodes is None:
         _positive("iterations", iterations)
     else:
@@ -217,7 +199,7 @@ def solve(game: GameTree | str, algorithm: str = "cfr+", iterations: int = 1000,
         raise RcfrError(f"checkpoint-every must be a positive number of seconds, "
                         f"got {checkpoint_every!r}")
     tree = compile_game(game)
-    solver = solver if solver is not None else solver_for(tree)(tree, algorithm, **options)
+    solver = solver if solver is not None else make_solver(tree, algorithm, **options)
     solver._setup()  # validation and kernel loading happen outside the timed runs
     it0, nodes0 = solver.iteration, solver.nodes_visited
     chunk = eval_every if eval_every else max(1, min(1000, (iterations or 1000) // 100))

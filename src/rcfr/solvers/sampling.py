@@ -37,10 +37,10 @@ updates).  The strategy is fixed during a pass; the pass writes sampled regrets 
 information sets it touched into ``inst`` and the regret estimator absorbs them afterwards, so
 the fused tabular kernel (sparse update of the touched sets) and the Python path (dense
 ``estimator.update(player, inst, t)``, any estimator) give bit-identical results.  The update
-rule (:mod:`rcfr.solvers.rules`) is ``cfr`` or ``cfr+`` with every scheme; ``lcfr`` and ``dcfr``
+rule (:mod:`rcfr.core.rules`) is ``cfr`` or ``cfr+`` with every scheme; ``lcfr`` and ``dcfr``
 with external sampling (Brown & Sandholm 2019 use discounting with external sampling) discount
 the player's whole table after each of its passes.  The fused kernel does it lazily
-(:class:`~rcfr.solvers.rules.LazyDiscount`): a touched information set first catches up with the
+(:class:`~rcfr.core.rules.LazyDiscount`): a touched information set first catches up with the
 factors of the iterations it missed, then takes the new regrets and this iteration's factor;
 the untouched sets' strategies stay as they are, which is exact for the polynomial links
 (regret matching), whose strategy a discount of every positive regret by one factor does not
@@ -60,36 +60,19 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
-from numba import njit
 
-from ..errors import RcfrError
+from ..core.errors import RcfrError
+from ..core.links import Link
+from ..core.rules import DISCOUNTED, LazyDiscount, UpdateRule, lazy_discount
 from ..evaluate import exploitability
-from ..kernels import padded, realization_plan
-from ..links import POLYNOMIAL, Link, apply_link, link_slice
-from ..tree import KIND_CHANCE, KIND_TERMINAL, GameTree, compile_game
-from .loop import RegretSolver, full_tree, player_regrets
-from .rules import (
-    CLIPPED,
-    DISCOUNTED,
-    PLAIN,
-    LazyDiscount,
-    UpdateRule,
-    catch_up,
-    discount,
-    lazy_discount,
-    link_input,
-    rule_update,
-    stamp,
-    tick,
-    true_regrets,
-)
+from ..forms import Form, compile_game
+from ..forms.sampling import SCHEMES, LazyDiscounting
+from .loop import RegretSolver
 from .tabular import legacy_rule
 
-CS, ES, OS, AS = 0, 1, 2, 3
-SCHEMES = {"cs": CS, "es": ES, "os": OS, "as": AS}
 SCHEME_NAMES = {
     "cs": "chance sampling",
     "es": "external sampling",
@@ -98,369 +81,6 @@ SCHEME_NAMES = {
 }
 DEFAULT_EPSILON = {"os": 0.5, "as": 0.05}  # Gibson et al. 2012, sec. 5
 TABLE_DTYPES = {"float64": np.float64, "float32": np.float32}  # MCCFRSolver's dtype
-
-
-class SampledTree(NamedTuple):
-    """The compiled tree's node arrays that a sampled pass reads."""
-
-    kind: np.ndarray
-    child_start: np.ndarray
-    node_infoset: np.ndarray
-    chance_prob: np.ndarray
-    seq_start: np.ndarray
-    num_actions: np.ndarray
-    util: np.ndarray  # player 0's payoff at terminals, 0 elsewhere
-
-
-class SampleWork(NamedTuple):
-    """Scratch arrays of a sampled pass: the visited list, the sampled child of each node,
-    sampling probabilities, reaches, values, and the touched information sets."""
-
-    order: np.ndarray
-    pick: np.ndarray
-    q: np.ndarray
-    ri: np.ndarray
-    val: np.ndarray
-    stamp: np.ndarray
-    touched: np.ndarray
-
-# SplitMix64 (Steele, Lea & Flood 2014) constants
-_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-_S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
-_TO_UNIT = 1.0 / 9007199254740992.0  # 2**-53
-
-
-# -- random numbers ----------------------------------------------------------------------
-@njit(cache=True)
-def uniform(rng):
-    """A uniform double in ``[0, 1)`` from the SplitMix64 state ``rng[0]`` (advanced)."""
-    rng[0] += _GAMMA
-    z = rng[0]
-    z = (z ^ (z >> _S30)) * _MIX1
-    z = (z ^ (z >> _S27)) * _MIX2
-    z = z ^ (z >> _S31)
-    return float(z >> _S11) * _TO_UNIT
-
-
-@njit(cache=True)
-def draw(probs, lo, hi, u):
-    """Index ``k - lo`` of the first ``k`` in ``[lo, hi)`` where the running sum of ``probs``
-    exceeds ``u``; rounding past the end falls back to the last positive entry."""
-    acc = 0.0
-    last = lo
-    for k in range(lo, hi):
-        p = probs[k]
-        if p > 0.0:
-            acc += p
-            last = k
-            if u < acc:
-                return k - lo
-    return last - lo
-
-
-@njit(cache=True)
-def explore(strategy, s0, na, epsilon, u):
-    """Outcome sampling's action at an information set of the updating player whose strategy is
-    ``strategy[s0:s0 + na]``: uniform with probability ``epsilon``, else on-policy (``u``
-    uniform in ``[0, 1)``)."""
-    if u < epsilon:
-        return min(int(u / epsilon * na), na - 1)
-    return draw(strategy, s0, s0 + na, (u - epsilon) / (1.0 - epsilon))
-
-
-@njit(cache=True)
-def as_sampling_probability(s, lo, hi, k, epsilon, beta, tau):
-    """Probability that average strategy sampling samples sequence ``k`` of the information set
-    whose cumulative average-strategy weights are ``s[lo:hi]``: Gibson et al. 2012, eq. 2,
-    capped at 1 (1 also when ``beta + sum s`` is 0)."""
-    total = beta
-    for j in range(lo, hi):
-        total += s[j]
-    if total <= 0.0:
-        return 1.0
-    rho = max(epsilon, (beta + tau * s[k]) / total)
-    return 1.0 if rho >= 1.0 else rho
-
-
-# -- one pass ----------------------------------------------------------------------------
-@njit(cache=True)
-def _expand_cs(player, weight, tree, strategy, avg, rng, work):
-    """Chance sampling, breadth-first sweep: ``q`` holds the opponent's reach and ``ri`` the
-    updating player's; the player's average strategy gets ``weight * pi_i(h) * sigma``."""
-    kind, child_start, node_infoset, chance_prob, seq_start, num_actions, util = tree
-    order, pick, q, ri, val, stamp, touched = work
-    order[0] = 0
-    q[0] = 1.0
-    ri[0] = 1.0
-    n = 1
-    k = 0
-    while k < n:
-        h = order[k]
-        k += 1
-        kd = kind[h]
-        if kd == KIND_TERMINAL:
-            continue
-        c0 = child_start[h]
-        if kd == KIND_CHANCE:
-            c = c0 + draw(chance_prob, c0, child_start[h + 1], uniform(rng))
-            pick[h] = c
-            q[c] = q[h]
-            ri[c] = ri[h]
-            order[n] = c
-            n += 1
-            continue
-        s0 = seq_start[node_infoset[h]]
-        na = child_start[h + 1] - c0
-        if kd == player:
-            r = ri[h]
-            for j in range(na):
-                p = strategy[s0 + j]
-                avg[s0 + j] += weight * r * p
-                c = c0 + j
-                q[c] = q[h]
-                ri[c] = r * p
-                order[n] = c
-                n += 1
-        else:
-            pick[h] = -1
-            for j in range(na):
-                c = c0 + j
-                q[c] = q[h] * strategy[s0 + j]
-                ri[c] = ri[h]
-                order[n] = c
-                n += 1
-    return n
-
-
-@njit(cache=True)
-def _expand_sampled(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rng, work):
-    """ES / OS / AS, breadth-first sweep: chance and opponent sampled on-policy, the updating
-    player's actions all (ES), one epsilon-greedy (OS) or each with probability ``rho`` (AS);
-    ``q`` holds the updating player's sampling probability, unsampled children get value 0 and
-    the opponent's average strategy gets ``weight * sigma / q`` (Algorithm 1, line 9)."""
-    kind, child_start, node_infoset, chance_prob, seq_start, num_actions, util = tree
-    order, pick, q, ri, val, stamp, touched = work
-    order[0] = 0
-    q[0] = 1.0
-    n = 1
-    k = 0
-    while k < n:
-        h = order[k]
-        k += 1
-        kd = kind[h]
-        if kd == KIND_TERMINAL:
-            continue
-        c0 = child_start[h]
-        if kd == KIND_CHANCE:
-            c = c0 + draw(chance_prob, c0, child_start[h + 1], uniform(rng))
-            pick[h] = c
-            q[c] = q[h]
-            order[n] = c
-            n += 1
-            continue
-        s0 = seq_start[node_infoset[h]]
-        na = child_start[h + 1] - c0
-        if kd != player:
-            inc = weight / q[h]
-            for j in range(na):
-                avg[s0 + j] += inc * strategy[s0 + j]
-            c = c0 + draw(strategy, s0, s0 + na, uniform(rng))
-            pick[h] = c
-            q[c] = q[h]
-            order[n] = c
-            n += 1
-        elif scheme == ES:
-            for j in range(na):
-                c = c0 + j
-                q[c] = q[h]
-                order[n] = c
-                n += 1
-        elif scheme == OS:
-            a = explore(strategy, s0, na, epsilon, uniform(rng))
-            for j in range(na):
-                val[c0 + j] = 0.0
-            c = c0 + a
-            q[c] = q[h] * (epsilon / na + (1.0 - epsilon) * strategy[s0 + a])
-            order[n] = c
-            n += 1
-        else:
-            for j in range(na):
-                c = c0 + j
-                rho = as_sampling_probability(avg, s0, s0 + na, s0 + j, epsilon, beta, tau)
-                if rho >= 1.0 or uniform(rng) < rho:
-                    q[c] = q[h] * rho
-                    order[n] = c
-                    n += 1
-                else:
-                    val[c] = 0.0
-    return n
-
-
-@njit(cache=True)
-def _backup(player, cs, n, tree, strategy, inst, work, pass_id):
-    """Backward sweep over the visited list: sampled values bottom-up, and the updating
-    player's sampled regrets ``w * (v(a) - v)`` into ``inst`` (``w`` = opponent reach for CS,
-    1 otherwise).  Returns the number of information sets touched (listed in ``touched``)."""
-    kind, child_start, node_infoset, chance_prob, seq_start, num_actions, util = tree
-    order, pick, q, ri, val, stamp, touched = work
-    sign = 1.0 if player == 0 else -1.0
-    nt = 0
-    for k in range(n - 1, -1, -1):
-        h = order[k]
-        kd = kind[h]
-        if kd == KIND_TERMINAL:
-            val[h] = sign * util[h] if cs else sign * util[h] / q[h]
-        elif kd == KIND_CHANCE or (kd != player and pick[h] >= 0):
-            val[h] = val[pick[h]]
-        else:
-            info = node_infoset[h]
-            s0 = seq_start[info]
-            c0 = child_start[h]
-            na = child_start[h + 1] - c0
-            v = 0.0
-            for j in range(na):
-                v += strategy[s0 + j] * val[c0 + j]
-            val[h] = v
-            if kd == player:
-                if stamp[info] != pass_id:
-                    stamp[info] = pass_id
-                    touched[nt] = info
-                    nt += 1
-                    for j in range(na):
-                        inst[s0 + j] = 0.0
-                w = q[h] if cs else 1.0
-                for j in range(na):
-                    inst[s0 + j] += w * (val[c0 + j] - v)
-    return nt
-
-
-@njit(cache=True)
-def sampled_pass(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rng, inst,
-                 work, pass_id):
-    """One sampled pass for ``player`` (Gibson et al. 2012, sec. 2; Algorithm 1 for AS):
-    updates the average strategy (see the module docstring), writes the sampled counterfactual
-    regrets of the touched information sets into ``inst`` (others are left as they were) and
-    returns ``(histories visited, information sets touched)``.  ``pass_id`` must differ from
-    every earlier pass's on the same ``work`` arrays."""
-    if scheme == CS:
-        n = _expand_cs(player, weight, tree, strategy, avg, rng, work)
-    else:
-        n = _expand_sampled(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg,
-                            rng, work)
-    nt = _backup(player, scheme == CS, n, tree, strategy, inst, work, pass_id)
-    return n, nt
-
-
-@njit(cache=True)
-def absorb_touched(p, t, nt, touched, inst, rule, link_kind, link_param, tree, bounds,
-                   seq_bounds, regrets, prediction, values, strategy):
-    """Tabular estimator after player ``p``'s pass: plain and clipped rules update the touched
-    information sets only and re-apply the link there (the others' regrets do not change);
-    discounted rules update all of ``p``'s sequences (``inst`` zero outside the touched sets)."""
-    seq_start = tree.seq_start
-    num_actions = tree.num_actions
-    if rule.kind == PLAIN or rule.kind == CLIPPED:
-        for k in range(nt):
-            info = touched[k]
-            s0 = seq_start[info]
-            rule_update(rule, t, inst, s0, s0 + num_actions[info], regrets, prediction)
-            apply_link(link_kind, link_param, regrets, info, info + 1, seq_start, num_actions,
-                       strategy)
-    else:
-        lo, hi = seq_bounds[p], seq_bounds[p + 1]
-        rule_update(rule, t, inst, lo, hi, regrets, prediction)
-        x = link_input(rule, regrets, prediction, lo, hi, values)
-        apply_link(link_kind, link_param, x, bounds[p], bounds[p + 1], seq_start, num_actions,
-                   strategy)
-
-
-@njit(cache=True)
-def absorb_lazily(p, t, nt, touched, inst, rule, link_kind, link_param, seq_start, num_actions,
-                  lazy, strategy):
-    """A discounted rule after player ``p``'s pass, lazily (:class:`LazyDiscount`): each touched
-    information set catches up with the factors it missed (through ``t - 1``), adds its new
-    regrets, is discounted by iteration ``t``'s factor of their sign and gets the link; then
-    ``p``'s products advance by ``t`` and the touched sets are marked up to date."""
-    raw = lazy.raw
-    pos = discount(t, rule.alpha)
-    neg = discount(t, rule.beta)
-    for k in range(nt):
-        info = touched[k]
-        s0 = seq_start[info]
-        s1 = s0 + num_actions[info]
-        catch_up(lazy, p, info, s0, s1, raw)
-        for s in range(s0, s1):
-            v = raw[s] + inst[s]
-            raw[s] = v * (pos if v >= 0.0 else neg)
-        link_slice(link_kind, link_param, raw, s0, s1, strategy)
-    tick(lazy, p, t, rule)
-    for k in range(nt):
-        stamp(lazy, p, touched[k])
-
-
-@njit(cache=True)
-def start_pass(t0, it, p, avg_power, dense, seq_bounds, inst):
-    """Before player ``p``'s pass in iteration ``it`` of a fused run that started after
-    ``t0`` iterations: clear ``p``'s ``inst`` for a ``dense`` rule (a whole-table update) and
-    return the iteration number ``t`` and the average strategy's weight ``t ** avg_power``."""
-    if dense:
-        for s in range(seq_bounds[p], seq_bounds[p + 1]):
-            inst[s] = 0.0
-    t = t0 + it + 1
-    return t, float(t) ** avg_power
-
-
-@njit(cache=True)
-def run_sampled(scheme, max_iters, node_budget, t0, avg_power, rule, link_kind, link_param,
-                epsilon, beta, tau, tree, bounds, seq_bounds, regrets, prediction, values,
-                strategy, avg, rng, counter, inst, work, lazy, lazily):
-    """Iterations of Monte Carlo CFR with the tabular estimator, entirely in numba: a pass for
-    player 0, its update, then a pass for player 1.  Stops after ``max_iters`` iterations or
-    once ``node_budget`` histories have been visited (whole iterations).  With ``lazily`` a
-    discounted rule updates ``lazy`` (:func:`absorb_lazily`) instead of ``regrets``.  Returns
-    ``(iterations, histories visited)``."""
-    dense = rule.kind != PLAIN and rule.kind != CLIPPED and not lazily
-    it = 0
-    nodes = 0
-    while it < max_iters and nodes < node_budget:
-        for p in range(2):
-            counter[0] += 1
-            t, weight = start_pass(t0, it, p, avg_power, dense, seq_bounds, inst)
-            n, nt = sampled_pass(scheme, p, weight, epsilon, beta, tau, tree, strategy, avg,
-                                 rng, inst, work, counter[0])
-            nodes += n
-            if lazily:
-                absorb_lazily(p, t, nt, work.touched, inst, rule, link_kind, link_param,
-                              tree.seq_start, tree.num_actions, lazy, strategy)
-            else:
-                absorb_touched(p, t, nt, work.touched, inst, rule, link_kind, link_param, tree,
-                               bounds, seq_bounds, regrets, prediction, values, strategy)
-        it += 1
-    return it, nodes
-
-
-@njit(cache=True)
-def _sample_many(samples, scheme, player, epsilon, beta, tau, tree, strategy, avg, rng, inst,
-                 work, rows, visits):
-    """``samples`` passes at a fixed strategy: each pass's dense regrets into ``rows[k]`` (when
-    ``rows`` has rows) and visit counts per history into ``visits``.  Returns all histories
-    visited."""
-    total = 0
-    for k in range(samples):
-        n, nt = sampled_pass(scheme, player, 0.0, epsilon, beta, tau, tree, strategy, avg, rng,
-                             inst, work, k + 1)
-        total += n
-        for j in range(n):
-            visits[work.order[j]] += 1
-        if rows.shape[0] > 0:
-            for m in range(nt):
-                info = work.touched[m]
-                s0 = tree.seq_start[info]
-                for s in range(s0, s0 + tree.num_actions[info]):
-                    rows[k, s] = inst[s]
-    return total
 
 
 # -- set-up helpers ----------------------------------------------------------------------
@@ -489,27 +109,6 @@ def check_parameters(scheme: str, epsilon: float | None = None, beta: float = 1e
     return key, eps, beta, tau
 
 
-def _tree_arrays(tree: GameTree) -> SampledTree:
-    util = np.zeros(tree.num_nodes)
-    util[tree.terminal_nodes] = tree.terminal_utility
-    return SampledTree(tree.node_kind, tree.node_child_start, tree.node_infoset,
-                       tree.node_chance_prob, tree.infoset_seq_start, tree.infoset_num_actions,
-                       util)
-
-
-def _work_arrays(tree: GameTree) -> SampleWork:
-    n = tree.num_nodes
-    return SampleWork(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.ones(n),
-                      np.ones(n), np.zeros(n), np.zeros(tree.num_infosets, dtype=np.int64),
-                      np.zeros(tree.num_infosets, dtype=np.int64))
-
-
-def seed_state(seed: int | None) -> np.ndarray:
-    """A one-word SplitMix64 state drawn from ``numpy.random.default_rng(seed)``."""
-    state = np.random.default_rng(seed).bit_generator.random_raw(1)
-    return np.asarray(state, dtype=np.uint64).reshape(1)
-
-
 def _fixed_pass_inputs(game, strategy, player, avg_weights):
     tree = compile_game(game)
     probs = np.ascontiguousarray(getattr(strategy, "probs", strategy), dtype=np.float64)
@@ -525,7 +124,7 @@ def _fixed_pass_inputs(game, strategy, player, avg_weights):
     return tree, probs, avg
 
 
-def sample_regrets(game: GameTree | Any, strategy: Any, player: int, scheme: str = "es", *,
+def sample_regrets(game: Form | Any, strategy: Any, player: int, scheme: str = "es", *,
                    samples: int = 1, seed: int | None = None, epsilon: float | None = None,
                    beta: float = 1e6, tau: float = 1000.0,
                    avg_weights: np.ndarray | None = None) -> np.ndarray:
@@ -536,14 +135,11 @@ def sample_regrets(game: GameTree | Any, strategy: Any, player: int, scheme: str
     average strategy that AS samples from (zeros by default)."""
     scheme, eps, beta, tau = check_parameters(scheme, epsilon, beta, tau)
     tree, probs, avg = _fixed_pass_inputs(game, strategy, player, avg_weights)
-    rows = np.zeros((int(samples), tree.num_sequences))
-    _sample_many(int(samples), SCHEMES[scheme], player, eps, beta, tau, _tree_arrays(tree),
-                 probs, avg, seed_state(seed), np.zeros(tree.num_sequences), _work_arrays(tree),
-                 rows, np.zeros(tree.num_nodes, dtype=np.int64))
-    return rows
+    pass_ = tree.sampled_pass(SCHEMES[scheme], eps, beta, tau, seed)
+    return pass_.sample_regrets(player, probs, avg, int(samples), pass_.rng)
 
 
-def visit_counts(game: GameTree | Any, strategy: Any, player: int, scheme: str = "es", *,
+def visit_counts(game: Form | Any, strategy: Any, player: int, scheme: str = "es", *,
                  samples: int = 1, seed: int | None = None, epsilon: float | None = None,
                  beta: float = 1e6, tau: float = 1000.0,
                  avg_weights: np.ndarray | None = None) -> np.ndarray:
@@ -552,101 +148,17 @@ def visit_counts(game: GameTree | Any, strategy: Any, player: int, scheme: str =
     visited)."""
     scheme, eps, beta, tau = check_parameters(scheme, epsilon, beta, tau)
     tree, probs, avg = _fixed_pass_inputs(game, strategy, player, avg_weights)
-    visits = np.zeros(tree.num_nodes, dtype=np.int64)
-    _sample_many(int(samples), SCHEMES[scheme], player, eps, beta, tau, _tree_arrays(tree),
-                 probs, avg, seed_state(seed), np.zeros(tree.num_sequences), _work_arrays(tree),
-                 np.zeros((0, tree.num_sequences)), visits)
-    return visits
+    pass_ = tree.sampled_pass(SCHEMES[scheme], eps, beta, tau, seed)
+    return pass_.visit_counts(player, probs, avg, int(samples))
 
 
-def exact_regrets(game: GameTree | Any, strategy: Any, player: int) -> np.ndarray:
+def exact_regrets(game: Form | Any, strategy: Any, player: int) -> np.ndarray:
     """``player``'s exact instantaneous counterfactual regrets at ``strategy`` (the full-width
     pass, Zinkevich et al. 2007, eq. 7); other players' entries are zero."""
     tree, probs, _ = _fixed_pass_inputs(game, strategy, player, None)
-    plan = padded(tree.num_sequences)
-    realization_plan(probs, 0, tree.num_infosets, tree.infoset_seq_start,
-                     tree.infoset_num_actions, tree.infoset_parent_seq, plan)
     inst = np.zeros(tree.num_sequences)
-    player_regrets(player, probs, full_tree(tree), plan, np.zeros(tree.num_sequences + 2), inst)
+    tree.full_width_pass().run((player,), probs, 0.0, np.zeros(tree.num_sequences), inst)
     return inst
-
-
-# -- the pass and the solver ---------------------------------------------------------------
-class LazyDiscounting:
-    """The lazily discounted regrets of a fused sampled pass (:class:`LazyDiscount`), for the
-    history and the public form's passes (which have ``tree``, ``bounds`` and ``arrays`` with
-    ``seq_start`` and ``num_actions``)."""
-
-    lazy: LazyDiscount | None = None  # the fused kernel's lazily discounted regrets
-    _lazy_of: np.ndarray | None = None  # the regrets array the lazy state stands for
-
-    @staticmethod
-    def discounts_lazily(solver: RegretSolver) -> bool:
-        """Whether the fused kernel discounts lazily: a discounted rule with a polynomial link
-        (whose strategies a common discount of the positive regrets leaves unchanged)."""
-        return solver.rule_.kind == DISCOUNTED and solver.link_.kind == POLYNOMIAL
-
-    def lazy_state(self, solver: RegretSolver) -> LazyDiscount:
-        """The lazy state standing for the estimator's regrets (rebuilt from them when they were
-        replaced, e.g. by a checkpoint without one)."""
-        regrets = solver.estimator_.regrets
-        if self.lazy is None or self._lazy_of is not regrets:
-            self.lazy = lazy_discount(regrets, self.tree.num_infosets)
-            self._lazy_of = regrets
-        return self.lazy
-
-    def show_true_regrets(self, solver: RegretSolver) -> None:
-        """After a lazy run: the estimator's table shows the true regrets (the lazy state
-        stays)."""
-        true_regrets(self.lazy, self.bounds, self.arrays.seq_start, self.arrays.num_actions,
-                     solver.estimator_.regrets)
-
-
-class SampledPass(LazyDiscounting):
-    """A sampled tree pass (:func:`sampled_pass`) with its generator state (SplitMix64, one
-    word) and scratch arrays; one player per pass."""
-
-    def __init__(self, tree: GameTree, scheme: int, epsilon: float, beta: float, tau: float,
-                 seed: int | None) -> None:
-        self.tree = tree
-        self.scheme = scheme
-        self.epsilon, self.beta, self.tau = epsilon, beta, tau
-        self.arrays = _tree_arrays(tree)
-        self.work = _work_arrays(tree)
-        self.rng = seed_state(seed)
-        self.counter = np.zeros(1, dtype=np.int64)
-        ft = full_tree(tree)
-        self.bounds, self.seq_bounds = ft.bounds, ft.seq_bounds
-
-    def run(self, players, strategy, weight, avg, inst) -> int:
-        (player,) = players
-        inst[:] = 0.0
-        self.counter[0] += 1
-        n, _ = sampled_pass(self.scheme, player, weight, self.epsilon, self.beta, self.tau,
-                            self.arrays, strategy, avg, self.rng, inst, self.work,
-                            self.counter[0])
-        return int(n)
-
-    def fuses(self, rule: UpdateRule) -> bool:
-        return True
-
-    def run_fused(self, solver: RegretSolver, max_iters: int, node_budget: int) -> None:
-        est = solver.estimator_
-        lazily = self.discounts_lazily(solver)
-        lazy = self.lazy_state(solver) if lazily else NO_LAZY
-        its, nodes = run_sampled(
-            self.scheme, max_iters, node_budget, solver.iteration, solver.avg_power_,
-            solver.rule_.params, solver.link_.kind, solver.link_.param, self.epsilon,
-            self.beta, self.tau, self.arrays, self.bounds, self.seq_bounds, est.regrets,
-            est.prediction, est.values_, solver.strategy_, solver.avg_weights_, self.rng,
-            self.counter, solver._inst, self.work, lazy, lazily)
-        if lazily:
-            self.show_true_regrets(solver)
-        solver.iteration += int(its)
-        solver.nodes_visited += int(nodes)
-
-
-NO_LAZY = lazy_discount(np.zeros(0), 0)
 
 
 def _load_lazy(arrays: dict[str, np.ndarray], regrets: np.ndarray,
@@ -699,9 +211,7 @@ class MCCFRSolver(RegretSolver):
 
     _config_keys = ("rule", "link", "alternating", "averaging", "epsilon", "beta", "tau",
                     "dtype")
-    _pass_class: type = SampledPass  # the tree pass for the compiled form
-
-    def __init__(self, game: GameTree | Any, scheme: str = "es", *,
+    def __init__(self, game: Form | Any, scheme: str = "es", *,
                  epsilon: float | None = None, beta: float = 1e6, tau: float = 1000.0,
                  seed: int | None = None, estimator: Any = None,
                  rule: str | UpdateRule | None = None,
@@ -731,15 +241,15 @@ class MCCFRSolver(RegretSolver):
     def _default_averaging(self) -> str | float:
         return "uniform" if self.rule_.name in ("cfr", "cfr+") else super()._default_averaging()
 
-    def _make_pass(self) -> SampledPass:
+    def _make_pass(self) -> Any:
         if not self.alternating:
             raise RcfrError("Monte Carlo CFR alternates updates (one sampled pass per player); "
                             "simultaneous updates are not supported")
         key, self.epsilon_, self.beta_, self.tau_ = check_parameters(
             self.scheme, self.epsilon, self.beta, self.tau)
         check_rule(key, self.rule_)
-        return self._pass_class(self.tree, SCHEMES[key], self.epsilon_, self.beta_, self.tau_,
-                                self.seed)
+        return self.tree.sampled_pass(SCHEMES[key], self.epsilon_, self.beta_, self.tau_,
+                                      self.seed)
 
     # -- outputs and checkpoints ---------------------------------------------------------
     def _info(self) -> dict[str, Any]:
@@ -772,16 +282,14 @@ class MCCFRSolver(RegretSolver):
             self.pass_._lazy_of = self.estimator_.regrets
 
     def sample_regrets(self, player: int, samples: int = 1) -> np.ndarray:
-        """Sampled regrets of ``player`` at the current strategy (:func:`sample_regrets` with
-        this solver's scheme, parameters and average strategy; its own generator is untouched)."""
+        """``(samples, num_sequences)`` sampled regrets of ``player`` at the current strategy,
+        one row per pass of this solver's scheme and parameters (its own generator and average
+        strategy are left as they were)."""
         self._setup()
-        return sample_regrets(self.tree, self.strategy_, player, self.name, samples=samples,
-                              seed=int(self.pass_.rng[0] >> np.uint64(1)),
-                              epsilon=self.epsilon_, beta=self.beta_, tau=self.tau_,
-                              avg_weights=self.avg_weights_)
+        return self.pass_.sample_regrets(player, self.strategy_, self.avg_weights_, int(samples))
 
 
-def nodes_curve(game: GameTree | Any, scheme: str, budgets: list[int], *, seed: int = 0,
+def nodes_curve(game: Form | Any, scheme: str, budgets: list[int], *, seed: int = 0,
                 **options: Any) -> list[tuple[int, float]]:
     """Exploitability of a fresh :class:`MCCFRSolver`'s average strategy after each cumulative
     node budget in ``budgets`` (increasing): ``[(nodes visited, exploitability), ...]`` — the

@@ -1,5 +1,5 @@
 """The tabular regret estimator: one table of regrets over all sequences, updated by an update
-rule (:mod:`rcfr.solvers.rules`): cumulative regrets (CFR, Zinkevich et al. 2007), Q-regrets
+rule (:mod:`rcfr.core.rules`): cumulative regrets (CFR, Zinkevich et al. 2007), Q-regrets
 clipped at zero (CFR+, Tammelin 2014; Morrill 2016, eq. 2.6), discounted (LCFR / DCFR, Brown &
 Sandholm 2019) or predictive (PCFR+, Farina et al. 2021)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rules import UpdateRule, link_input, parse_rule, rule_update
+from ..core.rules import UpdateRule, link_input, parse_rule, rule_update
 
 
 def legacy_rule(rule: str | UpdateRule | bool | None) -> str | UpdateRule:
@@ -19,7 +19,7 @@ def legacy_rule(rule: str | UpdateRule | bool | None) -> str | UpdateRule:
 
 class TabularRegrets:
     """One table of regrets over all sequences, updated by ``rule`` (a spec string or an
-    :class:`~rcfr.solvers.rules.UpdateRule`; ``True`` / ``False`` mean ``cfr+`` / ``cfr``;
+    :class:`~rcfr.core.rules.UpdateRule`; ``True`` / ``False`` mean ``cfr+`` / ``cfr``;
     without a rule, ``plus=True`` is ``cfr+``).
 
     The solvers run exactly this class inside their fused numba kernels; a subclass always goes

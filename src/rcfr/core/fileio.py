@@ -1,0 +1,153 @@
+"""Strategy and checkpoint files: ``.npz`` arrays plus a JSON header, written atomically and
+read without pickle."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from .errors import RcfrError
+
+FORMAT_VERSION = 1  # of the JSON header of strategy and checkpoint files
+MULTI_ROUND_FORMAT = "rcfr.multi-round-policy"  # rcfr.abstraction.rounds's round strategies
+
+
+def check_writable(path: str | os.PathLike | None, probe: bool = True) -> Path | None:
+    """Fail early, with one line naming ``path`` as given, if it cannot be written: a folder,
+    a missing folder, or (with ``probe``) a folder where a file cannot be created -- found by
+    creating and removing a probe file there (``None`` passes)."""
+    if path is None:
+        return None
+    path = Path(path)
+    if path.is_dir():
+        raise RcfrError(f"cannot write {path}: it is a directory")
+    if not path.parent.is_dir():
+        raise RcfrError(f"cannot write {path}: folder {path.parent} does not exist")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise RcfrError(f"cannot write {path}: permission denied")
+    if probe:
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".probe", dir=path.parent)
+        except OSError as exc:
+            raise RcfrError(f"cannot write {path}: {exc.strerror or exc}") from None
+        os.close(fd)
+        os.unlink(tmp)
+    return path
+
+
+def check_outputs(outputs: dict[str, str | os.PathLike | None]) -> None:
+    """Check, before any work, that every output of a command (``{option: path}``) can be
+    written and that no two options name the same file."""
+    seen: dict[Path, str] = {}
+    for option, path in outputs.items():
+        if path is None:
+            continue
+        check_writable(path)
+        key = Path(os.path.realpath(path))
+        if key in seen:
+            raise RcfrError(f"{seen[key]} and {option} name the same file {path}: give each "
+                            f"output its own path")
+        seen[key] = option
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_atomic(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> Path:
+    """Call ``write(handle)`` on a temporary file beside ``path``, then rename it to ``path``,
+    so a failure never leaves a half-written file (the umask's permissions are kept)."""
+    path = check_writable(path, probe=False)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise RcfrError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it owner-only
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def write_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Path:
+    """Write ``arrays`` and the JSON ``meta`` to ``path`` atomically (:func:`write_atomic`)."""
+    payload = {k: np.asarray(v) for k, v in arrays.items()}
+    payload["meta"] = np.array(json.dumps(meta, sort_keys=True))
+    return write_atomic(path, lambda handle: np.savez_compressed(handle, **payload))
+
+
+def write_json(path: str | os.PathLike, obj: Any) -> Path:
+    """Write ``obj`` as JSON to ``path`` atomically."""
+    text = json.dumps(obj, indent=1, allow_nan=False).encode()
+    return write_atomic(path, lambda handle: handle.write(text))
+
+
+def read_npz(path: str | os.PathLike, kind: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Read a file written by :func:`write_npz`; ``kind`` must match its ``meta["format"]``."""
+    path = Path(path)
+    if path.is_dir():
+        raise RcfrError(f"{path} is a folder, not a {kind} file")
+    if not path.exists():
+        raise RcfrError(f"no such file: {path}")
+    if not path.is_file():
+        raise RcfrError(f"{path} is not a regular file")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if not isinstance(data, np.lib.npyio.NpzFile):
+                raise ValueError("not an .npz archive")
+            arrays = {k: data[k] for k in data.files}
+    except Exception as exc:  # a damaged file fails in zipfile, zlib, numpy's header parser...
+        raise RcfrError(f"{path} is not a readable rcfr file "
+                        f"({type(exc).__name__}: damaged or not an .npz)") from None
+    try:
+        meta = json.loads(str(arrays.pop("meta")[()]))
+    except (KeyError, ValueError, TypeError, IndexError, RecursionError):
+        raise RcfrError(f"{path} is not an rcfr file: its JSON header is broken") from None
+    if not isinstance(meta, dict) or meta.get("format") != kind:
+        theirs = meta.get("format") if isinstance(meta, dict) else None
+        hint = ""
+        if theirs == MULTI_ROUND_FORMAT:
+            hint = (f" (it holds multi-round strategies: add --rounds "
+                    f"{meta.get('rounds', 'RULE')})")
+        elif isinstance(theirs, str) and theirs.startswith("rcfr"):
+            hint = f" (it is a {theirs} file)"
+        raise RcfrError(f"{path} is not a {kind} file{hint}")
+    if meta.get("version") != FORMAT_VERSION:
+        raise RcfrError(f"{path} is a {kind} file of version {meta.get('version')!r}; this rcfr "
+                        f"reads version {FORMAT_VERSION}")
+    return arrays, meta
+
+
+def check_game_matches(path: str | os.PathLike, what: str, meta: dict[str, Any], tree) -> None:
+    """Refuse a file whose header names another game than ``tree``'s, saying what differs."""
+    fingerprint = tree.fingerprint()
+    theirs, ours = meta.get("game"), str(tree.game)
+    if meta.get("fingerprint") == fingerprint:
+        n = meta.get("num_sequences", tree.num_sequences)
+        if theirs != ours or n != tree.num_sequences:
+            raise RcfrError(f"{path} is corrupted: its header contradicts itself")
+        return
+    if theirs != ours:
+        raise RcfrError(f"{path} holds {what} for {theirs!r}, not for {ours!r}")
+    n = meta.get("num_sequences")
+    if isinstance(n, int) and n != tree.num_sequences:
+        raise RcfrError(f"{path} holds {what} for {theirs!r} with {n:,} sequences, but "
+                        f"{ours!r} here has {tree.num_sequences:,}: it was written by another "
+                        f"version of the game's rules")
+    raise RcfrError(f"{path} holds {what} for {theirs!r} whose information sets or actions differ "
+                    f"from {ours!r} here (fingerprint {str(meta.get('fingerprint'))[:12]!r}, "
+                    f"not {fingerprint[:12]!r}): it was written by another version of the "
+                    f"game's rules")

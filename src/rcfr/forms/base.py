@@ -1,0 +1,205 @@
+"""What both compiled forms share (ARCHITECTURE.md, "The universal index: sequences"): node
+kinds, the string table, the sequence index and its fingerprint, and the :class:`Form` contract
+that a compiled tree offers the solvers, evaluation and policy I/O.
+
+A sequence is an (information set, action) pair; the actions of information set ``I`` are the
+sequences ``[infoset_seq_start[I], infoset_seq_start[I] + infoset_num_actions[I])``.  The empty
+sequence of player ``p`` has index ``num_sequences + p``, so arrays over sequences that kernels
+use carry two extra slots and need no branch for it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..core.errors import RcfrError
+
+KIND_CHANCE = 2
+KIND_TERMINAL = 3
+
+
+class StringTable(Sequence):
+    """Strings stored as one UTF-8 byte array (compact for large games), with a sorted index
+    for lookups within a range of positions."""
+
+    def __init__(self, strings: list[str], ranges: Sequence[tuple[int, int]] = ()) -> None:
+        self._data = np.array([x.encode() for x in strings], dtype=bytes)
+        if self._data.dtype.itemsize == 0:  # numpy needs a width of at least 1
+            self._data = self._data.astype("S1")
+        self._ranges = list(ranges)
+        self._order = np.concatenate(
+            [lo + np.argsort(self._data[lo:hi], kind="stable") for lo, hi in self._ranges]
+            or [np.zeros(0, dtype=np.int64)]
+        ).astype(np.int32)
+
+    def __len__(self) -> int:
+        return int(self._data.shape[0])
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return self._data[i].decode()
+
+    def __iter__(self) -> Iterator[str]:
+        return (x.decode() for x in self._data)
+
+    def find(self, text: str, which: int) -> int:
+        """Position of ``text`` within the ``which``-th range, or -1."""
+        lo, hi = self._ranges[which]
+        key = np.array(text.encode(), dtype=self._data.dtype)
+        if len(text.encode()) > self._data.dtype.itemsize:
+            return -1
+        order = self._order[lo:hi]
+        k = int(np.searchsorted(self._data[order], key))
+        return int(order[k]) if k < hi - lo and self._data[order[k]] == key else -1
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._data.nbytes + self._order.nbytes)
+
+
+class SequenceIndex:
+    """What both compiled forms share (the history form here, the public form in
+    :mod:`rcfr.forms.public.tree`): information sets and sequences by player, lookups by
+    information-state string, and the fingerprint that files are checked against."""
+
+    _fingerprint_tag = ""  # tells the forms' fingerprints apart (their orders differ)
+
+    @property
+    def num_infosets(self) -> int:
+        return int(self.infoset_player.shape[0])
+
+    @property
+    def num_sequences(self) -> int:
+        return int(self.seq_infoset.shape[0])
+
+    def empty_seq(self, player: int) -> int:
+        """Index of ``player``'s empty sequence in padded sequence arrays."""
+        return self.num_sequences + player
+
+    def player_infosets(self, player: int) -> range:
+        n0 = self.num_infosets_per_player[0]
+        return range(0, n0) if player == 0 else range(n0, self.num_infosets)
+
+    def player_sequences(self, player: int) -> range:
+        s0 = self.num_sequences_per_player[0]
+        return range(0, s0) if player == 0 else range(s0, self.num_sequences)
+
+    # -- lookup --------------------------------------------------------------------------
+    def infoset_index(self, key: str, player: int | None = None) -> int:
+        """The information set with this information-state string (searching both players
+        unless ``player`` is given)."""
+        players = (0, 1) if player is None else (player,)
+        for p in players:
+            idx = self.infoset_keys.find(key, p)
+            if idx >= 0:
+                return idx
+        raise RcfrError(f"no information state {key!r} in {self.game}")
+
+    def infoset_actions(self, infoset: int) -> np.ndarray:
+        start = self.infoset_seq_start[infoset]
+        return self.seq_action[start : start + self.infoset_num_actions[infoset]]
+
+    def fingerprint(self) -> str:
+        """A hash of the information sets and their actions, to check files against a game."""
+        h = hashlib.sha256(f"{self.game}{self._fingerprint_tag}".encode())
+        for i, key in enumerate(self.infoset_keys):
+            h.update(f"{self.infoset_player[i]}|{key}|".encode())
+            h.update(self.infoset_actions(i).tobytes())
+        return h.hexdigest()[:32]
+
+
+class TreePass(Protocol):
+    """A tree pass of the loop (ARCHITECTURE.md): full width or sampled."""
+
+    def run(self, players: tuple[int, ...], strategy: np.ndarray, weight: float,
+            avg: np.ndarray, inst: np.ndarray) -> int:
+        """Write the instantaneous regrets of ``players`` (updated at the same ``strategy``)
+        into ``inst``, add ``weight`` times their average-strategy increments to ``avg`` and
+        return the number of histories visited."""
+
+    def fuses(self, rule: Any) -> bool:
+        """Whether :meth:`run_fused` runs this rule with the tabular estimator."""
+
+    def run_fused(self, solver: Any, max_iters: int, node_budget: int) -> None:
+        """Iterations with :class:`TabularRegrets` in one numba kernel, advancing the solver's
+        ``iteration`` and ``nodes_visited``, until ``max_iters`` iterations or ``node_budget``
+        histories (whole iterations)."""
+
+
+class Form(Protocol):
+    """What a compiled tree offers (ARCHITECTURE.md, "Two compiled forms"): the contract that
+    :class:`~rcfr.forms.history.tree.GameTree` and :class:`~rcfr.forms.public.tree.PublicTree`
+    both keep, so that solvers, evaluation, policy I/O, features and the command line call the
+    tree and never ask which form it is.
+
+    * the sequence index (:class:`SequenceIndex`): information sets and sequences by player,
+      ``infoset_seq_start``, ``infoset_num_actions``, ``infoset_parent_seq``, lookups by
+      information-state string, :meth:`fingerprint`;
+    * sizes: :meth:`sizes` (histories as the history form counts them, so curves compare),
+      ``num_nodes`` (histories a full-width pass visits per player) and ``nbytes``;
+    * passes: :meth:`full_width_pass` and :meth:`sampled_pass`, each a :class:`TreePass`;
+    * evaluation: :meth:`terminal_values`, :meth:`expected_value` and :meth:`evaluate` (value
+      and both best-response values in one call);
+    * files: ``form`` (the name files record) and :meth:`file_meta`; ``history_nodes``: whether
+      there is one node per history (what features reading history nodes need).
+    """
+
+    game: Any
+    form: str
+    history_nodes: bool
+    num_infosets_per_player: tuple[int, int]
+    num_sequences_per_player: tuple[int, int]
+    infoset_seq_start: np.ndarray
+    infoset_num_actions: np.ndarray
+    infoset_parent_seq: np.ndarray
+    infoset_player: np.ndarray
+    seq_infoset: np.ndarray
+    seq_action: np.ndarray
+
+    @property
+    def num_infosets(self) -> int: ...
+
+    @property
+    def num_sequences(self) -> int: ...
+
+    @property
+    def num_nodes(self) -> int: ...
+
+    @property
+    def nbytes(self) -> int: ...
+
+    def player_infosets(self, player: int) -> range: ...
+
+    def player_sequences(self, player: int) -> range: ...
+
+    def fingerprint(self) -> str: ...
+
+    def sizes(self) -> dict: ...
+
+    def file_meta(self) -> dict:
+        """Header entries that files written on this form add (the form's name where it is
+        not the default)."""
+
+    def full_width_pass(self) -> TreePass:
+        """The exact pass (Zinkevich et al. 2007, eq. 7) over this form."""
+
+    def sampled_pass(self, scheme: int, epsilon: float, beta: float, tau: float,
+                     seed: int | None) -> TreePass:
+        """A Monte Carlo pass (scheme code from :data:`rcfr.forms.sampling.SCHEMES`) with its
+        own generator seeded by ``seed``; it also offers ``sample_regrets`` and, where the form
+        keeps histories, ``visit_counts``."""
+
+    def terminal_values(self, player: int, plan: np.ndarray, acc: np.ndarray) -> None:
+        """``acc[s]``: the counterfactual value to ``player`` of the terminals whose last
+        ``player`` sequence is ``s`` (``plan``: padded realization plans)."""
+
+    def expected_value(self, plan: np.ndarray) -> float:
+        """Player 0's expected payoff under the padded realization plans."""
+
+    def evaluate(self, probs: np.ndarray) -> tuple[float, float, float]:
+        """Player 0's value and both best-response values of the behavioural profile."""

@@ -1,0 +1,1 @@
+"""The history form: every history a node (any game)."""

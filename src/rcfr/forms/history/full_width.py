@@ -1,0 +1,139 @@
+"""The history form's full-width pass (Zinkevich et al. 2007, eq. 7) in sequence form: a
+realization plan per player, one sweep over the terminals, one backward sweep over the updating
+player's information sets; and the fused tabular loop (:func:`run_tabular`) that runs whole
+iterations of the solver loop in numba (:mod:`rcfr.solvers.loop`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+from numba import njit
+
+from ...core import kernels as K
+from ...core.links import apply_link
+from ...core.rules import link_input, rule_update
+
+if TYPE_CHECKING:
+    from .tree import GameTree
+
+
+class FullTree(NamedTuple):
+    """The compiled tree's arrays that the full-width pass reads."""
+
+    bounds: np.ndarray  # information sets of player p: [bounds[p], bounds[p + 1])
+    seq_bounds: np.ndarray  # sequences of player p: [seq_bounds[p], seq_bounds[p + 1])
+    seq_start: np.ndarray
+    num_actions: np.ndarray
+    parent_seq: np.ndarray
+    term_seq: np.ndarray
+    term_coef: np.ndarray
+
+
+class FullWork(NamedTuple):
+    """Scratch arrays of the full-width pass (``plan`` and ``acc`` padded)."""
+
+    plan: np.ndarray
+    acc: np.ndarray
+    inst: np.ndarray
+
+
+def full_tree(tree: GameTree) -> FullTree:
+    return FullTree(
+        np.array([0, tree.num_infosets_per_player[0], tree.num_infosets], dtype=np.int64),
+        np.array([0, tree.num_sequences_per_player[0], tree.num_sequences], dtype=np.int64),
+        tree.infoset_seq_start, tree.infoset_num_actions, tree.infoset_parent_seq,
+        tree.terminal_seq, tree.terminal_coef)
+
+
+@njit(cache=True)
+def accumulate_average(plan, weight, s_lo, s_hi, avg):
+    """Add ``weight`` times the player's realization weights to the average-strategy sums."""
+    for s in range(s_lo, s_hi):
+        avg[s] += weight * plan[s]
+
+
+@njit(cache=True)
+def player_regrets(player, strategy, tree, plan, acc, inst):
+    """Full-width pass for ``player``: ``inst`` gets its instantaneous counterfactual regrets
+    (``plan`` must hold the opponent's realization plan).  Returns the player's value."""
+    K.terminal_values(player, plan, tree.term_seq, tree.term_coef, tree.seq_bounds[player],
+                      tree.seq_bounds[player + 1], acc)
+    return K.counterfactual_regrets(player, strategy, tree.bounds[player],
+                                    tree.bounds[player + 1], tree.seq_start, tree.num_actions,
+                                    tree.parent_seq, acc, inst)
+
+
+@njit(cache=True)
+def full_width_pass(p_lo, p_hi, weight, tree, strategy, avg, work, stale_lo=0, stale_hi=2):
+    """Players ``[p_lo, p_hi)`` at the same strategy: their regrets into ``work.inst`` and
+    ``weight`` times their realization plans into the average-strategy sums.  The realization
+    plans of players ``[stale_lo, stale_hi)`` are recomputed; the others' must be current in
+    ``work.plan``."""
+    K.realization_plan(strategy, tree.bounds[stale_lo], tree.bounds[stale_hi], tree.seq_start,
+                       tree.num_actions, tree.parent_seq, work.plan)
+    for p in range(p_lo, p_hi):
+        player_regrets(p, strategy, tree, work.plan, work.acc, work.inst)
+    for p in range(p_lo, p_hi):
+        accumulate_average(work.plan, weight, tree.seq_bounds[p], tree.seq_bounds[p + 1], avg)
+
+
+@njit(cache=True)
+def absorb(p, t, rule, link_kind, link_param, tree, inst, regrets, prediction, values,
+           strategy):
+    """Tabular estimator: player ``p``'s regrets by ``rule``, then the link on its sets."""
+    lo, hi = tree.seq_bounds[p], tree.seq_bounds[p + 1]
+    rule_update(rule, t, inst, lo, hi, regrets, prediction)
+    x = link_input(rule, regrets, prediction, lo, hi, values)
+    apply_link(link_kind, link_param, x, tree.bounds[p], tree.bounds[p + 1], tree.seq_start,
+               tree.num_actions, strategy)
+
+
+@njit(cache=True)
+def run_tabular(n_iters, t0, alternating, avg_power, rule, link_kind, link_param, tree,
+                regrets, prediction, values, strategy, avg, work):
+    """``n_iters`` iterations of the loop with the tabular estimator, entirely in numba."""
+    for it in range(n_iters):
+        t = t0 + it + 1
+        weight = float(t) ** avg_power
+        if alternating:  # after the first pass only the last updated player's plan is stale
+            for p in range(2):
+                first = it == 0 and p == 0
+                full_width_pass(p, p + 1, weight, tree, strategy, avg, work,
+                                0 if first else 1 - p, 2 if first else 2 - p)
+                absorb(p, t, rule, link_kind, link_param, tree, work.inst, regrets, prediction,
+                       values, strategy)
+        else:
+            full_width_pass(0, 2, weight, tree, strategy, avg, work)
+            for p in range(2):
+                absorb(p, t, rule, link_kind, link_param, tree, work.inst, regrets, prediction,
+                       values, strategy)
+
+
+class FullWidthPass:
+    """The exact pass (Zinkevich et al. 2007, eq. 7) over every history, in sequence form."""
+
+    def __init__(self, tree: GameTree) -> None:
+        self.tree = tree
+        self.arrays = full_tree(tree)
+        S = tree.num_sequences
+        self.work = FullWork(K.padded(S), np.zeros(S + 2), np.zeros(S))
+
+    def run(self, players, strategy, weight, avg, inst) -> int:
+        full_width_pass(players[0], players[-1] + 1, weight, self.arrays, strategy, avg,
+                        self.work._replace(inst=inst))
+        return len(players) * self.tree.num_nodes
+
+    def fuses(self, rule: Any) -> bool:
+        return True
+
+    def run_fused(self, solver: Any, max_iters: int, node_budget: int) -> None:
+        per = 2 * self.tree.num_nodes  # one full pass per player
+        iterations = min(max_iters, max(1, -(-node_budget // per)))
+        est = solver.estimator_
+        run_tabular(iterations, solver.iteration, solver.alternating, solver.avg_power_,
+                    solver.rule_.params, solver.link_.kind, solver.link_.param, self.arrays,
+                    est.regrets, est.prediction, est.values_, solver.strategy_,
+                    solver.avg_weights_, self.work)
+        solver.iteration += iterations
+        solver.nodes_visited += iterations * per

@@ -1,0 +1,1 @@
+"""The public form: public states x private-state vectors (poker, dice)."""

@@ -1,0 +1,327 @@
+"""Passes over the public tree (:mod:`rcfr.forms.public.tree`): terminal values by structured rules,
+and full-width vector-form CFR.
+
+Only the terminal sweep differs from the history form: it runs per *public* terminal over
+vectors of private states instead of per history.  Realization plans, the backward sweep
+(counterfactual regrets or a best response), links and averaging are the history form's
+sequence-form arithmetic, since the public form keeps the sequence contract; the fused loop
+(:func:`run_public`) recomputes a player's plan only after its strategy changed, adds the
+average-strategy increments while computing the plan and, for CFR and CFR+ with regret
+matching, absorbs each information set's regrets in the backward sweep.  Vector-form CFR is
+Zinkevich et al.'s (2007) CFR computed as in Johanson et al. (2012, "Efficient Nash equilibrium
+approximation through Monte Carlo counterfactual regret minimization", sec. 3: public chance
+sampling without the sampling): one walk of the public tree per player and iteration.
+
+For CFR and CFR+ with regret matching, and for exploitability, the kernels run in the
+actions-major layout of :mod:`rcfr.forms.public.layout` (:func:`run_fused_layout`,
+:func:`evaluate_layout`): the same arithmetic in the same order, over unit-stride vectors of
+private rows.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numba import njit, uint64
+
+from ...core import kernels as K
+from ...core.links import POLYNOMIAL, link_slice, matched, positive
+from ...core.rules import CLIPPED, PLAIN, absorbed
+from ..history.full_width import FullWork, absorb, accumulate_average
+from .layout import state_from_layout, state_to_layout, uses_layout
+from .terminals import _terminal_values, terminal_values
+
+if TYPE_CHECKING:
+    from .tree import PublicTree
+
+
+@njit(cache=True)
+def public_pass(p_lo, p_hi, weight, tree, T, dense, strategy, avg, work):
+    """Players ``[p_lo, p_hi)`` at the same strategy: their counterfactual regrets into
+    ``work.inst`` and ``weight`` times their realization plans into the average-strategy sums
+    (:func:`rcfr.forms.history.full_width.full_width_pass` with the public terminal sweep)."""
+    K.realization_plan(strategy, 0, tree.bounds[2], tree.seq_start, tree.num_actions,
+                       tree.parent_seq, work.plan)
+    for p in range(p_lo, p_hi):
+        terminal_values(p, work.plan, T, dense, tree.seq_bounds[p], tree.seq_bounds[p + 1],
+                        work.acc)
+        K.counterfactual_regrets(p, strategy, tree.bounds[p], tree.bounds[p + 1],
+                                 tree.seq_start, tree.num_actions, tree.parent_seq, work.acc,
+                                 work.inst)
+    for p in range(p_lo, p_hi):
+        accumulate_average(work.plan, weight, tree.seq_bounds[p], tree.seq_bounds[p + 1], avg)
+
+
+@njit(cache=True)
+def _plan(strategy, i_lo, i_hi, seq_start, num_actions, parent_seq, plan, weight, avg,
+          average):
+    """:func:`rcfr.core.kernels.realization_plan` for infosets ``[i_lo, i_hi)``, adding ``weight``
+    times the plan to ``avg`` on the way where ``average`` (:func:`accumulate_average`'s
+    arithmetic)."""
+    for i in range(i_lo, i_hi):
+        base = plan[parent_seq[i]]
+        start = seq_start[i]
+        end = start + num_actions[i]
+        if average:
+            for s in range(start, end):
+                x = base * strategy[s]
+                plan[s] = x
+                avg[s] += weight * x
+        else:
+            for s in range(start, end):
+                plan[s] = base * strategy[s]
+
+
+@njit(cache=True)
+def _regrets_absorbed(p, t, rule, link_kind, link_param, strategy, tree, acc, inst, regrets,
+                      prediction, values):
+    """Player ``p``'s counterfactual regrets (:func:`rcfr.core.kernels.counterfactual_regrets`)
+    absorbed by ``rule`` and re-linked (:func:`absorb`).  For CFR and CFR+ with regret
+    matching each information set is absorbed as soon as its value is backed up (the backward
+    sweep reads no strategy below it again): the same arithmetic in one sweep."""
+    lo, hi = tree.bounds[p], tree.bounds[p + 1]
+    seq_start, num_actions, parent_seq = tree.seq_start, tree.num_actions, tree.parent_seq
+    if (rule.kind != PLAIN and rule.kind != CLIPPED) or link_kind != POLYNOMIAL:
+        K.counterfactual_regrets(p, strategy, lo, hi, seq_start, num_actions, parent_seq, acc,
+                                 inst)
+        absorb(p, t, rule, link_kind, link_param, tree, inst, regrets, prediction, values,
+               strategy)
+        return
+    clipped = rule.kind == CLIPPED
+    matching = link_param == 2.0  # regret matching, written out (link_slice's arithmetic)
+    for i in range(hi - 1, lo - 1, -1):
+        start = seq_start[i]
+        end = start + num_actions[i]
+        v = K.back_up(strategy, acc, start, end, parent_seq[i])
+        if not matching:
+            for s in range(start, end):
+                regrets[s] = absorbed(regrets[s], acc[s] - v, clipped)
+            link_slice(POLYNOMIAL, link_param, regrets, start, end, strategy)
+            continue
+        total = 0.0
+        for s in range(start, end):
+            r = absorbed(regrets[s], acc[s] - v, clipped)
+            regrets[s] = r
+            total += positive(r)
+        u = 1.0 / (end - start)
+        for s in range(start, end):
+            strategy[s] = matched(regrets[s], total, u)
+
+
+@njit(cache=True)
+def run_public(n_iters, t0, alternating, avg_power, rule, link_kind, link_param, tree, T, dense,
+               regrets, prediction, values, strategy, avg, work):
+    """``n_iters`` iterations of vector-form CFR with any update ``rule``, in the order of
+    :func:`rcfr.forms.history.full_width.run_tabular` (so both forms give the same strategies),
+    fused: a
+    player's realization plan is recomputed only after its strategy changed, averaging rides
+    on the plan and absorbing on the backward sweep."""
+    b, sb = tree.bounds, tree.seq_bounds
+    seq_start, num_actions, parent = tree.seq_start, tree.num_actions, tree.parent_seq
+    plan, acc, inst = work.plan, work.acc, work.inst
+    for it in range(n_iters):
+        t = t0 + it + 1
+        weight = float(t) ** avg_power
+        if alternating:
+            # player 0's plan is current from its update in the previous iteration on
+            if it == 0:
+                _plan(strategy, b[0], b[1], seq_start, num_actions, parent, plan, weight, avg,
+                      True)
+            _plan(strategy, b[1], b[2], seq_start, num_actions, parent, plan, weight, avg, True)
+            terminal_values(0, plan, T, dense, sb[0], sb[1], acc)
+            _regrets_absorbed(0, t, rule, link_kind, link_param, strategy, tree, acc, inst,
+                              regrets, prediction, values)
+            nxt = float(t + 1) ** avg_power
+            _plan(strategy, b[0], b[1], seq_start, num_actions, parent, plan, nxt, avg,
+                  it + 1 < n_iters)
+            terminal_values(1, plan, T, dense, sb[1], sb[2], acc)
+            _regrets_absorbed(1, t, rule, link_kind, link_param, strategy, tree, acc, inst,
+                              regrets, prediction, values)
+        else:
+            _plan(strategy, b[0], b[2], seq_start, num_actions, parent, plan, weight, avg, True)
+            for p in range(2):
+                terminal_values(p, plan, T, dense, sb[p], sb[p + 1], acc)
+            for p in range(2):  # (both sweeps read the plan at the same strategies)
+                _regrets_absorbed(p, t, rule, link_kind, link_param, strategy, tree, acc, inst,
+                                  regrets, prediction, values)
+
+
+@njit(cache=True)
+def _plan_layout(strategy, s_lo, s_hi, seq_parent, plan, weight, avg, average):
+    """:func:`_plan` for the sequences ``[s_lo, s_hi)`` in the layout of
+    :mod:`rcfr.forms.public.layout`: one flat loop, each sequence's parent from ``seq_parent``
+    (parents come first, in breadth-first order)."""
+    if average:
+        for s in range(s_lo, s_hi):
+            x = plan[seq_parent[s]] * strategy[s]
+            plan[s] = x
+            avg[s] += weight * x
+    else:
+        for s in range(s_lo, s_hi):
+            plan[s] = plan[seq_parent[s]] * strategy[s]
+
+
+@njit(cache=True, inline="always")
+def _back_up(acc, p, m, row_map, K, v):
+    """Add the node's row values ``v`` to its parent sequences (in the contract's order where
+    rows share a parent sequence, so that sums match it exactly)."""
+    if m < 0:
+        for k in range(K):
+            acc[p + k] += v[k]
+    else:
+        mu = uint64(m)
+        for k in range(K):
+            kk = K - uint64(1) - k
+            acc[p + uint64(row_map[mu + kk])] += v[kk]
+
+
+@njit(cache=True)
+def _absorb_layout(j_lo, j_hi, clipped, L, strategy, acc, regrets, v):
+    """:func:`_regrets_absorbed`'s CFR / CFR+ sweep with regret matching, node by node in the
+    layout of :mod:`rcfr.forms.public.layout` (each row's arithmetic and order of sums unchanged).
+    Rows go in adjacent pairs whose values and sums stay in registers (written out: LLVM pairs
+    the adjacent loads and stores), then an odd last row."""
+    base, rows, actions, parent = L.base, L.rows, L.actions, L.parent
+    parent_map, row_map = L.parent_map, L.row_map
+    one = uint64(1)
+    for j in range(j_hi - 1, j_lo - 1, -1):
+        b, K, A, p = uint64(base[j]), uint64(rows[j]), uint64(actions[j]), uint64(parent[j])
+        u = 1.0 / actions[j]
+        k = uint64(0)
+        if A == one:  # one action (liar's dice: a call): each row on its own, one loop
+            for k in range(K):
+                x = 0.0 + strategy[b + k] * acc[b + k]
+                v[k] = x
+                r = absorbed(regrets[b + k], acc[b + k] - x, clipped)
+                regrets[b + k] = r
+                strategy[b + k] = matched(r, 0.0 + positive(r), u)
+            k = K
+        while k + one < K:
+            v0 = v1 = 0.0
+            for a in range(A):
+                o = b + a * K + k
+                v0 += strategy[o] * acc[o]
+                v1 += strategy[o + one] * acc[o + one]
+            v[k] = v0
+            v[k + one] = v1
+            t0 = t1 = 0.0
+            for a in range(A):
+                o = b + a * K + k
+                r0 = absorbed(regrets[o], acc[o] - v0, clipped)
+                r1 = absorbed(regrets[o + one], acc[o + one] - v1, clipped)
+                regrets[o] = r0
+                regrets[o + one] = r1
+                t0 += positive(r0)
+                t1 += positive(r1)
+            for a in range(A):
+                o = b + a * K + k
+                strategy[o] = matched(regrets[o], t0, u)
+                strategy[o + one] = matched(regrets[o + one], t1, u)
+            k += uint64(2)
+        if k < K:
+            v0 = 0.0
+            for a in range(A):
+                o = b + a * K + k
+                v0 += strategy[o] * acc[o]
+            v[k] = v0
+            t0 = 0.0
+            for a in range(A):
+                o = b + a * K + k
+                r0 = absorbed(regrets[o], acc[o] - v0, clipped)
+                regrets[o] = r0
+                t0 += positive(r0)
+            for a in range(A):
+                o = b + a * K + k
+                strategy[o] = matched(regrets[o], t0, u)
+        _back_up(acc, p, parent_map[j], row_map, K, v)
+
+
+@njit(cache=True)
+def run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, regrets,
+                      strategy, avg, work, v):
+    """:func:`run_public` for CFR and CFR+ with regret matching on sequence vectors in the
+    layout of :mod:`rcfr.forms.public.layout` (the same arithmetic in the same order)."""
+    lo, sb = L.node_lo, tree.seq_bounds
+    tb, ts = L.term_base, L.term_stride
+    plan, acc = work.plan, work.acc
+    for it in range(n_iters):
+        t = t0 + it + 1
+        weight = float(t) ** avg_power
+        if alternating:
+            if it == 0:
+                _plan_layout(strategy, sb[0], sb[1], L.seq_parent, plan, weight, avg, True)
+            _plan_layout(strategy, sb[1], sb[2], L.seq_parent, plan, weight, avg, True)
+            _terminal_values(0, plan, T, tb, ts, False, sb[0], sb[1], acc)
+            _absorb_layout(lo[0], lo[1], clipped, L, strategy, acc, regrets, v)
+            nxt = float(t + 1) ** avg_power
+            _plan_layout(strategy, sb[0], sb[1], L.seq_parent, plan, nxt, avg, it + 1 < n_iters)
+            _terminal_values(1, plan, T, tb, ts, False, sb[1], sb[2], acc)
+            _absorb_layout(lo[1], lo[2], clipped, L, strategy, acc, regrets, v)
+        else:
+            _plan_layout(strategy, sb[0], sb[2], L.seq_parent, plan, weight, avg, True)
+            for p in range(2):
+                _terminal_values(p, plan, T, tb, ts, False, sb[p], sb[p + 1], acc)
+            for p in range(2):
+                _absorb_layout(lo[p], lo[p + 1], clipped, L, strategy, acc, regrets, v)
+
+
+@njit(cache=True)
+def run_fused_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, regrets,
+                     strategy, avg, work, scratch, v):
+    """:func:`run_public_layout` on the contract's arrays: they are transposed into the
+    layout (``scratch``: three sequence vectors) at entry and back at exit."""
+    state_to_layout(regrets, strategy, avg, scratch, L.seq_contract)
+    run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, scratch[0],
+                      scratch[1], scratch[2], work, v)
+    state_from_layout(scratch, regrets, strategy, avg, L.seq_contract)
+
+
+class PublicFullWidthPass:
+    """The exact pass over the public tree (a :class:`rcfr.forms.base.TreePass`)."""
+
+    def __init__(self, tree: PublicTree) -> None:
+        self.tree = tree
+        self.dense = False  # (True: the n0 x n1 reference evaluation)
+        self.arrays = tree._full_arrays  # (no history terminals)
+        S = tree.num_sequences
+        self.work = FullWork(K.padded(S), np.zeros(S + 2), np.zeros(S))
+        self._scratch = self._row_values = None
+
+    def run(self, players, strategy, weight, avg, inst) -> int:
+        public_pass(players[0], players[-1] + 1, weight, self.arrays, self.tree.arrays,
+                    self.dense, strategy, avg, self.work._replace(inst=inst))
+        return len(players) * self.tree.num_nodes
+
+    def fuses(self, rule) -> bool:
+        return True
+
+    def layout_fuses(self, solver) -> bool:
+        """Whether :func:`run_fused_layout` runs the solver's rule: CFR or CFR+ (cumulative
+        or clipped regrets) with regret matching, on the exact terminal sweep, for a tree
+        small enough (:func:`rcfr.forms.public.layout.uses_layout`)."""
+        rule = solver.rule_.params
+        return (not self.dense and uses_layout(self.tree) and rule.kind in (PLAIN, CLIPPED)
+                and solver.link_.kind == POLYNOMIAL and solver.link_.param == 2.0)
+
+    def run_fused(self, solver, max_iters: int, node_budget: int) -> None:
+        per = 2 * self.tree.num_nodes  # one full pass per player, counted in histories
+        iterations = min(max_iters, max(1, -(-node_budget // per)))
+        est = solver.estimator_
+        if self.layout_fuses(solver):
+            L = self.tree._layout
+            dtype = solver.strategy_.dtype
+            if self._scratch is None or self._scratch.dtype != dtype:
+                self._scratch = np.zeros((3, self.tree.num_sequences), dtype=dtype)
+                self._row_values = np.zeros(max(L.max_rows, 1))
+            run_fused_layout(iterations, solver.iteration, solver.alternating,
+                             solver.avg_power_, solver.rule_.params.kind == CLIPPED,
+                             self.arrays, self.tree.arrays, L, est.regrets, solver.strategy_,
+                             solver.avg_weights_, self.work, self._scratch, self._row_values)
+        else:
+            run_public(iterations, solver.iteration, solver.alternating, solver.avg_power_,
+                       solver.rule_.params, solver.link_.kind, solver.link_.param, self.arrays,
+                       self.tree.arrays, self.dense, est.regrets, est.prediction, est.values_,
+                       solver.strategy_, solver.avg_weights_, self.work)
+        solver.iteration += iterations
+        solver.nodes_visited += iterations * per

@@ -1,0 +1,517 @@
+"""Monte Carlo CFR on the public tree: sample the private states from the joint deal, then walk
+the public nodes (ARCHITECTURE.md, "Two compiled forms").
+
+Given a deal ``(x0, x1)``, the histories that follow it are the public tree itself: a decision
+node ``u`` of player ``p`` lies in information set ``(u, x_p)``, a public chance outcome has
+the probability ``W_child[x0, x1] / W_parent[x0, x1]`` (card removal), and a terminal pays its
+rule's payoff for the pair.  A pass draws the deal on-policy and runs the history form's sampled
+pass (:mod:`rcfr.solvers.sampling`: CS, ES, OS or AS, Gibson et al. 2012) over the public
+nodes, reading the deal's information set, chance probability or payoff at each node it visits,
+so estimates, averaging and their unbiasedness are the history form's and a pass costs what it
+visits (no sweep of the public tree, no write outside the touched information sets).  With the
+tabular estimator every iteration runs in one numba kernel (:func:`run_public_sampled`; a
+discounted rule is absorbed lazily, as in the history form, :class:`LazyDiscounting`); any
+other estimator gets the same pass through the loop's Python step.  Nodes visited are counted
+in histories: each public node the walk visits is one history of the sampled deal, plus the
+chance nodes that dealt it.
+
+:meth:`PublicSampledPass.deal_arrays` writes a deal's history-form node arrays (a sweep of the
+public nodes): the reference the fused pass is tested against, bit for bit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+from numba import njit
+
+from ...core.errors import RcfrError
+from ...core.links import link_slice
+from ...core.prefetch import prefetch
+from ...core.rules import CLIPPED, PLAIN, absorbed, parse_rule
+from ...games.public import FOLD_RULE, MATRIX_RULE, SHOWDOWN_RULE
+from ..base import KIND_CHANCE, KIND_TERMINAL
+from ..history.sampled import SampledTree, SampleWork, sampled_pass
+from ..sampling import (
+    AS,
+    CS,
+    ES,
+    NO_LAZY,
+    OS,
+    LazyDiscounting,
+    absorb_lazily,
+    absorb_touched,
+    add_average,
+    as_probability,
+    as_total,
+    draw,
+    explore,
+    os_probability,
+    sampled_regret,
+    seed_state,
+    start_pass,
+    uniform,
+)
+
+if TYPE_CHECKING:
+    from .tree import PublicTree
+
+
+class PublicSampled(NamedTuple):
+    """The public tree's arrays that the fused sampled pass reads (per public node, per
+    terminal, per chance context)."""
+
+    kind: np.ndarray  # int8, per public node
+    child_start: np.ndarray  # int32 [n + 1]
+    ctx: np.ndarray  # int32, chance context
+    # int64 [n, 8], one row per public node (one cache line where six arrays would take
+    # six): first child, end of the children, chance context, first information set (decision
+    # nodes) or terminal index (terminals), first sequence, kind
+    record: np.ndarray
+    row_of: np.ndarray  # int32 [2, C, nmax]: row of a private state in its context
+    joint: np.ndarray  # float64 [C, n0, n1]
+    deal_cum: np.ndarray  # float64 [n0 * n1]: running sums of the root context's weights
+    deal_last: int  # the last deal of positive weight (where rounding runs past the end)
+    # float64 [Z, 8], one row per terminal: rule, value (player 0's payoff; COUNT_RULE: if
+    # the bid holds), payoff if the bid fails, quantity, face, chance context
+    term: np.ndarray
+    rank: np.ndarray  # int64 [2, C, nmax]
+    counts: np.ndarray  # int64 [2, faces, nmax]
+    matrix: np.ndarray  # float64 [C, n0, n1]: MATRIX_RULE's payoff per unit of stake
+    seq_start: np.ndarray  # per information set (what absorb_touched reads)
+    num_actions: np.ndarray
+
+
+class PublicWork(NamedTuple):
+    """Scratch arrays of the fused pass, indexed by position in the visited list (parents
+    before children), so that a pass reads and writes them in order: the public node, its
+    kind, the updating player's sampling probability ``q`` (CS: the opponent's reach) and own
+    reach ``ri`` (CS), the sampled value, the information set and first sequence of a decision
+    node, and ``link``: the position of the one sampled child, or where the child positions of
+    a node whose ``width`` actions are all considered start in ``slots`` (-1: not
+    sampled)."""
+
+    node: np.ndarray
+    kind: np.ndarray
+    q: np.ndarray
+    ri: np.ndarray
+    val: np.ndarray
+    info: np.ndarray
+    seq: np.ndarray
+    width: np.ndarray
+    link: np.ndarray
+    slots: np.ndarray
+    touched: np.ndarray
+
+
+# How far ahead in the visited list the expanding sweep prefetches: record rows at twice this
+# distance, then the strategy and average-strategy lines of the nodes at this distance (the
+# tables of Bluff(2,1) are 56 MB each, so almost every read of them is a miss; measured: 1.7x
+# to 1.8x the histories per second of the pass without prefetching, flat from 4 to 12).
+AHEAD = 6
+
+
+@njit(cache=True)
+def _draw_deal(tree, u):
+    """:func:`draw` over the root context's joint weights, by bisection of their running sums
+    (the same sums, so the same deal)."""
+    cum = tree.deal_cum
+    lo, hi = 0, cum.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if u < cum[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo if lo < cum.shape[0] else tree.deal_last
+
+
+@njit(cache=True)
+def _draw_chance(tree, h, x0, x1, u):
+    """The child of public chance node ``h`` drawn with probabilities ``W_child[x0, x1] /
+    W_h[x0, x1]`` (:func:`draw`'s rule, the same arithmetic as the deal's node arrays)."""
+    joint, ctx = tree.joint, tree.ctx
+    parent_w = joint[ctx[h], x0, x1]
+    c0, c1 = tree.child_start[h], tree.child_start[h + 1]
+    acc = 0.0
+    last = c0
+    for c in range(c0, c1):
+        p = joint[ctx[c], x0, x1] / parent_w if parent_w > 0.0 else 0.0
+        if p > 0.0:
+            acc += p
+            last = c
+            if u < acc:
+                return c
+    return last
+
+
+@njit(cache=True)
+def _terminal_utility(tree, h, x0, x1):
+    """Player 0's payoff at public terminal ``h`` for the deal ``(x0, x1)`` (its rule)."""
+    z = tree.record[h, 3]
+    rule = int(tree.term[z, 0])
+    value = tree.term[z, 1]
+    if rule == FOLD_RULE:
+        return value
+    if rule == SHOWDOWN_RULE:
+        c = int(tree.term[z, 5])
+        r0, r1 = tree.rank[0, c, x0], tree.rank[1, c, x1]
+        return value if r0 > r1 else (-value if r0 < r1 else 0.0 * value)
+    if rule == MATRIX_RULE:
+        return value * tree.matrix[int(tree.term[z, 5]), x0, x1]
+    f = int(tree.term[z, 4])
+    if tree.counts[0, f, x0] + tree.counts[1, f, x1] >= tree.term[z, 3]:
+        return value
+    return tree.term[z, 2]
+
+
+@njit(cache=True)
+def _prefetch_tables(scheme, tree, h, player, x0, x1, strategy, avg):
+    """Prefetch the first and last cache lines of the strategy (and, where the expanding
+    sweep will read it, the average strategy) of the deal's information set at public node
+    ``h``, whose record row was prefetched earlier (a hint: no effect on results)."""
+    kd = tree.record[h, 5]
+    if kd == 0 or kd == 1:
+        na = tree.record[h, 1] - tree.record[h, 0]
+        s0 = tree.record[h, 4] + tree.row_of[kd, tree.record[h, 2], x0 if kd == 0 else x1] * na
+        prefetch(strategy, s0)
+        prefetch(strategy, s0 + na - 1)
+        if kd != player or scheme == AS:
+            prefetch(avg, s0)
+            prefetch(avg, s0 + na - 1)
+
+
+@njit(cache=True)
+def _visit(work, n, c, q, ri):
+    """Append public node ``c`` to the visited list at position ``n``."""
+    work.node[n] = c
+    work.q[n] = q
+    work.ri[n] = ri
+    return n + 1
+
+
+@njit(cache=True)
+def _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, strategy, avg,
+                   rng, work, regrets):
+    """The breadth-first sweep of :func:`rcfr.forms.history.sampled.sampled_pass` over the deal's
+    public nodes (``_expand_cs`` for CS, ``_expand_sampled`` for ES / OS / AS: the same
+    samples, probabilities and average-strategy increments).  Prefetches what the next nodes
+    and the backup will read (:data:`AHEAD`).  Returns the nodes visited."""
+    record = tree.record
+    node, q, ri, link, slots = work.node, work.q, work.ri, work.link, work.slots
+    cs = scheme == CS
+    node[0] = 0
+    q[0] = 1.0
+    ri[0] = 1.0
+    n = 1
+    m = 0  # slots used
+    k = 0
+    while k < n:
+        if k + 2 * AHEAD < n and not cs:  # (CS walks the whole tree in order)
+            prefetch(record, node[k + 2 * AHEAD] * record.shape[1])
+        if k + AHEAD < n and not cs:
+            _prefetch_tables(scheme, tree, node[k + AHEAD], player, x0, x1, strategy, avg)
+        h = node[k]
+        kd = record[h, 5]
+        work.kind[k] = kd
+        if kd == KIND_TERMINAL:
+            if not cs:
+                prefetch(tree.term, record[h, 3] * tree.term.shape[1])  # for the backup
+            k += 1
+            continue
+        if kd == KIND_CHANCE:
+            link[k] = n
+            n = _visit(work, n, _draw_chance(tree, h, x0, x1, uniform(rng)), q[k], ri[k])
+            k += 1
+            continue
+        c0 = record[h, 0]
+        na = record[h, 1] - c0
+        row = tree.row_of[kd, record[h, 2], x0 if kd == 0 else x1]
+        s0 = record[h, 4] + row * na
+        work.info[k] = record[h, 3] + row
+        work.seq[k] = s0
+        work.width[k] = na
+        if kd == player and not cs:  # for the backup
+            prefetch(regrets, s0)
+            prefetch(regrets, s0 + na - 1)
+        if kd != player and not cs:
+            add_average(avg, strategy, s0, na, weight / q[k])
+            link[k] = n
+            n = _visit(work, n, c0 + draw(strategy, s0, s0 + na, uniform(rng)), q[k], 1.0)
+            k += 1
+            continue
+        link[k] = m
+        if cs:
+            r = ri[k]
+            for j in range(na):
+                p = strategy[s0 + j]
+                slots[m + j] = n
+                if kd == player:
+                    avg[s0 + j] += weight * r * p
+                    n = _visit(work, n, c0 + j, q[k], r * p)
+                else:
+                    n = _visit(work, n, c0 + j, q[k] * p, r)
+        elif scheme == ES:
+            for j in range(na):
+                slots[m + j] = n
+                n = _visit(work, n, c0 + j, q[k], 1.0)
+        elif scheme == OS:
+            a = explore(strategy, s0, na, epsilon, uniform(rng))
+            for j in range(na):
+                slots[m + j] = -1
+            slots[m + a] = n
+            n = _visit(work, n, c0 + a, q[k] * os_probability(strategy, s0, na, a, epsilon), 1.0)
+        else:
+            total = as_total(avg, s0, s0 + na, beta)
+            for j in range(na):
+                rho = as_probability(total, avg[s0 + j], epsilon, beta, tau)
+                if rho >= 1.0 or uniform(rng) < rho:
+                    slots[m + j] = n
+                    n = _visit(work, n, c0 + j, q[k] * rho, 1.0)
+                else:
+                    slots[m + j] = -1
+        m += na
+        k += 1
+    return n
+
+
+@njit(cache=True)
+def _public_backup(player, cs, n, x0, x1, tree, strategy, inst, work, absorb, rule, link_kind,
+                   link_param, regrets):
+    """The backward sweep of :func:`rcfr.forms.history.sampled.sampled_pass` over the visited list
+    (the same values and regrets), into ``inst``, or, with ``absorb`` (plain and clipped
+    rules, the tabular estimator), straight into ``regrets`` with the link re-applied: a pass
+    meets an information set ``(u, x_p)`` at most once (one deal, each public node once) and
+    reads its strategy there last, so this is :func:`absorb_touched`'s arithmetic without
+    the round trip through ``inst``.  Returns the information sets touched."""
+    node, q, val, link, slots = work.node, work.q, work.val, work.link, work.slots
+    clipped = rule.kind == CLIPPED
+    sign = 1.0 if player == 0 else -1.0
+    nt = 0
+    for k in range(n - 1, -1, -1):
+        kd = work.kind[k]
+        if kd == KIND_TERMINAL:
+            u = _terminal_utility(tree, node[k], x0, x1)
+            val[k] = sign * u if cs else sign * u / q[k]
+        elif kd == KIND_CHANCE or (kd != player and not cs):
+            val[k] = val[link[k]]
+        else:
+            s0 = work.seq[k]
+            na = work.width[k]
+            m = link[k]
+            v = 0.0
+            for j in range(na):
+                c = slots[m + j]
+                v += strategy[s0 + j] * (val[c] if c >= 0 else 0.0)
+            val[k] = v
+            if kd == player:
+                work.touched[nt] = work.info[k]
+                nt += 1
+                w = q[k] if cs else 1.0
+                if absorb:
+                    for j in range(na):
+                        c = slots[m + j]
+                        x = val[c] if c >= 0 else 0.0
+                        regrets[s0 + j] = absorbed(regrets[s0 + j],
+                                                   0.0 + sampled_regret(w, x, v), clipped)
+                    link_slice(link_kind, link_param, regrets, s0, s0 + na, strategy)
+                else:
+                    for j in range(na):
+                        c = slots[m + j]
+                        inst[s0 + j] = 0.0
+                        inst[s0 + j] += sampled_regret(w, val[c] if c >= 0 else 0.0, v)
+    return nt
+
+
+@njit(cache=True)
+def public_sampled_pass(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rng,
+                        inst, work, absorb, rule, link_kind, link_param, regrets):
+    """One sampled pass on the public tree: draw the deal ``(x0, x1)`` from the joint
+    distribution, then :func:`rcfr.forms.history.sampled.sampled_pass`'s scheme over the public
+    nodes with the deal's information sets, chance probabilities and payoffs read on the way.
+    ``absorb``: see :func:`_public_backup`.  Returns ``(public nodes visited, information sets
+    touched)``."""
+    k = _draw_deal(tree, uniform(rng))
+    n1 = tree.joint.shape[2]
+    x0, x1 = k // n1, k % n1
+    n = _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, strategy, avg,
+                       rng, work, regrets)
+    nt = _public_backup(player, scheme == CS, n, x0, x1, tree, strategy, inst, work, absorb,
+                        rule, link_kind, link_param, regrets)
+    return n, nt
+
+
+@njit(cache=True)
+def run_public_sampled(scheme, max_iters, node_budget, t0, avg_power, deal_depth, rule,
+                       link_kind, link_param, epsilon, beta, tau, tree, bounds, seq_bounds,
+                       regrets, prediction, values, strategy, avg, rng, inst, work, lazy,
+                       lazily):
+    """:func:`rcfr.forms.history.sampled.run_sampled` with the public pass: iterations entirely in
+    numba, each pass counting ``deal_depth`` dealing chance nodes plus the public nodes it
+    visits; with ``lazily`` a discounted rule updates ``lazy`` (:func:`absorb_lazily`).
+    Returns ``(iterations, histories visited)``."""
+    discounted = rule.kind != PLAIN and rule.kind != CLIPPED
+    dense = discounted and not lazily
+    it = 0
+    nodes = 0
+    while it < max_iters and nodes < node_budget:
+        for p in range(2):
+            t, weight = start_pass(t0, it, p, avg_power, dense, seq_bounds, inst)
+            n, nt = public_sampled_pass(scheme, p, weight, epsilon, beta, tau, tree, strategy,
+                                        avg, rng, inst, work, not discounted, rule, link_kind,
+                                        link_param, regrets)
+            nodes += n + deal_depth
+            if lazily:
+                absorb_lazily(p, t, nt, work.touched, inst, rule, link_kind, link_param,
+                              tree.seq_start, tree.num_actions, lazy, strategy)
+            elif dense:
+                absorb_touched(p, t, nt, work.touched, inst, rule, link_kind, link_param, tree,
+                               bounds, seq_bounds, regrets, prediction, values, strategy)
+        it += 1
+    return it, nodes
+
+
+_NO_RULE = parse_rule("cfr").params  # what the pass gets when it does not absorb
+
+
+def public_arrays(tree: PublicTree) -> PublicSampled:
+    """The arrays :func:`public_sampled_pass` reads, from the compiled public tree."""
+    T = tree.arrays
+    index = tree.node_info_base.copy()
+    index[tree.terminal_nodes] = np.arange(tree.terminal_nodes.size)
+    term = np.zeros((tree.terminal_nodes.size, 8))
+    for j, column in enumerate((T.term_rule, T.term_value, T.term_miss, T.term_q, T.term_face,
+                                T.term_ctx)):
+        term[:, j] = column
+    deal = T.joint[0].ravel()
+    cs = tree.node_child_start.astype(np.int64)
+    record = np.zeros((tree.num_public_nodes, 8), dtype=np.int64)
+    for j, column in enumerate((cs[:-1], cs[1:], tree.node_ctx, index, tree.node_seq_base,
+                                tree.node_kind)):
+        record[:, j] = column
+    return PublicSampled(
+        tree.node_kind, tree.node_child_start, tree.node_ctx, record, T.row_of, T.joint,
+        np.cumsum(deal), int(np.flatnonzero(deal > 0)[-1]),
+        term,
+        T.rank, T.counts, T.matrix, tree.infoset_seq_start, tree.infoset_num_actions)
+
+
+class PublicSampledPass(LazyDiscounting):
+    """A sampled pass over the public tree (a :class:`rcfr.forms.base.TreePass`); one
+    player per pass, the deal drawn from the pass's SplitMix64 state; fused with the tabular
+    estimator (:func:`run_public_sampled`)."""
+
+    def __init__(self, tree: PublicTree, scheme: int, epsilon: float, beta: float, tau: float,
+                 seed: int | None) -> None:
+        self.tree = tree
+        self.scheme = scheme
+        self.epsilon, self.beta, self.tau = epsilon, beta, tau
+        self.rng = seed_state(seed)
+        self.deal_depth = int(tree.structure.deal_depth)
+        self.arrays = public_arrays(tree)
+        n = tree.num_public_nodes
+        index = [np.zeros(n, dtype=np.int64) for _ in range(7)]
+        self.work = PublicWork(index[0], np.zeros(n, dtype=np.int8), np.ones(n), np.ones(n),
+                               np.zeros(n), *index[1:])
+        S = tree.num_sequences
+        self.bounds = np.array([0, tree.num_infosets_per_player[0], tree.num_infosets],
+                               dtype=np.int64)
+        self.seq_bounds = np.array([0, tree.num_sequences_per_player[0], S], dtype=np.int64)
+
+    def run(self, players, strategy, weight, avg, inst) -> int:
+        (player,) = players
+        inst[:] = 0.0
+        n, _ = public_sampled_pass(self.scheme, player, weight, self.epsilon, self.beta,
+                                   self.tau, self.arrays, strategy, avg, self.rng, inst,
+                                   self.work, False, _NO_RULE, 0, 2.0, inst)
+        return int(n) + self.deal_depth
+
+    def fuses(self, rule) -> bool:
+        return True
+
+    def run_fused(self, solver, max_iters: int, node_budget: int) -> None:
+        est = solver.estimator_
+        lazily = self.discounts_lazily(solver)
+        lazy = self.lazy_state(solver) if lazily else NO_LAZY
+        its, nodes = run_public_sampled(
+            self.scheme, max_iters, node_budget, solver.iteration, solver.avg_power_,
+            self.deal_depth, solver.rule_.params, solver.link_.kind, solver.link_.param,
+            self.epsilon, self.beta, self.tau, self.arrays, self.bounds, self.seq_bounds,
+            est.regrets, est.prediction, est.values_, solver.strategy_, solver.avg_weights_,
+            self.rng, solver._inst, self.work, lazy, lazily)
+        if lazily:
+            self.show_true_regrets(solver)
+        solver.iteration += int(its)
+        solver.nodes_visited += int(nodes)
+
+    # -- the reference: the deal's history-form node arrays --------------------------------
+    def deal_arrays(self, x0: int, x1: int) -> SampledTree:
+        """The history form's node arrays of the histories that follow the deal ``(x0, x1)``
+        (a sweep of the public nodes): :func:`rcfr.forms.history.sampled.sampled_pass` over them
+        is the pass that :func:`public_sampled_pass` computes without them."""
+        t, T = self.tree, self.tree.arrays
+        n = t.num_public_nodes
+        kind, ctx, parent = t.node_kind, t.node_ctx, t.node_parent
+        infoset = np.full(n, -1, dtype=np.int32)
+        for p, x in ((0, x0), (1, x1)):
+            u = np.flatnonzero(kind == p)
+            infoset[u] = t.node_info_base[u] + T.row_of[p, ctx[u], x]
+        prob = np.ones(n)
+        v = np.flatnonzero((parent >= 0) & (kind[np.maximum(parent, 0)] == KIND_CHANCE))
+        if v.size:
+            parent_w = T.joint[ctx[parent[v]], x0, x1]
+            prob[v] = np.divide(T.joint[ctx[v], x0, x1], parent_w, out=np.zeros(v.size),
+                                where=parent_w > 0)
+        z = t.terminal_nodes
+        c = T.term_ctx
+        rule, value = T.term_rule, T.term_value
+        showdown = value * np.sign(T.rank[0, c, x0] - T.rank[1, c, x1])
+        held = T.counts[0, T.term_face, x0] + T.counts[1, T.term_face, x1] >= T.term_q
+        util = np.zeros(n)
+        matrix = value * T.matrix[c, x0, x1] if np.any(rule == MATRIX_RULE) else value
+        util[z] = np.where(rule == FOLD_RULE, value,
+                           np.where(rule == SHOWDOWN_RULE, showdown,
+                                    np.where(rule == MATRIX_RULE, matrix,
+                                             np.where(held, value, T.term_miss))))
+        return SampledTree(kind, t.node_child_start, infoset, prob, t.infoset_seq_start,
+                           t.infoset_num_actions, util)
+
+    def sample_regrets(self, player: int, strategy: np.ndarray, avg: np.ndarray, samples: int,
+                       rng: np.ndarray | None = None) -> np.ndarray:
+        """``(samples, num_sequences)`` sampled regrets of ``player`` at the fixed ``strategy``,
+        one row per pass, drawn from ``rng`` (default: a copy of this pass's generator, which
+        is left as it was); the average-strategy increments go to a copy of ``avg``."""
+        own = self.rng
+        self.rng = own.copy() if rng is None else rng
+        avg = avg.copy()
+        rows = np.zeros((samples, self.tree.num_sequences))
+        try:
+            for k in range(samples):
+                self.run((player,), strategy, 1.0, avg, rows[k])
+        finally:
+            if rng is None:
+                self.rng = own
+        return rows
+
+    def visit_counts(self, player: int, strategy: np.ndarray, avg: np.ndarray,
+                     samples: int) -> np.ndarray:
+        """Visit counts are per history, which the public form does not keep."""
+        raise RcfrError("visit counts are per history; compile the game's history form "
+                        "(form='history')")
+
+    def reference_run(self, player: int, strategy, weight, avg, inst) -> int:
+        """:meth:`run` through the deal's node arrays and the history form's pass (slow: a
+        sweep of the public nodes per pass; for tests)."""
+        inst[:] = 0.0
+        deal = self.tree.arrays.joint[0].ravel()
+        k = int(draw(deal, 0, deal.size, uniform(self.rng)))
+        arrays = self.deal_arrays(*divmod(k, self.arrays.joint.shape[2]))
+        n = self.tree.num_public_nodes
+        work = SampleWork(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
+                          np.ones(n), np.ones(n), np.zeros(n),
+                          np.zeros(self.tree.num_infosets, dtype=np.int64),
+                          np.zeros(self.tree.num_infosets, dtype=np.int64))
+        visited, _ = sampled_pass(self.scheme, player, weight, self.epsilon, self.beta,
+                                  self.tau, arrays, strategy, avg, self.rng, inst, work, 1)
+        return int(visited) + self.deal_depth

@@ -1,0 +1,107 @@
+"""The architecture's rules (docs/architecture.md): the import layers hold (import-linter's
+contract in .importlinter), no module of rcfr takes part in an import cycle, and no code outside
+rcfr/forms asks which compiled form a tree has."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tokenize
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "src" / "rcfr"
+
+
+def _cycles() -> list[list[str]]:
+    grimp = pytest.importorskip("grimp")
+    graph = grimp.build_graph("rcfr", exclude_type_checking_imports=True)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.find_modules_directly_imported_by(v):
+            if not w.startswith("rcfr"):
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for module in sorted(graph.modules):
+        if module.startswith("rcfr") and module not in index:
+            visit(module)
+    return found
+
+
+def test_no_import_cycles_inside_rcfr():
+    assert len([m for m in __import__("grimp").build_graph("rcfr").modules]) > 80  # non-vacuous
+    assert _cycles() == []
+
+
+def test_the_layer_contract_holds():
+    exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    if exe is None:
+        pytest.skip("import-linter is not installed (make test installs it)")
+    out = subprocess.run([exe, "--config", str(ROOT / ".importlinter")], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "2 kept, 0 broken" in out.stdout
+
+
+# how code would ask which form a tree has: the tree classes in isinstance, the form's name
+# compared with a string, or read with getattr
+FORM_TESTS = re.compile(
+    r"isinstance\([^)]*\b(PublicTree|GameTree)\b"
+    r"|\.form\s*[!=]=|[!=]=\s*[\"'](public|history)[\"']|[\"'](public|history)[\"']\s*[!=]="
+    r"|getattr\([^)]*[\"']form[\"']")
+
+
+def _code_lines(path: Path) -> dict[int, str]:
+    """Each line's code without its strings and comments (docstrings may name the forms)."""
+    lines: dict[int, list[str]] = {}
+    with path.open("rb") as f:
+        for tok in tokenize.tokenize(f.readline):
+            if tok.type in (tokenize.STRING, tokenize.COMMENT):
+                if tok.type == tokenize.STRING and len(tok.string) < 12:  # a short literal
+                    lines.setdefault(tok.start[0], []).append(tok.string)
+                continue
+            lines.setdefault(tok.start[0], []).append(tok.string)
+    return {n: " ".join(parts) for n, parts in lines.items()}
+
+
+def test_no_code_outside_forms_tests_the_form():
+    offenders = []
+    files = [p for p in sorted(PACKAGE.rglob("*.py")) if PACKAGE / "forms" not in p.parents]
+    assert len(files) > 60
+    for path in files:
+        for n, code in _code_lines(path).items():
+            if FORM_TESTS.search(code.replace(" . ", ".").replace("( ", "(")):
+                offenders.append(f"{path.relative_to(ROOT)}:{n}: {code}")
+    assert offenders == []
+    # the pattern finds what it is meant to find (so the check is not vacuous)
+    assert FORM_TESTS.search('if isinstance(tree, PublicTree):')
+    assert FORM_TESTS.search('if getattr(tree, "form", None) == "public":')
+    assert FORM_TESTS.search('if form == "history":')
