@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import rcfr
-from rcfr import features as F
+from rcfr.features import registry as F
 from rcfr.features import (
     FeatureRows,
     default_features,

@@ -14,12 +14,13 @@ from ..core.errors import RcfrError
 from ..evaluate import Evaluation, evaluate
 from ..forms import GameTree
 from ..forms.compile import compile_game, is_compiled
-from ..games.leduc import LeducPoker
 from ..games.protocol import Game
-from ..games.transforms.actions import NAMED_BETS, WAGER_GAMES
 from ..games.transforms.base import AbstractGame, Abstraction
-from ..games.transforms.cards import LEDUC_ABSTRACTIONS
-from ..games.transforms.parse import ABSTRACTIONS, parse_abstraction  # noqa: F401
+from ..games.transforms.parse import (  # noqa: F401 (ABSTRACTIONS: re-exported)
+    ABSTRACTIONS,
+    parse_abstraction,
+    standard_abstractions_of,
+)
 from ..policy import TabularPolicy
 from ..solvers.run import SolveResult, make_solver, solve
 from .lift import lift
@@ -135,12 +136,7 @@ class AbstractSolveResult(SolveResult):
 def standard_abstractions(game: Game | GameTree | str) -> tuple[str, ...]:
     """The thesis's baseline abstractions for ``game`` (sec. 4.3): Leduc's four card
     abstractions or the five wager abstractions."""
-    base = compile_game(game).game
-    if isinstance(base, LeducPoker):
-        return LEDUC_ABSTRACTIONS
-    if any(isinstance(base, k) for k in WAGER_GAMES):
-        return tuple(NAMED_BETS)
-    raise RcfrError(f"no standard abstractions for {base}; give them by name")
+    return standard_abstractions_of(compile_game(game).game)
 
 
 def abstraction_baselines(game: Game | GameTree | str, iterations: int = 100_000,

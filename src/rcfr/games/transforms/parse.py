@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.errors import RcfrError
+from ..leduc import LeducPoker
 from ..protocol import Game
 from ..registry import load_game, set_abstraction_hook
-from .actions import NAMED_BETS, BetAbstraction, parse_bets
+from .actions import NAMED_BETS, WAGER_GAMES, BetAbstraction, parse_bets
 from .base import AbstractGame, Abstraction
 from .cards import LEDUC_ABSTRACTIONS, LeducCardAbstraction
 
@@ -48,3 +49,13 @@ def abstract_game_of(base: Game, spec: str) -> AbstractGame:
 
 
 set_abstraction_hook(abstract_game_of)
+
+
+def standard_abstractions_of(base: Game) -> tuple[str, ...]:
+    """The thesis's baseline abstractions for the game ``base`` (sec. 4.3): Leduc's four card
+    abstractions or the five wager abstractions of the no-limit games."""
+    if isinstance(base, LeducPoker):
+        return LEDUC_ABSTRACTIONS
+    if any(isinstance(base, k) for k in WAGER_GAMES):
+        return tuple(NAMED_BETS)
+    raise RcfrError(f"no standard abstractions for {base}; give them by name")
