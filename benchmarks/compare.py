@@ -4,7 +4,8 @@ baseline checkout, interleaved on the same machine.
 
     git worktree add /tmp/base <rev>            # the baseline, e.g. main before a change
     .venv/bin/python benchmarks/compare.py --base /tmp/base --runs 3 \\
-        "bench_core.py --quick --no-openspiel --no-liteefg" "bench_public_tree.py --quick --no-openspiel"
+        "bench_core.py --quick --no-openspiel --no-liteefg" \\
+        "bench_public_tree.py --quick --no-openspiel"
 
 Each benchmark runs from its own tree's ``benchmarks/`` folder with that tree's ``src`` first on
 ``PYTHONPATH`` (so each side imports its own rcfr), with ``--json``; the runs alternate base,

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 import rcfr
-from rcfr.features import registry as F
 from rcfr.features import (
     FeatureRows,
     default_features,
@@ -14,6 +13,7 @@ from rcfr.features import (
     register_features,
     sequence_features,
 )
+from rcfr.features import registry as F
 from rcfr.games.leduc import LeducPoker
 from rcfr.regressors import RidgeRegression
 from rcfr.solvers.rcfr import RCFRSolver

@@ -92,7 +92,7 @@ def test_external_sampling_solves_leduc(leduc):
 
 
 def test_regret_matching_plus_option(kuhn):
-    solver = MCCFRSolver(kuhn, "es", seed=1, plus=True).run(2000)
+    solver = MCCFRSolver(kuhn, "es", seed=1, rule="cfr+").run(2000)
     assert solver.estimator_.regrets.min() >= 0.0
     assert rcfr.exploitability(solver.average_policy()) < 0.05
 
@@ -163,8 +163,8 @@ def test_python_estimator_path_equals_the_fused_kernel(leduc, scheme):
 
 def test_python_path_with_regret_matching_plus_and_linear_averaging(kuhn):
     kw = {"seed": 2, "averaging": "linear"}
-    fused = MCCFRSolver(kuhn, "es", plus=True, **kw).run(400)
-    python = MCCFRSolver(kuhn, "es", estimator=_UnfusedTabular(plus=True), **kw).run(400)
+    fused = MCCFRSolver(kuhn, "es", rule="cfr+", **kw).run(400)
+    python = MCCFRSolver(kuhn, "es", estimator=_UnfusedTabular("cfr+"), **kw).run(400)
     assert np.array_equal(fused.average_policy().probs, python.average_policy().probs)
 
 

@@ -132,9 +132,10 @@ class _UnfusedTabular(TabularRegrets):
 @pytest.mark.parametrize("alternating", [True, False])
 def test_fused_kernel_equals_the_step_by_step_loop(leduc_canonical, plus, alternating):
     averaging = "linear" if plus else "uniform"
-    fused = RegretSolver(leduc_canonical, estimator=TabularRegrets(plus), averaging=averaging,
+    rule = "cfr+" if plus else "cfr"
+    fused = RegretSolver(leduc_canonical, estimator=TabularRegrets(rule), averaging=averaging,
                          alternating=alternating).run(25)
-    steps = RegretSolver(leduc_canonical, estimator=_UnfusedTabular(plus), averaging=averaging,
+    steps = RegretSolver(leduc_canonical, estimator=_UnfusedTabular(rule), averaging=averaging,
                          alternating=alternating).run(25)
     assert np.array_equal(fused.average_policy().probs, steps.average_policy().probs)
     assert np.array_equal(fused.current_policy().probs, steps.current_policy().probs)

@@ -33,15 +33,12 @@ from ..core.rules import UpdateRule, parse_rule
 from ..forms.base import Form
 from ..forms.compile import compile_game
 from ..policy import TabularPolicy
-from .tabular import TabularRegrets, legacy_rule
+from .tabular import TabularRegrets
 
 CHECKPOINT_FORMAT = "rcfr.checkpoint"
 AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
 AVERAGING_NAMES = {v: k for k, v in AVERAGING.items()}
 UNLIMITED = 1 << 62
-# the rule of a checkpoint written before rules were recorded, by its algorithm
-LEGACY_RULES = {"cfr": "cfr", "cfr+": "cfr+", "rcfr": "cfr", "rcfr+": "cfr+", "cs": "cfr",
-                "es": "cfr", "os": "cfr", "as": "cfr"}
 
 
 def averaging_power(averaging: str | float) -> float:
@@ -93,7 +90,7 @@ class RegretSolver:
         self.link_ = parse_link(self.link)
         dtype = self._table_dtype()
         self.estimator_ = (self.estimator if self.estimator is not None
-                           else TabularRegrets(legacy_rule(self.rule), dtype=dtype))
+                           else TabularRegrets(self.rule, dtype=dtype))
         self.rule_ = self._resolve_rule()
         self.averaging_ = self._default_averaging() if self.averaging is None else self.averaging
         self.avg_power_ = averaging_power(self.averaging_)
@@ -113,7 +110,7 @@ class RegretSolver:
 
     def _resolve_rule(self) -> UpdateRule:
         own = getattr(self.estimator_, "rule", None)
-        mine = None if self.rule is None else parse_rule(legacy_rule(self.rule))
+        mine = None if self.rule is None else parse_rule(self.rule)
         if own is None:
             return mine if mine is not None else parse_rule("cfr")
         own = parse_rule(own)
@@ -240,7 +237,9 @@ class RegretSolver:
         if meta.get("algorithm") != self.name:
             raise RcfrError(f"{path} is a {meta.get('algorithm')} checkpoint, not {self.name}")
         mine = self._info()
-        meta.setdefault("rule", LEGACY_RULES.get(meta.get("algorithm")))  # before rules
+        if "rule" not in meta:
+            raise RcfrError(f"{path} records no update rule (an rcfr from before rules were "
+                            "recorded wrote it); start the run afresh")
         meta.setdefault("dtype", "float64")  # before float32 tables
         for key in self._config_keys:
             if meta.get(key) != mine[key]:

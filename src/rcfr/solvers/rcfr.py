@@ -75,16 +75,16 @@ def make_regressors(tree: Form, regressor: str, *, leaves: int | None = None,
 
 
 def make_estimator(tree: Form, regressor: Any = "best-first", *, leaves: int | None = None,
-                   features: str | None = None, bootstrap: bool = False, plus: bool = False,
+                   features: str | None = None, bootstrap: bool = False,
                    rule: str | UpdateRule | None = None, threshold: float | None = None,
                    criterion: str = "squared_error", alpha: float | None = None,
                    hidden: Any = None, seed: int = 0, minibatch: bool = False):
     """The regret estimator for a regressor name (or a regressor object) and update rule
-    (``plus=True`` is ``rule="cfr+"``).  Options that the regressor would ignore are refused:
+    (default ``cfr``).  Options that the regressor would ignore are refused:
     ``threshold`` applies to ``recursive``, ``alpha`` to ``ridge``, ``leaves`` to the trees,
     ``hidden`` to ``torch-mlp``.  ``minibatch`` (sampling schemes) fits the sequences each
     sampled pass touched instead of a dense feature matrix (:class:`RegressionRegrets`)."""
-    rule = parse_rule(rule if rule is not None else ("cfr+" if plus else "cfr"))
+    rule = parse_rule(rule if rule is not None else "cfr")
     features = features if features is not None else (
         "hashing:5" if regressor == "ridge" else default_features(tree.game))
     if not callable(features) and not isinstance(features, (list, tuple)):

@@ -40,7 +40,6 @@ from ..features import FeatureRows, infoset_features, sequence_features, tree_eq
 from ..regressors import RidgeRegression, SklearnRegressor
 from ..regressors.sklearn_adapter import _warm_startable
 from ..regressors.tree_base import RegressionTree
-from .tabular import legacy_rule
 
 DENSE_MEMORY = 1 << 30  # bytes a dense feature matrix (and a prediction chunk) may take
 
@@ -72,7 +71,7 @@ class RegressionRegrets:
     sequence alike (and Theorem 3.0.7 bounds every information set's error alike).
     ``features`` names a feature set of :mod:`rcfr.features`, is a callable ``f(tree, player)
     -> matrix``, or is a pair of matrices; ``rule`` is the update rule that forms the targets
-    (``plus=True`` is ``rule="cfr+"``).
+    (default ``cfr``).
 
     ``minibatch=True`` (for a sampled pass, :mod:`rcfr.solvers.sampling`) never builds a dense
     feature matrix: after each pass the regressor is trained incrementally (``partial_fit``,
@@ -93,13 +92,12 @@ class RegressionRegrets:
 
     def __init__(self, regressors: Any, features: str | tuple = "onehot", *,
                  bootstrap: bool = False, rule: str | UpdateRule | None = None,
-                 plus: bool = False, seed: int = 0, warm_start: bool = True,
+                 seed: int = 0, warm_start: bool = True,
                  minibatch: bool = False, max_memory: int = DENSE_MEMORY) -> None:
         self.regressors = regressors
         self.features = features
         self.bootstrap = bootstrap
-        self.rule = parse_rule(legacy_rule(plus) if rule is None else rule)
-        self.plus = plus
+        self.rule = parse_rule("cfr" if rule is None else rule)
         self.seed = seed
         self.warm_start = warm_start
         self.minibatch = minibatch

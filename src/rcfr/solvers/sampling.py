@@ -71,7 +71,6 @@ from ..evaluate import exploitability
 from ..forms import Form, compile_game
 from ..forms.sampling import SCHEMES, LazyDiscounting
 from .loop import RegretSolver
-from .tabular import legacy_rule
 
 SCHEME_NAMES = {
     "cs": "chance sampling",
@@ -197,7 +196,7 @@ class MCCFRSolver(RegretSolver):
     Parameters are configured here and validated in :meth:`run` / :meth:`run_nodes`:
     ``epsilon`` in (0, 1] (OS exploration, default 0.5; AS floor, default 0.05), ``beta >= 0``
     and ``tau >= 1`` (AS bonus and threshold, defaults 1e6 and 1000).  ``estimator`` defaults to
-    the tabular one with ``rule`` (default ``cfr``; ``plus=True`` is ``cfr+``); ``lcfr`` and
+    the tabular one with ``rule`` (default ``cfr``); ``lcfr`` and
     ``dcfr`` discount the whole table after each external-sampling pass (Brown & Sandholm
     2019), lazily in the fused kernel (see the module docstring).  ``averaging`` as in
     :class:`RegretSolver`, except that it stays uniform for ``cfr`` and ``cfr+`` unless given;
@@ -216,8 +215,7 @@ class MCCFRSolver(RegretSolver):
                  seed: int | None = None, estimator: Any = None,
                  rule: str | UpdateRule | None = None,
                  link: str | Link | None = None, averaging: str | float | None = None,
-                 plus: bool = False, alternating: bool = True, dtype: str = "float64") -> None:
-        rule = legacy_rule(plus) if rule is None and plus else rule
+                 alternating: bool = True, dtype: str = "float64") -> None:
         super().__init__(game, estimator=estimator, rule=rule, link=link,
                          alternating=alternating, averaging=averaging, seed=seed,
                          name=str(scheme).strip().lower())
@@ -225,7 +223,6 @@ class MCCFRSolver(RegretSolver):
         self.epsilon = epsilon
         self.beta = beta
         self.tau = tau
-        self.plus = plus
         self.dtype = dtype
 
     def _table_dtype(self) -> type:

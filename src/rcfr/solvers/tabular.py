@@ -10,25 +10,16 @@ import numpy as np
 from ..core.rules import UpdateRule, link_input, parse_rule, rule_update
 
 
-def legacy_rule(rule: str | UpdateRule | bool | None) -> str | UpdateRule:
-    """``True`` / ``False`` (the former ``plus`` flag) as ``"cfr+"`` / ``"cfr"``."""
-    if isinstance(rule, bool):
-        return "cfr+" if rule else "cfr"
-    return "cfr" if rule is None else rule
-
-
 class TabularRegrets:
     """One table of regrets over all sequences, updated by ``rule`` (a spec string or an
-    :class:`~rcfr.core.rules.UpdateRule`; ``True`` / ``False`` mean ``cfr+`` / ``cfr``;
-    without a rule, ``plus=True`` is ``cfr+``).
+    :class:`~rcfr.core.rules.UpdateRule`; default ``cfr``).
 
     The solvers run exactly this class inside their fused numba kernels; a subclass always goes
     through the Python loop, so its own :meth:`update` is called."""
 
-    def __init__(self, rule: str | UpdateRule | bool | None = None, *,
-                 plus: bool = False, dtype: type = np.float64) -> None:
-        self.rule = parse_rule(legacy_rule(bool(plus) if rule is None else rule))
-        self.plus = plus
+    def __init__(self, rule: str | UpdateRule | None = None, *,
+                 dtype: type = np.float64) -> None:
+        self.rule = parse_rule("cfr" if rule is None else rule)
         self.dtype = dtype  # of the tables (float32: half the memory, opt-in)
         self.regrets: np.ndarray | None = None
 
