@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 
 HEAD = Path(__file__).resolve().parents[1]
-SPEED = re.compile(r"per_second|it_s$|its$|nodes_s$|per_s$|throughput", re.I)
+SPEED = re.compile(r"per_second|per_(cpu_)?s$|it_s$|its$|nodes_s$|throughput", re.I)
 TIME = re.compile(r"seconds|_ms$|^ms$|_s$|time", re.I)
 
 
@@ -48,7 +48,7 @@ def _run(tree: Path, command: str) -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree / "src"))
     out = subprocess.run([sys.executable, str(tree / "benchmarks" / script), *args, "--json"],
                          cwd=tree / "benchmarks", env=env, capture_output=True, text=True)
-    if out.returncode != 0:
+    if out.returncode != 0 or "{" not in out.stdout:
         raise SystemExit(f"error: {script} failed in {tree}:\n{out.stderr[-2000:]}")
     text = out.stdout[out.stdout.index("{"):]
     return json.loads(text)
