@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import json
 import os
 import signal
@@ -15,26 +16,25 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .api import solve as run_solve
 from .console import err, out  # soft-wrapped: a pipe gets whole lines
 from .core.budget import set_memory_limit
 from .core.errors import RcfrError
 from .core.fileio import check_outputs
-from .core.rules import RULES
 from .evaluate import evaluate as evaluate_policy
+from .experiments.execute import RunHooks, run_spec
+from .experiments.spec import RunSpec, load_run_spec
 from .forms.compile import check_public_choice, compile_game
 from .forms.sizes import form_sizes
 from .games.registry import STANDARD_GAMES, load_game, registered_games
 from .lp import solve_lp
 from .policy import TabularPolicy
-from .solvers.rcfr import REGRESSORS
-from .solvers.run import ALL_ALGORITHMS, make_solver
+from .solvers.options import MAX_COUNT, OPTION, OPTIONS, Option
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   rich_markup_mode=None,
@@ -106,7 +106,6 @@ MaxMemoryOpt = Annotated[str | None, typer.Option(
     "--max-memory", callback=_max_memory,
     help="Refuse games and feature matrices needing more memory than this, e.g. 8G or 512M "
          "(default: half of the memory available).")]
-MAX_COUNT = 2**62  # counts reach numba as 64-bit integers
 EXIT_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143}
 
 
@@ -116,11 +115,6 @@ def _count(name: str, value: int | None, low: int = 1) -> None:
         bound = ("positive" if low == 1 else f">= {low}") if value < low else \
             f"at most {MAX_COUNT:,}"
         raise RcfrError(f"{name} must be {bound}, got {value}")
-
-
-def _seed(value: int) -> None:
-    if not 0 <= value < 2**63:
-        raise RcfrError(f"--seed must be a whole number from 0 to 2**63 - 1, got {value}")
 
 
 class _StopFlag:
@@ -201,99 +195,42 @@ def games(
         out.print("Game families: " + "; ".join(families), markup=False, highlight=False)
 
 
+def _declared(options: tuple[Option, ...]):
+    """Give a command the options declared in :mod:`rcfr.solvers.options`: its signature (what
+    typer reads) is its first parameter, one typer option per declaration, then its own
+    parameters; the command receives the declared ones in ``**options``."""
+
+    def wrap(command):
+        own = [p for p in inspect.signature(command, eval_str=True).parameters.values()
+               if p.kind is not inspect.Parameter.VAR_KEYWORD]
+        declared = [inspect.Parameter(
+            o.cli_name, inspect.Parameter.KEYWORD_ONLY, default=o.on_cli_default,
+            annotation=Annotated[o.type if o.on_cli_default is not None else o.type | None,
+                                 typer.Option(*o.cli, help=o.help)])
+            for o in options if o.cli]
+        command.own_parameters = tuple(p.name for p in own)
+        command.__signature__ = inspect.Signature(
+            [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own[:1]] + declared
+            + [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own[1:]])
+        return command
+
+    return wrap
+
+
 @app.command()
+@_declared(OPTIONS)
 def solve(
     game: Annotated[str | None, typer.Argument(
         help="Game string, e.g. 'leduc(canonical=true)'.")] = None,
-    algorithm: Annotated[str, typer.Option(
-        "--algorithm", "-a",
-        help=f"One of: {', '.join(ALL_ALGORITHMS)} (cfr ... pdcfr+: tabular, one per update "
-             "rule; lcfr/dcfr: Linear/Discounted CFR, pcfr+/pdcfr+: predictive (discounted) "
-             "CFR+; rcfr/rcfr+: regression CFR; cs/es/os/as: Monte Carlo CFR with chance, "
-             "external, outcome or average strategy sampling).")] = "cfr+",
-    rule: Annotated[str | None, typer.Option(
-        help=f"rcfr and cs/es/os/as: the update rule, one of {', '.join(RULES)} (default cfr; "
-             "rcfr+ is rcfr with cfr+).")] = None,
-    iterations: Annotated[int, typer.Option(
-        "--iterations", "-n", help="Iterations to run (with --resume: further iterations, "
-                                   "added to the checkpoint's).")] = 1000,
-    nodes: Annotated[int | None, typer.Option(
-        help="Run until this many histories have been visited, instead of --iterations.")] = None,
-    epsilon: Annotated[float | None, typer.Option(
-        help="os/as: exploration (default 0.5 for os, 0.05 for as).")] = None,
-    alpha: Annotated[float | None, typer.Option(
-        help="dcfr/pdcfr+: exponent of the positive-regret discount (default 1.5).")] = None,
-    beta: Annotated[float | None, typer.Option(
-        help="dcfr: exponent of the negative-regret discount (default 0); as: the sampling "
-             "bonus beta (default 1e6).")] = None,
-    gamma: Annotated[float | None, typer.Option(
-        help="dcfr/pdcfr+: averaging power (default 2).")] = None,
-    tau: Annotated[float | None, typer.Option(help="as: tau (default 1000).")] = None,
-    eval_every: Annotated[int | None, typer.Option(
-        "--eval-every", help="Evaluate the average strategy every K iterations (default: ten "
-                             "times in a run; 0: only at the end).")] = None,
-    seed: Annotated[int, typer.Option(help="Random seed, >= 0 (recorded; full-width CFR is "
-                                           "deterministic).")] = 0,
-    simultaneous: Annotated[bool, typer.Option("--simultaneous",
-                                               help="Simultaneous instead of alternating "
-                                                    "updates.")] = False,
-    averaging: Annotated[str | None, typer.Option(
-        help="uniform, linear or quadratic (default: the rule's: uniform for cfr, linear for "
-             "cfr+ and lcfr, t^gamma for dcfr, quadratic for pcfr+; uniform for rcfr/rcfr+ and "
-             "the sampling schemes with cfr or cfr+).")] = None,
-    link: Annotated[str | None, typer.Option(
-        help="Link function: poly:P (P > 1), rm (= poly:2, regret matching) or exp:T (softmax "
-             "with temperature T > 0).")] = None,
-    regressor: Annotated[str | None, typer.Option(
-        help=f"rcfr and cs/es/os/as: {', '.join(REGRESSORS)} (default best-first; the "
-             "sampling schemes are tabular without one).")] = None,
-    leaves: Annotated[int | None, typer.Option(
-        help="best-first/recursive regressors: leaf budget of the regression trees, both "
-             "players together (default: the game's sequences).")] = None,
-    bootstrap: Annotated[bool, typer.Option(
-        "--bootstrap", help="regressors: bootstrapped targets (thesis Algorithm 2) instead of a "
-                            "stored regret table.")] = False,
-    features: Annotated[str | None, typer.Option(
-        help="regressors: thesis, onehot or hashing:K (default: thesis for poker, onehot "
-             "otherwise; hashing:5 for ridge).")] = None,
-    threshold: Annotated[float | None, typer.Option(
-        help="--regressor recursive: split while a node's mean squared error on average "
-             "regrets exceeds this.")] = None,
-    criterion: Annotated[str | None, typer.Option(
-        help="regression trees: squared_error (default) or absolute_error.")] = None,
-    ridge_alpha: Annotated[float | None, typer.Option(
-        "--ridge-alpha", help="--regressor ridge: the ridge penalty (default 1e-3).")] = None,
-    hidden: Annotated[str | None, typer.Option(
-        help="--regressor torch-mlp: hidden-layer widths, e.g. 64,64 (the default).")] = None,
-    minibatch: Annotated[bool, typer.Option(
-        help="sampling schemes with a regressor that trains incrementally (torch-mlp): fit "
-             "only the sequences each pass touched, no dense feature matrix.")] = False,
-    dtype: Annotated[str | None, typer.Option(
-        help="cs/es/os/as: float64 (default) or float32 regret and strategy tables (half the "
-             "memory; recorded in checkpoints).")] = None,
-    average_regressor: Annotated[str | None, typer.Option(
-        help="rcfr: also fit the average strategy with this regressor (same names as "
-             "--regressor); the exploitability reported is its strategy's, the tabular "
-             "average's beside it.")] = None,
-    average_leaves: Annotated[int | None, typer.Option(
-        help="--average-regressor trees: leaf budget, both players together.")] = None,
-    average_target: Annotated[str | None, typer.Option(
-        help="--average-regressor: strategy (default; reach-weighted), weights (cumulative "
-             "strategy weights) or bootstrap (those, bootstrapped: no table).")] = None,
     out_file: Annotated[Path | None, typer.Option("--out", "-o",
                                                   help="Write the average strategy here "
                                                        "(.npz).")] = None,
     current_file: Annotated[Path | None, typer.Option(
         "--out-current", help="Write the current strategy (the link applied to the last "
                               "estimates) here (.npz).")] = None,
-    abstraction: Annotated[str | None, typer.Option(
-        help="Solve an abstract game and play it in the full game: identity; leduc's JQK, "
-             "J.QK, JQ.K, J.Q.K; wager abstractions null, P, HP, PD, HPD or bets:0.5,1,2 "
-             "(pot fractions).")] = None,
     out_abstract: Annotated[Path | None, typer.Option(
         "--out-abstract", help="With --abstraction: write the abstract game's average strategy "
                                "here (.npz).")] = None,
-    form: FormOpt = "auto",
     checkpoint: Annotated[Path | None, typer.Option(
         help="Write the solver state here (atomically) every --checkpoint-every seconds, at "
              "the end, and when stopped by Ctrl-C or SIGTERM.")] = None,
@@ -312,109 +249,68 @@ def solve(
     spec: Annotated[Path | None, typer.Option(
         help="Run the RunSpec in this TOML file (its fields replace the options).")] = None,
     as_json: JsonOpt = False,
+    **options: Any,
 ) -> None:
     """Run a solver and write its average strategy.  Ctrl-C or SIGTERM stops after the current
     iteration, writes the checkpoint and strategies asked for, and exits 130 or 143."""
     if spec is not None or game is None:
-        from .experiments.commands import solve_spec
-
-        return solve_spec(spec, game, out_file, as_json)
-    _count("--iterations", iterations)
-    _count("--nodes", nodes)
-    _count("--eval-every", eval_every, low=0)
-    _seed(seed)
+        if spec is None:
+            raise RcfrError("give a game string or --spec FILE")
+        if game is not None:
+            raise RcfrError("give a game string or --spec FILE, not both")
+        run = load_run_spec(spec)
+    else:
+        run = run_from_options(game, options)
     if checkpoint_every is not None:
         if checkpoint is None:
             raise RcfrError("--checkpoint-every needs --checkpoint FILE")
         if not 0 < checkpoint_every < float("inf"):
             raise RcfrError(f"--checkpoint-every must be a positive number of seconds, "
                             f"got {checkpoint_every}")
-    eval_nodes = 0
-    if eval_every is None:
-        eval_every = 0 if nodes is not None else max(1, iterations // 10)
-        eval_nodes = max(1, nodes // 10) if nodes is not None else 0
     check_outputs({"--out": out_file, "--out-current": current_file, "--checkpoint": checkpoint,
                    "--out-abstract": out_abstract})
-    rcfr_options = {k: v for k, v in (
-        ("regressor", regressor), ("leaves", leaves), ("features", features),
-        ("bootstrap", bootstrap), ("threshold", threshold), ("criterion", criterion),
-        ("ridge_alpha", ridge_alpha), ("hidden", hidden), ("minibatch", minibatch),
-        ("average_regressor", average_regressor), ("average_leaves", average_leaves),
-        ("average_target", average_target), ("epsilon", epsilon), ("beta", beta), ("tau", tau),
-        ("alpha", alpha), ("gamma", gamma), ("dtype", dtype))
-        if v is not None and v is not False}
-    if averaging is not None:
-        rcfr_options["averaging"] = averaging
     if rounds is not None:  # multi-round liar's dice: checked and run before any compile
-        _check_rounds(game, rounds, form, {
+        if spec is not None:
+            raise RcfrError("--spec runs one game; leave out --rounds")
+        _check_rounds(run.game, rounds, run.form or "auto", {
             "--out-current": current_file, "--checkpoint": checkpoint,
-            "--resume": resume, "--abstraction": abstraction, "--out-abstract": out_abstract})
-        return _solve_rounds(game, rounds, algorithm, iterations, nodes, as_json, out_file,
-                             rule=rule, alternating=not simultaneous, link=link, seed=seed,
-                             **rcfr_options)
-    tree = compile_game(game, form, dtype=dtype)
-    solve_tree = tree  # the game the solver runs on: the abstract one with --abstraction
-    if abstraction is not None:
-        from .abstraction import abstract_game
-
-        if not tree.history_nodes:
-            raise RcfrError("--abstraction solves the abstract game's history form; "
-                            "leave out --form public")
-
-        solve_tree = abstract_game(tree, abstraction)
-    elif out_abstract is not None:
-        raise RcfrError("--out-abstract needs --abstraction")
-    solver = make_solver(
-        solve_tree, algorithm, rule=rule, alternating=not simultaneous, link=link, seed=seed,
-        **rcfr_options)
-    if resume is not None:
-        solver.load_checkpoint(resume)
+            "--resume": resume, "--abstraction": run.abstraction, "--out-abstract": out_abstract})
+        return _solve_rounds(run.game, rounds, run.algorithm, run.iterations, run.nodes,
+                             as_json, out_file, **run.solver_options())
+    hooks = RunHooks(checkpoint=checkpoint, checkpoint_every=checkpoint_every or 60.0,
+                     resume=resume, further=True, out=out_file, out_current=current_file,
+                     out_abstract=out_abstract)
     progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(),
                         MofNCompleteColumn(), TextColumn("expl {task.fields[expl]}"),
                         TimeElapsedColumn(),
                         console=err, transient=True, disable=not err.is_terminal)
     stop = _StopFlag()
     with stop.installed(), progress:
-        task = progress.add_task(f"{algorithm} on {tree.game}",
-                                 total=iterations if nodes is None else nodes, expl="-")
+        task = progress.add_task(f"{run.algorithm} on {run.game}",
+                                 total=run.iterations if run.nodes is None else run.nodes,
+                                 expl="-")
 
         def tick(done: int, expl: float | None) -> None:
             fields = {} if expl is None else {"expl": f"{expl:.3g}"}
             progress.update(task, completed=done, **fields)
 
-        result = run_solve(tree, iterations=iterations, eval_every=eval_every, nodes=nodes,
-                           eval_nodes=eval_nodes, solver=solver, callback=tick,
-                           checkpoint=checkpoint, checkpoint_every=checkpoint_every or 60.0,
-                           should_stop=stop,
-                           abstraction=solve_tree if abstraction is not None else None)
-        if out_file is not None:
-            result.policy.save(out_file)
-        if out_abstract is not None:
-            result.abstraction.abstract_policy.save(out_abstract)
-        if current_file is not None:
-            current = solver.current_policy()
-            if abstraction is not None:
-                from .abstraction import lift_policy
-
-                current = lift_policy(tree, solve_tree, current)
-            current.save(current_file)
+        hooks.progress, hooks.should_stop = tick, stop
+        outcome = run_spec(run, hooks)
+    result = outcome.result
     info = result.to_dict()
     info.update({"out": str(out_file) if out_file else None,
-                 "out_current": str(current_file) if current_file else None, "seed": seed,
+                 "out_current": str(current_file) if current_file else None, "seed": run.seed,
                  "checkpoint": str(checkpoint) if checkpoint else None})
     if out_abstract is not None:
         info["out_abstract"] = str(out_abstract)
-
-    from .experiments.commands import run_hash  # the run's identity, as a sweep would store it
-
-    info["run"] = run_hash(game=game, algorithm=algorithm, iterations=iterations, nodes=nodes,
-                           seed=seed, alternating=not simultaneous, averaging=averaging,
-                           link=link, eval_every=eval_every, eval_nodes=eval_nodes,
-                           form=None if form == "auto" else form, **rcfr_options)
+    info["run"] = run.hash  # the run's identity, as a sweep stores it
+    if spec is not None:  # what solve --spec printed before it shared this path
+        info.update({"hash": run.hash, "spec": run.to_dict(), "nodes": info["nodes_visited"],
+                     "points": outcome.points})
     if as_json:
         _emit(info)
     else:
-        _print_solve(result, info, tree, out_file)
+        _print_solve(result, info, outcome.tree, out_file)
     if stop.signum is not None:
         written = [f"{what} -> {path}" for what, path in (
             ("checkpoint", checkpoint), ("average strategy", out_file),
@@ -423,6 +319,34 @@ def solve(
                   f"{result.iterations:,}" + (": " + ", ".join(written) if written else
                                               " (nothing written: no --checkpoint or --out)"))
         raise typer.Exit(EXIT_SIGNAL[stop.signum])
+
+
+SOLVE_OWN = solve.own_parameters  # the game and what is no option of the run (files, ...)
+
+
+def run_from_options(game: str, values: dict[str, Any]) -> RunSpec:
+    """The RunSpec of ``rcfr solve GAME [OPTIONS]`` from the declared options' values (by
+    their command-line parameter names), each checked under its flag: ``--nodes`` replaces
+    ``--iterations``, the average strategy is evaluated ten times in a run unless
+    ``--eval-every`` says otherwise, and ``--form auto`` is the default form."""
+    if not game.strip():
+        load_game(game)  # its error: the games there are
+    run: dict[str, Any] = {}
+    for o in OPTIONS:
+        if not o.cli:
+            continue
+        value = values[o.cli_name]
+        o.check(value)
+        run[o.name] = (not value) if o.invert else value
+    nodes, iterations = run["nodes"], run["iterations"]
+    if nodes is not None:
+        run["iterations"] = None
+    if run["eval_every"] is None:
+        run["eval_every"] = 0 if nodes is not None else max(1, iterations // 10)
+        run["eval_nodes"] = max(1, nodes // 10) if nodes is not None else 0
+    if run["form"] == "auto":
+        run["form"] = None
+    return RunSpec(game=game, **{k: v for k, v in run.items() if v is not None})
 
 
 def _check_rounds(game: str, opener: str, form: str, files: dict) -> None:
@@ -574,7 +498,7 @@ def play(
     if seat not in (0, 1):
         raise RcfrError(f"--seat must be 0 or 1, got {seat}")
     _count("--hands", hands)
-    _seed(seed)
+    OPTION["seed"].check(seed)
     tree = compile_game(game)
     policy = TabularPolicy.load(strategy, tree)
     rng = np.random.default_rng(seed)

@@ -278,17 +278,6 @@ def register(app: typer.Typer) -> None:
                   f"{out_file}" + (f" (data: {data_file})" if data_file else ""))
 
 
-def run_hash(**fields: Any) -> str | None:
-    """The hash of the RunSpec with these fields (``iterations`` is dropped when ``nodes`` is
-    the budget), or None when they make no valid RunSpec (e.g. a resumed run)."""
-    if fields.get("nodes") is not None:
-        fields["iterations"] = None
-    try:
-        return RunSpec(**{k: v for k, v in fields.items() if v is not None}).hash
-    except (RcfrError, TypeError):
-        return None
-
-
 def with_share(sweep: SweepSpec, share: float) -> SweepSpec:
     """The sweep with every regressor run's ``share`` replaced by ``share``."""
     runs = []
@@ -308,39 +297,3 @@ def _write_csv(path: Path, rows: list[dict], columns: list[str]) -> None:
     writer.writerows(rows)
     data = buffer.getvalue().encode()
     write_atomic(path, lambda handle: handle.write(data))
-
-
-def solve_spec(spec_path: Path | None, game: str | None, out_file: Path | None,
-               as_json: bool) -> None:
-    """``rcfr solve --spec run.toml``: run one RunSpec in this process (no store)."""
-    import tempfile
-
-    from .execute import execute
-    from .spec import load_run_spec
-
-    if spec_path is None:
-        raise RcfrError("give a game string or --spec FILE")
-    if game is not None:
-        raise RcfrError("give a game string or --spec FILE, not both")
-    run = load_run_spec(spec_path)
-    check_writable(out_file)
-    with tempfile.TemporaryDirectory() as tmp:
-        result = execute(run, tmp)
-    if result["status"] != "done":
-        raise RcfrError(result.get("error") or f"the run ended {result['status']}")
-    strategy = result.pop("strategy")
-    if out_file is not None:
-        write_atomic(out_file, lambda handle: handle.write(strategy))
-    info = {"hash": run.hash, "spec": run.to_dict(), "out": str(out_file) if out_file else None,
-            **{k: result.get(k) for k in ("iterations", "nodes", "seconds", "value",
-                                          "exploitability", "complexity", "complexity_share",
-                                          "points")}}
-    if as_json:
-        _emit(info)
-        return
-    out, _ = _console()
-    out.print(f"{run.label()} (run {run.hash[:12]}): {result['seconds']:.2f} s")
-    out.print(f"  value to player 0   {result['value']:+.6f}")
-    out.print(f"  exploitability      {result['exploitability']:.6g}")
-    if out_file is not None:
-        out.print(f"  average strategy -> {out_file}")

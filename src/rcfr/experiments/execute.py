@@ -1,21 +1,26 @@
-"""Run one :class:`~rcfr.experiments.spec.RunSpec` to completion, resuming from its
-checkpoint: the work of one sweep task, on a local worker process or a Ray worker.
+"""Run one :class:`~rcfr.experiments.spec.RunSpec`: the one run path of ``rcfr solve`` and of
+a sweep task (on a local worker process or a Ray worker).
 
-The solver loop is :func:`rcfr.solvers.run.solve`; this module only builds the solver from the
-spec, resumes it from ``<hash>.ckpt.npz`` in the run directory (with the curve points measured
-before the checkpoint, kept in ``<hash>.curve.json``), and returns a plain dict for the store.
-A resumed run gives the same strategy and curve as an uninterrupted one, bit for bit (the
-solvers' checkpoints are exact and evaluation depends only on the iteration).
+:func:`run_spec` builds the solver from the spec (through its abstraction where it names one),
+resumes it from a checkpoint and runs the budget with :func:`rcfr.api.solve`; its
+:class:`RunHooks` add what a caller needs around a run (progress, stops, checkpoints, output
+files) without changing it.  :func:`execute` is a sweep's run: it resumes from
+``<hash>.ckpt.npz`` in the run directory (with the curve points measured before the
+checkpoint, kept in ``<hash>.curve.json``) and returns a plain dict for the store.  A resumed
+run gives the same strategy and curve as an uninterrupted one, bit for bit (the solvers'
+checkpoints are exact and evaluation depends only on the iteration).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
 import platform
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +91,7 @@ def code_version() -> str:
 
 def _solver_options(spec: RunSpec, tree) -> dict[str, Any]:
     options = spec.solver_options()
-    if spec.share is not None:
+    if spec.share is not None:  # a share of the full game's sequences, abstraction or not
         options["leaves"] = max(2, round(spec.share * tree.num_sequences))
     return options
 
@@ -94,12 +99,14 @@ def _solver_options(spec: RunSpec, tree) -> dict[str, Any]:
 _COMPILED: dict[tuple[str, str, str], Any] = {}  # this process's last compiled game
 
 
-def _compiled(spec: RunSpec, max_memory: str | int | None):
-    """``spec``'s compiled game, kept for the next run of this worker process: a sweep's runs
-    of one large game (2-NL Hold'em(36) compiles in minutes) compile it once.  The previous
-    game is dropped before another one is compiled, so only one is held."""
+def _compiled(spec: RunSpec, max_memory: str | int | None, keep: bool = True):
+    """``spec``'s compiled game; with ``keep``, kept for the next run of this worker process:
+    a sweep's runs of one large game (2-NL Hold'em(36) compiles in minutes) compile it once.
+    The previous game is dropped before another one is compiled, so only one is held."""
     from ..forms.compile import compile_game
 
+    if not keep:
+        return compile_game(spec.game, spec.form or "auto", max_memory, dtype=spec.dtype)
     key = (spec.game, spec.form or "auto", spec.dtype or "float64")
     if key not in _COMPILED:
         _COMPILED.clear()
@@ -108,13 +115,183 @@ def _compiled(spec: RunSpec, max_memory: str | int | None):
     return _COMPILED[key]
 
 
-def _build(spec: RunSpec, max_memory: str | int | None = None):
-    """The compiled game and a fresh solver for ``spec`` (abstractions and update rules are
-    passed on only when the spec sets them); ``max_memory``: the memory guard's budget."""
+@dataclass
+class RunHooks:
+    """What a caller adds to a run without changing it (none of it is the run's identity):
+    ``progress(done, exploitability)`` after every chunk (``done``: iterations, or nodes with
+    a node budget, since this call began; ``exploitability`` None where none was measured),
+    ``should_stop()`` asked after every chunk, the ``checkpoint`` file written every
+    ``checkpoint_every`` seconds and at the end, a checkpoint to ``resume`` from (with
+    ``further``, the budget counts iterations or nodes beyond it, as ``rcfr solve --resume``
+    does; else it is the whole run's, as a sweep resumes), ``curve_file`` keeping the curve
+    beside the checkpoint, the strategies written at the end (``out``: the average strategy,
+    ``out_current``: the current one, ``out_abstract``: the abstract game's average strategy),
+    the memory budget ``max_memory`` and ``keep_compiled`` (keep the game compiled for this
+    process's next run)."""
+
+    progress: Callable[[int, float | None], None] | None = None
+    should_stop: Callable[[], bool] | None = None
+    checkpoint: Path | None = None
+    checkpoint_every: float = 60.0
+    resume: Path | None = None
+    further: bool = False
+    curve_file: Path | None = None
+    out: Path | None = None
+    out_current: Path | None = None
+    out_abstract: Path | None = None
+    max_memory: str | int | None = None
+    keep_compiled: bool = False
+
+
+@dataclass
+class RunOutcome:
+    """A finished (or stopped) run: the game, the solver, the result (its policy, evaluation
+    and curve are the full game's, through an abstraction too), the curve ``points`` (with
+    the ones measured before a resume), wall ``seconds`` with evaluation (and the time before
+    a resume), where it resumed from, and its complexity."""
+
+    spec: RunSpec
+    tree: Any
+    solver: Any
+    result: Any  # rcfr.solvers.run.SolveResult
+    points: list[dict[str, Any]]
+    seconds: float
+    resumed_from: int | None
+    complexity: int | None
+    complexity_share: float | None
+
+    @property
+    def interrupted(self) -> bool:
+        return bool(self.result.interrupted)
+
+
+def _build(spec: RunSpec, hooks: RunHooks):
+    """The compiled game, the game the solver runs on (the abstract one with an abstraction)
+    and a fresh solver for ``spec``."""
     from ..solvers.run import make_solver
 
-    tree = _compiled(spec, max_memory)
-    return tree, make_solver(tree, spec.algorithm, **_solver_options(spec, tree))
+    tree = _compiled(spec, hooks.max_memory, hooks.keep_compiled)
+    solve_tree = tree
+    if spec.abstraction is not None:
+        from ..abstraction import abstract_game
+
+        if not tree.history_nodes:
+            raise RcfrError("--abstraction solves the abstract game's history form; "
+                            "leave out --form public")
+        solve_tree = abstract_game(tree, spec.abstraction)
+    elif hooks.out_abstract is not None:
+        raise RcfrError("--out-abstract needs --abstraction")
+    return tree, solve_tree, make_solver(solve_tree, spec.algorithm,
+                                         **_solver_options(spec, tree))
+
+
+def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
+    """Run ``spec``: the one run path of ``rcfr solve`` and of a sweep's runs.  The game is
+    compiled, the solver built (on the abstract game with an abstraction) and resumed from
+    ``hooks.resume``; the budget is run by :func:`rcfr.api.solve` in one call, or one call
+    per point of an ``eval_log`` schedule; ``hooks`` add progress, stops, checkpoints and
+    output files (:class:`RunHooks`)."""
+    from ..api import solve
+
+    hooks = hooks if hooks is not None else RunHooks()
+    tree, solve_tree, solver = _build(spec, hooks)
+    abstract = solve_tree if spec.abstraction is not None else None
+    points: list[dict[str, Any]] = []
+    seconds0 = 0.0
+    resumed_from = None
+    if hooks.resume is not None:
+        solver.load_checkpoint(hooks.resume)
+        resumed_from = solver.iteration
+        if hooks.curve_file is not None and hooks.curve_file.is_file():
+            saved = json.loads(hooks.curve_file.read_text())
+            points = [p for p in saved["points"] if p["iterations"] <= solver.iteration]
+            seconds0 = float(saved.get("seconds", 0.0))
+    solver._setup()  # kernels load outside the measured time, as in solve()
+    by_nodes = spec.iterations is None
+    done = (lambda: solver.nodes_visited) if by_nodes else (lambda: solver.iteration)
+    start = done()
+    base = start if hooks.further else 0
+    total = spec.nodes if by_nodes else spec.iterations
+    measured = len(points)
+    clock = time.perf_counter()
+
+    def on_chunk(_: int, expl: float | None) -> None:
+        if expl is not None:
+            points.append({"iterations": solver.iteration, "nodes": solver.nodes_visited,
+                           "seconds": seconds0 + time.perf_counter() - clock,
+                           "exploitability": float(expl), "value": None})
+            if hooks.curve_file is not None:
+                write_json(hooks.curve_file, {"points": points,
+                                              "seconds": seconds0 + time.perf_counter() - clock})
+        if hooks.progress is not None:
+            hooks.progress(done() - start, expl)
+
+    # one solve() call per segment: up to each log-spaced evaluation point, then the budget
+    targets = [base + t for t in log_schedule(total, spec.eval_log or 0)
+               if base + t > done() and t >= (spec.eval_from or 0)]
+    if not targets or targets[-1] != base + total:
+        targets.append(base + total)
+    results = []
+    for target in targets:
+        if target <= done():
+            continue
+        budget = {"nodes": target - done()} if by_nodes else {"iterations": target - done()}
+        result = solve(tree, spec.algorithm, eval_every=spec.eval_every,
+                       eval_nodes=spec.eval_nodes, solver=solver, callback=on_chunk,
+                       checkpoint=hooks.checkpoint, checkpoint_every=hooks.checkpoint_every,
+                       should_stop=hooks.should_stop, abstraction=abstract, **budget)
+        results.append(result)
+        if result.interrupted:
+            break
+        if spec.eval_log and not (points and points[-1]["iterations"] == solver.iteration):
+            on_chunk(0, result.evaluation.exploitability)
+    seconds = seconds0 + time.perf_counter() - clock
+    result = _whole(results, points, measured, tree, solver, abstract)
+    if not result.interrupted and points and points[-1]["iterations"] == solver.iteration:
+        points[-1]["value"] = float(result.evaluation.value)
+    if hooks.out is not None:
+        result.policy.save(hooks.out)
+    if hooks.out_abstract is not None:
+        result.abstraction.abstract_policy.save(hooks.out_abstract)
+    if hooks.out_current is not None:
+        current = solver.current_policy()
+        if abstract is not None:
+            from ..abstraction import lift_policy
+
+            current = lift_policy(tree, abstract, current)
+        current.save(hooks.out_current)
+    complexity = getattr(solver, "complexity", None)
+    share = getattr(solver, "complexity_share", None)
+    if abstract is not None:  # the abstract game's sequences, or the regressors' size
+        complexity = int(getattr(solver, "complexity", abstract.num_sequences))
+        share = complexity / tree.num_sequences
+    return RunOutcome(spec, tree, solver, result, points, seconds, resumed_from, complexity,
+                      share)
+
+
+def _whole(results: list, points: list[dict[str, Any]], measured: int, tree, solver,
+           abstract):
+    """The result of the whole run from its segments' results: the last one's strategy and
+    evaluation, with the curve of all ``points`` where there were several segments, or
+    points from before a resume (``measured`` of them)."""
+    from ..evaluate import evaluate
+    from ..solvers.run import SolveResult
+
+    if not results:  # resumed at its budget: nothing left to run
+        policy = solver.average_policy()
+        if abstract is not None:
+            from ..abstraction import lift_policy
+
+            policy = lift_policy(tree, abstract, policy)
+        return SolveResult(str(tree.game), solver.name, solver.iteration, 0.0, policy,
+                           evaluate(tree, policy), [], solver, [], 0, False)
+    result = results[-1]
+    if len(results) == 1 and not measured:
+        return result
+    return dataclasses.replace(
+        result, curve=[(p["iterations"], p["exploitability"]) for p in points],
+        curve_nodes=[p["nodes"] for p in points], seconds=sum(r.seconds for r in results),
+        iterations_run=sum(r.iterations_run or 0 for r in results))
 
 
 def execute(spec: RunSpec | str, directory: str | os.PathLike, *,
@@ -145,102 +322,27 @@ def execute(spec: RunSpec | str, directory: str | os.PathLike, *,
 def _execute(spec: RunSpec, directory: Path, checkpoint_every: float,
              should_stop: Callable[[], bool] | None,
              max_memory: str | int | None = None) -> dict[str, Any]:
-    from ..evaluate import evaluate
-    from ..solvers.run import solve
-
-    if spec.abstraction is not None:
-        return _execute_abstraction(spec)
-    tree, solver = _build(spec, max_memory)
+    """A sweep's run: :func:`run_spec` checkpointing to ``<hash>.ckpt.npz`` (its curve in
+    ``<hash>.curve.json``) and resuming from there; the store's row."""
     ckpt = directory / f"{spec.hash}.ckpt.npz"
     curve_file = directory / f"{spec.hash}.curve.json"
-    points: list[dict[str, Any]] = []
-    seconds0 = 0.0
-    resumed_from = None
-    if ckpt.is_file():
-        solver.load_checkpoint(ckpt)
-        resumed_from = solver.iteration
-        if curve_file.is_file():
-            saved = json.loads(curve_file.read_text())
-            points = [p for p in saved["points"] if p["iterations"] <= solver.iteration]
-            seconds0 = float(saved.get("seconds", 0.0))
-    solver._setup()  # kernels load outside the measured time, as in solve()
-    clock = time.perf_counter()
-
-    def on_chunk(done: int, expl: float | None) -> None:
-        if expl is None:
-            return
-        points.append({"iterations": solver.iteration, "nodes": solver.nodes_visited,
-                       "seconds": seconds0 + time.perf_counter() - clock,
-                       "exploitability": float(expl), "value": None})
-        write_json(curve_file, {"points": points,
-                                "seconds": seconds0 + time.perf_counter() - clock})
-
-    by_nodes = spec.iterations is None
-    total = spec.nodes if by_nodes else spec.iterations
-    done = (lambda: solver.nodes_visited) if by_nodes else (lambda: solver.iteration)
-    # one solve() call per segment: up to each log-spaced evaluation point, then the budget
-    targets = [t for t in log_schedule(total, spec.eval_log or 0)
-               if t > done() and t >= (spec.eval_from or 0)]
-    if not targets or targets[-1] != total:
-        targets.append(total)
-    interrupted = False
-    result = None
-    for target in targets:
-        if target <= done():
-            continue
-        budget = {"nodes": target - done()} if by_nodes else {"iterations": target - done()}
-        result = solve(tree, spec.algorithm, eval_every=spec.eval_every,
-                       eval_nodes=spec.eval_nodes, solver=solver, callback=on_chunk,
-                       checkpoint=ckpt, checkpoint_every=checkpoint_every,
-                       should_stop=should_stop, **budget)
-        if result.interrupted:
-            interrupted = True
-            break
-        if spec.eval_log and not (points and points[-1]["iterations"] == solver.iteration):
-            on_chunk(0, result.evaluation.exploitability)
-    if result is not None and not interrupted:
-        evaluation, policy = result.evaluation, result.policy
-    else:
-        policy = solver.average_policy()
-        evaluation = evaluate(tree, policy)
-    seconds = seconds0 + time.perf_counter() - clock
-    if not interrupted and points and points[-1]["iterations"] == solver.iteration:
-        points[-1]["value"] = float(evaluation.value)
-    out = {"status": "interrupted" if interrupted else "done", "error": None,
-           "seconds": seconds, "iterations": solver.iteration, "nodes": solver.nodes_visited,
-           "value": float(evaluation.value), "exploitability": float(evaluation.exploitability),
-           "complexity": getattr(solver, "complexity", None),
-           "complexity_share": getattr(solver, "complexity_share", None),
-           "resumed_from": resumed_from, "points": points}
-    if not interrupted:
-        out["strategy"] = _policy_bytes(policy)
+    run = run_spec(spec, RunHooks(should_stop=should_stop, checkpoint=ckpt,
+                                  checkpoint_every=checkpoint_every,
+                                  resume=ckpt if ckpt.is_file() else None,
+                                  curve_file=curve_file, max_memory=max_memory,
+                                  keep_compiled=True))
+    solver, evaluation = run.solver, run.result.evaluation
+    out = {"status": "interrupted" if run.interrupted else "done", "error": None,
+           "seconds": run.seconds, "iterations": solver.iteration,
+           "nodes": solver.nodes_visited, "value": float(evaluation.value),
+           "exploitability": float(evaluation.exploitability),
+           "complexity": run.complexity, "complexity_share": run.complexity_share,
+           "resumed_from": run.resumed_from, "points": run.points}
+    if not run.interrupted:
+        out["strategy"] = _policy_bytes(run.result.policy)
         for path in (ckpt, curve_file):  # the run is complete: its strategy is what stays
             path.unlink(missing_ok=True)
     return out
-
-
-def _execute_abstraction(spec: RunSpec) -> dict[str, Any]:
-    """A run on an abstraction (issue 12): ``solve(..., abstraction=NAME)`` solves the abstract
-    game and returns the full-game strategy; it runs in one piece (no resume)."""
-    from ..api import solve
-    from ..forms.compile import compile_game
-
-    tree = compile_game(spec.game)
-    options = _solver_options(spec, tree)
-    budget = ({"iterations": spec.iterations} if spec.iterations is not None
-              else {"nodes": spec.nodes})
-    result = solve(tree, spec.algorithm, eval_every=spec.eval_every,
-                   eval_nodes=spec.eval_nodes, **budget, **options)
-    info = result.to_dict()
-    points = [{"iterations": it, "nodes": n, "seconds": None, "exploitability": float(e),
-               "value": None} for (it, e), n in zip(result.curve, result.curve_nodes,
-                                                      strict=False)]
-    return {"status": "done", "error": None, "seconds": result.seconds,
-            "iterations": result.iterations, "nodes": info.get("nodes_visited"),
-            "value": float(result.evaluation.value),
-            "exploitability": float(result.evaluation.exploitability),
-            "complexity": info.get("complexity"), "complexity_share": info.get("complexity_share"),
-            "resumed_from": None, "points": points, "strategy": _policy_bytes(result.policy)}
 
 
 def log_schedule(budget: int, per_decade: int) -> list[int]:

@@ -1,8 +1,9 @@
 """Run specs and sweep specs: what defines a run, and TOML grids of runs.
 
-A :class:`RunSpec` holds everything that defines one solver run; its canonical JSON (sorted
-keys, fields left at ``None`` omitted) is the run's identity and :attr:`RunSpec.hash` its key
-in the results store.  A sweep spec is a TOML file::
+A :class:`RunSpec` holds everything that defines one solver run, one field per option declared
+in :mod:`rcfr.solvers.options` (plus a sweep's own: ``share``, ``eval_log``, ``eval_from``);
+its canonical JSON (sorted keys, fields left at ``None`` omitted) is the run's identity and
+:attr:`RunSpec.hash` its key in the results store.  A sweep spec is a TOML file::
 
     name = "thesis_4_1_quick"
     figure = "rcfr_complexity"      # the plot that reads it (optional)
@@ -36,48 +37,27 @@ from typing import Any
 
 from ..core.budget import parse_memory
 from ..core.errors import RcfrError
-from ..forms.compile import FORMS
-from ..solvers.sampling import TABLE_DTYPES
-
-DTYPES = tuple(TABLE_DTYPES)
+from ..solvers.options import OPTIONS, RUN, Option, solver_options
 
 _INT, _FLOAT, _STR, _BOOL = "a whole number", "a number", "a string", "true or false"
+_KINDS = {int: _INT, float: _FLOAT, str: _STR, bool: _BOOL}
+
+# a run's fields beyond the solver's options (rcfr.solvers.options): what only a sweep sets
+SPEC_OPTIONS: tuple[Option, ...] = (
+    Option("share", float, "The regressor's leaves as a share of the game's sequences "
+           "(Morrill 2016, ch. 4); give leaves or share.", group=RUN, low=0, low_open=True,
+           high=1, bound="in (0, 1]"),
+    Option("eval_log", int, "Evaluation points a decade, log-spaced up to the budget "
+           "(instead of eval_every and eval_nodes).", group=RUN, low=0),
+    Option("eval_from", int, "With eval_log: no evaluation before this many iterations "
+           "(nodes with a node budget).", group=RUN),
+)
+FIELDS: tuple[Option, ...] = (*OPTIONS, *SPEC_OPTIONS)  # a RunSpec's fields after the game
+_TYPES = {"game": _STR, **{o.name: _KINDS[o.type] for o in FIELDS}}
 
 
-@dataclass(frozen=True)
-class RunSpec:
-    """Everything that defines a run: the game, the algorithm and its options, the budget
-    (``iterations`` or ``nodes`` visited), the seed and the evaluation schedule (every
-    ``eval_every`` iterations / ``eval_nodes`` nodes; 0: only at the end).  ``share`` sets
-    the regressor's leaves as a share of the game's sequences (Morrill 2016, ch. 4)."""
-
-    game: str
-    algorithm: str = "cfr+"
-    iterations: int | None = None
-    nodes: int | None = None
-    seed: int = 0
-    alternating: bool = True
-    averaging: str | None = None
-    link: str | None = None
-    rule: str | None = None  # update rule (issue 10): cfr, cfr+, lcfr, dcfr:a,b,g, pcfr+
-    abstraction: str | None = None  # card/action abstraction (issue 12), e.g. "J.QK"
-    regressor: str | None = None
-    leaves: int | None = None
-    share: float | None = None
-    features: str | None = None
-    bootstrap: bool = False
-    threshold: float | None = None
-    criterion: str | None = None
-    alpha: float | None = None
-    epsilon: float | None = None
-    beta: float | None = None
-    tau: float | None = None
-    eval_every: int = 0
-    eval_nodes: int = 0
-    eval_log: int | None = None  # evaluation points a decade, log-spaced up to the budget
-    eval_from: int | None = None  # eval_log: no evaluation before this many (nodes/iterations)
-    form: str | None = None  # compiled form: history, public or auto (the default)
-    dtype: str | None = None  # the sampled solvers' tables: float64 (the default) or float32
+class _RunSpecMethods:
+    """What a :class:`RunSpec` does; its fields come from the declarations."""
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -88,15 +68,17 @@ class RunSpec:
                 continue
             object.__setattr__(self, f.name, _coerce(f.name, value))
         object.__setattr__(self, "algorithm", self.algorithm.strip().lower())
+        for o in FIELDS:  # a flag a run records only when on: off is the same run as unset
+            if o.type is bool and not o.recorded and getattr(self, o.name) is False:
+                object.__setattr__(self, o.name, None)
         if (self.iterations is None) == (self.nodes is None):
             raise RcfrError("iterations: give exactly one budget, iterations or nodes")
         for key in ("iterations", "nodes"):
             value = getattr(self, key)
             if value is not None and value < 1:
                 raise RcfrError(f"{key}: the budget must be at least 1, got {value}")
-        for key in ("seed", "eval_every", "eval_nodes", "eval_log"):
-            if getattr(self, key) is not None and getattr(self, key) < 0:
-                raise RcfrError(f"{key}: must be >= 0, got {getattr(self, key)}")
+        for o in FIELDS:
+            o.check(getattr(self, o.name), f"{o.name}:")
         if self.eval_log and (self.eval_every or self.eval_nodes):
             raise RcfrError("eval_log: give eval_log or eval_every/eval_nodes, not both")
         if self.eval_from is not None and (self.eval_from < 1 or not self.eval_log):
@@ -104,12 +86,6 @@ class RunSpec:
                             "from below")
         if self.leaves is not None and self.share is not None:
             raise RcfrError("share: give leaves or share, not both")
-        if self.share is not None and not 0.0 < self.share <= 1.0:
-            raise RcfrError(f"share: must be in (0, 1], got {self.share}")
-        if self.form is not None and self.form not in FORMS:
-            raise RcfrError(f"form: must be one of {', '.join(FORMS)}, got {self.form!r}")
-        if self.dtype is not None and self.dtype not in DTYPES:
-            raise RcfrError(f"dtype: must be one of {', '.join(DTYPES)}, got {self.dtype!r}")
 
     # -- identity --------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -147,16 +123,7 @@ class RunSpec:
 
     def solver_options(self) -> dict[str, Any]:
         """Keyword options for :func:`rcfr.solvers.run.make_solver` (only those set)."""
-        out: dict[str, Any] = {"alternating": self.alternating, "seed": self.seed}
-        for key in ("averaging", "link", "regressor", "leaves", "features", "threshold",
-                    "criterion", "alpha", "epsilon", "beta", "tau", "rule", "abstraction",
-                    "dtype"):
-            value = getattr(self, key)
-            if value is not None:
-                out[key] = value
-        if self.bootstrap:
-            out["bootstrap"] = True
-        return out
+        return solver_options(self.to_dict())
 
     def label(self) -> str:
         """A short human description (for progress lines and tables)."""
@@ -172,14 +139,22 @@ class RunSpec:
         return " ".join(parts) + f" {budget} seed {self.seed}"
 
 
-_TYPES = {"game": _STR, "algorithm": _STR, "iterations": _INT, "nodes": _INT, "seed": _INT,
-          "alternating": _BOOL, "averaging": _STR, "link": _STR, "rule": _STR,
-          "abstraction": _STR, "regressor": _STR, "leaves": _INT, "share": _FLOAT,
-          "features": _STR, "bootstrap": _BOOL, "threshold": _FLOAT, "criterion": _STR,
-          "alpha": _FLOAT, "epsilon": _FLOAT, "beta": _FLOAT, "tau": _FLOAT,
-          "eval_every": _INT, "eval_nodes": _INT, "eval_log": _INT, "eval_from": _INT,
-          "form": _STR,
-          "dtype": _STR}
+def _field(o: Option) -> tuple[str, Any, Any]:
+    kind = o.type if o.recorded else o.type | None
+    return o.name, kind, dataclasses.field(default=o.default)
+
+
+RunSpec = dataclasses.make_dataclass(
+    "RunSpec", [("game", str), *map(_field, FIELDS)], bases=(_RunSpecMethods,), frozen=True)
+RunSpec.__module__ = __name__  # pickles by name (Python 3.11's make_dataclass takes no module)
+RunSpec.__doc__ = (
+    "Everything that defines a run: the game and one field per option of "
+    ":data:`rcfr.solvers.options.OPTIONS` (the algorithm and its options, the budget: "
+    "``iterations`` or ``nodes`` visited, the seed, the evaluation schedule: every "
+    "``eval_every`` iterations / ``eval_nodes`` nodes, 0: only at the end) and of "
+    ":data:`SPEC_OPTIONS` (``share`` sets the regressor's leaves as a share of the game's "
+    "sequences, Morrill 2016, ch. 4; ``eval_log``, ``eval_from``: a log-spaced evaluation "
+    "schedule).\n\nFields: " + ", ".join(["game", *(o.name for o in FIELDS)]) + ".")
 
 
 def _coerce(key: str, value: Any) -> Any:

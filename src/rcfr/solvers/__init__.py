@@ -1,11 +1,13 @@
 """Solvers: the one regret loop (a tree pass, a regret estimator, an update rule and a link),
-its tabular instances (CFR, CFR+, LCFR, DCFR, PCFR+), Regression CFR and Monte Carlo CFR."""
+its tabular instances (CFR, CFR+, LCFR, DCFR, PCFR+), Regression CFR and Monte Carlo CFR;
+the options of a run, declared once (:mod:`rcfr.solvers.options`)."""
 
 from ..core.rules import RULES, UpdateRule, dcfr, parse_rule
 from ..forms.base import TreePass
 from ..forms.sampling import SCHEMES
 from .estimator import RegretEstimator
 from .loop import ALGORITHMS, CFRSolver, RegretSolver
+from .options import OPTIONS, Option
 from .rcfr import RCFRSolver
 from .regression import LinearRegrets, RegressionRegrets
 from .run import SolveResult, make_solver, solve
@@ -13,8 +15,8 @@ from .sampling import MCCFRSolver
 from .tabular import TabularRegrets
 
 __all__ = [
-    "ALGORITHMS", "RULES", "SCHEMES", "CFRSolver", "LinearRegrets",
-    "MCCFRSolver", "RCFRSolver", "RegressionRegrets", "RegretEstimator", "RegretSolver",
-    "SolveResult", "TabularRegrets", "TreePass", "UpdateRule", "dcfr",
+    "ALGORITHMS", "OPTIONS", "RULES", "SCHEMES", "CFRSolver", "LinearRegrets",
+    "MCCFRSolver", "Option", "RCFRSolver", "RegressionRegrets", "RegretEstimator",
+    "RegretSolver", "SolveResult", "TabularRegrets", "TreePass", "UpdateRule", "dcfr",
     "make_solver", "parse_rule", "solve",
 ]

@@ -16,20 +16,18 @@ from ..forms.compile import compile_game
 from ..forms.sampling import SCHEMES
 from ..policy import TabularPolicy
 from .loop import ALGORITHMS, CFRSolver, RegretSolver
+from .options import (
+    ALL_ALGORITHMS,
+    AVERAGE_OPTIONS,
+    NUMERIC_OPTIONS,
+    OPTION,
+    RCFR_OPTIONS,
+    RULE_OPTIONS,
+    SCHEME_OPTIONS,
+)
 from .rcfr import RCFR_ALGORITHMS, RCFRSolver, make_estimator
 from .sampling import MCCFRSolver
 
-# options of the regressors (regression CFR and the sampling schemes)
-RCFR_OPTIONS = ("regressor", "leaves", "features", "bootstrap", "threshold", "criterion",
-                "ridge_alpha", "hidden", "minibatch")
-# options of the average-strategy model (regression CFR only)
-AVERAGE_OPTIONS = ("average_regressor", "average_leaves", "average_target")
-# options of the sampling schemes, by scheme (Gibson et al. 2012: epsilon for OS and AS)
-SCHEME_OPTIONS = {"cs": (), "es": (), "os": ("epsilon",), "as": ("epsilon", "beta", "tau")}
-# options of the update rules
-RULE_OPTIONS = {"dcfr": ("alpha", "beta", "gamma"), "pdcfr+": ("alpha", "gamma")}
-NUMERIC_OPTIONS = ("epsilon", "beta", "tau", "alpha", "gamma")
-ALL_ALGORITHMS = (*ALGORITHMS, *RCFR_ALGORITHMS, *SCHEMES)
 CHUNK_SECONDS = 0.25  # solve() runs chunks of about this long between its hooks
 FIRST_CHUNK = 64  # iterations at most before the first chunk has been timed
 
@@ -113,31 +111,32 @@ def make_solver(game: Form | str, algorithm: str, *, rule: str | UpdateRule | No
     if options.get("dtype") is None:
         options.pop("dtype", None)
     given = {k for k, v in options.items() if v is not None and v is not False}
-    if "dtype" in given and key not in SCHEMES:
-        raise RcfrError(f"--dtype sets the tables of the sampling schemes "
-                        f"{'/'.join(SCHEMES)}, not {key}")
+    dtype = OPTION["dtype"]
+    if "dtype" in given and key not in dtype.algorithms:
+        raise RcfrError(f"{dtype.flag} sets the tables of the sampling schemes "
+                        f"{'/'.join(dtype.algorithms)}, not {key}")
     if "alpha" in given and (options.get("regressor") or "").strip().lower() == "ridge":
-        raise RcfrError("--alpha is DCFR's; the ridge penalty is --ridge-alpha")
+        raise RcfrError(f"{OPTION['alpha'].flag} is DCFR's; the ridge penalty is "
+                        f"{OPTION['ridge_alpha'].flag}")
     rule_ = _rule_for(key, rule, options)
     rule_opts = RULE_OPTIONS.get(rule_.name, ())
     scheme_opts = SCHEME_OPTIONS.get(key, ())
     for k in NUMERIC_OPTIONS:
         if k in given and k in rule_opts and k in scheme_opts:
-            raise RcfrError(f"--{k} would mean both {rule_.name}'s {k} and {key}'s")
+            raise RcfrError(f"{OPTION[k].flag} would mean both {rule_.name}'s {k} and {key}'s")
         if k in given and k not in rule_opts and k not in scheme_opts:
-            schemes = [n for n, o in SCHEME_OPTIONS.items() if k in o]
-            rules = [n for n, o in RULE_OPTIONS.items() if k in o]
+            schemes, rules = OPTION[k].schemes, OPTION[k].rules
             users = ([f"the sampling schemes {'/'.join(schemes)}"] if schemes else []) + (
                 [f"the rules {'/'.join(rules)}"] if rules else [])
-            raise RcfrError(f"--{k} applies to {' and '.join(users)}, not {key}"
+            raise RcfrError(f"{OPTION[k].flag} applies to {' and '.join(users)}, not {key}"
                             + (f" with the {rule_.name} rule" if key not in ALGORITHMS else ""))
     rest = {k: v for k, v in options.items() if k not in NUMERIC_OPTIONS}
     regression = {k: rest.pop(k) for k in RCFR_OPTIONS if k in rest}
     average = {k: rest.pop(k) for k in AVERAGE_OPTIONS if k in rest}
-    average_given = [k for k in AVERAGE_OPTIONS if k in given]
-    if average_given and key not in RCFR_ALGORITHMS:
-        raise RcfrError(f"--{average_given[0].replace('_', '-')} applies to rcfr and rcfr+, "
-                        f"not {key}")
+    average_given = [OPTION[k] for k in AVERAGE_OPTIONS if k in given]
+    if average_given and key not in average_given[0].algorithms:
+        raise RcfrError(f"{average_given[0].flag} applies to "
+                        f"{' and '.join(average_given[0].algorithms)}, not {key}")
     if "ridge_alpha" in regression:
         regression["alpha"] = regression.pop("ridge_alpha")
     regression_given = [k for k in RCFR_OPTIONS if k in given]
@@ -155,11 +154,12 @@ def make_solver(game: Form | str, algorithm: str, *, rule: str | UpdateRule | No
                            **{k: options[k] for k in scheme_opts if k in given}, **rest)
     if key in RCFR_ALGORITHMS:
         if regression.pop("minibatch", None):
-            raise RcfrError("--minibatch fits the sequences a sampled pass touched; use it with "
-                            "the sampling schemes cs, es, os, as")
+            minibatch = OPTION["minibatch"]
+            raise RcfrError(f"{minibatch.flag} fits the sequences a sampled pass touched; use "
+                            f"it with the sampling schemes {', '.join(minibatch.algorithms)}")
         return RCFRSolver(game, key, rule=rule_arg, **regression, **average, **rest)
     if regression_given:
-        raise RcfrError(f"--{regression_given[0].replace('_', '-')} applies to rcfr, rcfr+ and "
+        raise RcfrError(f"{OPTION[regression_given[0]].flag} applies to rcfr, rcfr+ and "
                         f"the sampling schemes, not {key}")
     return CFRSolver(game, rule_, **rest)
 

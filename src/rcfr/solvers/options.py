@@ -1,0 +1,235 @@
+"""The options of a run, declared once: one :class:`Option` per option that defines a solver
+run (its name, type, default, help text, the algorithms, sampling schemes or update rules that
+take it, its command-line spelling and its checks).
+
+Everything else is derived from :data:`OPTIONS`: ``rcfr solve``'s options (:mod:`rcfr.cli`),
+the fields of :class:`rcfr.experiments.RunSpec` and their checks, and which options
+:func:`rcfr.solvers.run.make_solver` refuses for an algorithm that would ignore them
+(:data:`RCFR_OPTIONS`, :data:`AVERAGE_OPTIONS`, :data:`SCHEME_OPTIONS`, :data:`RULE_OPTIONS`,
+:data:`NUMERIC_OPTIONS`).  The game is not an option (it is a run's argument), nor is what only
+says where a run writes its files (outputs, checkpoints: the command line's own)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.errors import RcfrError
+from ..core.rules import RULES
+from ..forms.compile import FORMS
+from ..forms.sampling import SCHEMES
+from .loop import ALGORITHMS
+from .rcfr import RCFR_ALGORITHMS, REGRESSORS
+from .sampling import TABLE_DTYPES
+
+ALL_ALGORITHMS = (*ALGORITHMS, *RCFR_ALGORITHMS, *SCHEMES)
+MAX_COUNT = 2**62  # counts reach numba as 64-bit integers
+MAX_SEED = 2**63 - 1
+
+# what an option is for: the run itself (not passed to make_solver), the solver, the
+# regressors (regression CFR and the sampling schemes), the average-strategy model (regression
+# CFR) and the numeric parameters of the sampling schemes and update rules
+RUN, SOLVER, REGRESSION, AVERAGE, NUMERIC = "run", "solver", "regression", "average", "numeric"
+_SAME = object()  # cli_default: the same as default
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a run.
+
+    ``default`` is what a run holds when the option is not given; ``None`` leaves the option
+    out of the run's identity (:attr:`rcfr.experiments.RunSpec.hash`) and to the solver's own
+    default.  ``cli`` is the command line's spelling (long flag first; empty: not on the
+    command line), ``cli_default`` its default there when it differs, and ``invert`` marks a
+    flag that sets the option false (``--simultaneous`` for ``alternating``).  ``algorithms``,
+    ``schemes`` and ``rules`` say who takes the option (empty: see ``group``).  ``low``,
+    ``high`` (``low_open``: ``low`` itself is refused) and ``choices`` are checked wherever a
+    value comes in; ``bound`` words the range in the error message."""
+
+    name: str
+    type: type
+    help: str
+    default: Any = None
+    group: str = SOLVER
+    cli: tuple[str, ...] = ()
+    cli_default: Any = _SAME
+    invert: bool = False
+    algorithms: tuple[str, ...] = ()
+    schemes: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    choices: tuple[str, ...] = ()
+    bound: str | None = None
+
+    @property
+    def flag(self) -> str:
+        """The long command-line flag, as error messages name the option."""
+        if self.cli:
+            return self.cli[0].split("/")[0]
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def cli_name(self) -> str:
+        """The command-line parameter's name (the flag's, for an inverted flag)."""
+        return self.flag[2:].replace("-", "_") if self.invert else self.name
+
+    @property
+    def on_cli_default(self) -> Any:
+        """The default on the command line (an unset flag: off)."""
+        if self.cli_default is not _SAME:
+            return self.cli_default
+        if self.type is bool:
+            return bool(self.default) and not self.invert
+        return self.default
+
+    @property
+    def recorded(self) -> bool:
+        """Whether a run always records the option (else only when it is given)."""
+        return self.default is not None
+
+    def problem(self, value: Any) -> str | None:
+        """What is wrong with ``value`` (of the option's type), or None."""
+        if value is None:
+            return None
+        if self.type is str and not value.strip():
+            return "must not be empty"
+        if self.type is float and not math.isfinite(value):
+            return f"must be a finite number, got {value}"
+        if self.choices and value not in self.choices:
+            return f"must be one of {', '.join(self.choices)}, got {value!r}"
+        low = self.low is not None and (value <= self.low if self.low_open else value < self.low)
+        high = self.high is not None and value > self.high
+        if not (low or high):
+            return None
+        if self.bound is not None:
+            words = self.bound
+        elif low:
+            words = "positive" if self.low == 1 and not self.low_open else \
+                f"{'>' if self.low_open else '>='} {self.low:g}"
+        else:
+            words = f"at most {self.high:,}"
+        return f"must be {words}, got {value}"
+
+    def check(self, value: Any, label: str | None = None) -> None:
+        """Refuse a bad ``value`` with one line that starts with ``label`` (default: the
+        command-line flag)."""
+        problem = self.problem(value)
+        if problem is not None:
+            raise RcfrError(f"{self.flag if label is None else label} {problem}")
+
+
+_TAKE_REGRESSORS = (*RCFR_ALGORITHMS, *SCHEMES)
+
+OPTIONS: tuple[Option, ...] = (
+    Option("algorithm", str, f"One of: {', '.join(ALL_ALGORITHMS)} (cfr ... pdcfr+: tabular, "
+           "one per update rule; lcfr/dcfr: Linear/Discounted CFR, pcfr+/pdcfr+: predictive "
+           "(discounted) CFR+; rcfr/rcfr+: regression CFR; cs/es/os/as: Monte Carlo CFR with "
+           "chance, external, outcome or average strategy sampling).",
+           default="cfr+", group=RUN, cli=("--algorithm", "-a")),
+    Option("rule", str, f"rcfr and cs/es/os/as: the update rule, one of {', '.join(RULES)} "
+           "(default cfr; rcfr+ is rcfr with cfr+).", cli=("--rule",),
+           algorithms=_TAKE_REGRESSORS),
+    Option("iterations", int, "Iterations to run (with --resume: further iterations, added to "
+           "the checkpoint's).", group=RUN, cli=("--iterations", "-n"), cli_default=1000,
+           low=1, high=MAX_COUNT),
+    Option("nodes", int, "Run until this many histories have been visited, instead of "
+           "--iterations.", group=RUN, cli=("--nodes",), low=1, high=MAX_COUNT),
+    Option("epsilon", float, "os/as: exploration (default 0.5 for os, 0.05 for as).",
+           group=NUMERIC, cli=("--epsilon",), schemes=("os", "as")),
+    Option("alpha", float, "dcfr/pdcfr+: exponent of the positive-regret discount (default "
+           "1.5).", group=NUMERIC, cli=("--alpha",), rules=("dcfr", "pdcfr+")),
+    Option("beta", float, "dcfr: exponent of the negative-regret discount (default 0); as: the "
+           "sampling bonus beta (default 1e6).", group=NUMERIC, cli=("--beta",),
+           schemes=("as",), rules=("dcfr",)),
+    Option("gamma", float, "dcfr/pdcfr+: averaging power (default 2).", group=NUMERIC,
+           cli=("--gamma",), rules=("dcfr", "pdcfr+")),
+    Option("tau", float, "as: tau (default 1000).", group=NUMERIC, cli=("--tau",),
+           schemes=("as",)),
+    Option("eval_every", int, "Evaluate the average strategy every K iterations (default: ten "
+           "times in a run; 0: only at the end).", default=0, group=RUN,
+           cli=("--eval-every",), cli_default=None, low=0, high=MAX_COUNT),
+    Option("eval_nodes", int, "Evaluate the average strategy every time this many more "
+           "histories have been visited (0: only at the end).", default=0, group=RUN,
+           low=0, high=MAX_COUNT),
+    Option("seed", int, "Random seed, >= 0 (recorded; full-width CFR is deterministic).",
+           default=0, cli=("--seed",), low=0, high=MAX_SEED,
+           bound="a whole number from 0 to 2**63 - 1"),
+    Option("alternating", bool, "Simultaneous instead of alternating updates.", default=True,
+           cli=("--simultaneous",), invert=True),
+    Option("averaging", str, "uniform, linear or quadratic (default: the rule's: uniform for "
+           "cfr, linear for cfr+ and lcfr, t^gamma for dcfr, quadratic for pcfr+; uniform for "
+           "rcfr/rcfr+ and the sampling schemes with cfr or cfr+).", cli=("--averaging",)),
+    Option("link", str, "Link function: poly:P (P > 1), rm (= poly:2, regret matching) or "
+           "exp:T (softmax with temperature T > 0).", cli=("--link",)),
+    # the regressors' options, in the order make_solver names the first one it refuses
+    Option("regressor", str, f"rcfr and cs/es/os/as: {', '.join(REGRESSORS)} (default "
+           "best-first; the sampling schemes are tabular without one).", group=REGRESSION,
+           cli=("--regressor",), algorithms=_TAKE_REGRESSORS),
+    Option("leaves", int, "best-first/recursive regressors: leaf budget of the regression "
+           "trees, both players together (default: the game's sequences).", group=REGRESSION,
+           cli=("--leaves",), algorithms=_TAKE_REGRESSORS),
+    Option("features", str, "regressors: thesis, onehot or hashing:K (default: thesis for "
+           "poker, onehot otherwise; hashing:5 for ridge).", group=REGRESSION,
+           cli=("--features",), algorithms=_TAKE_REGRESSORS),
+    Option("bootstrap", bool, "regressors: bootstrapped targets (thesis Algorithm 2) instead "
+           "of a stored regret table.", default=False, group=REGRESSION, cli=("--bootstrap",),
+           algorithms=_TAKE_REGRESSORS),
+    Option("threshold", float, "--regressor recursive: split while a node's mean squared "
+           "error on average regrets exceeds this.", group=REGRESSION, cli=("--threshold",),
+           algorithms=_TAKE_REGRESSORS),
+    Option("criterion", str, "regression trees: squared_error (default) or absolute_error.",
+           group=REGRESSION, cli=("--criterion",), algorithms=_TAKE_REGRESSORS),
+    Option("ridge_alpha", float, "--regressor ridge: the ridge penalty (default 1e-3).",
+           group=REGRESSION, cli=("--ridge-alpha",), algorithms=_TAKE_REGRESSORS),
+    Option("hidden", str, "--regressor torch-mlp: hidden-layer widths, e.g. 64,64 (the "
+           "default).", group=REGRESSION, cli=("--hidden",), algorithms=_TAKE_REGRESSORS),
+    Option("minibatch", bool, "sampling schemes with a regressor that trains incrementally "
+           "(torch-mlp): fit only the sequences each pass touched, no dense feature matrix.",
+           group=REGRESSION, cli=("--minibatch/--no-minibatch",), algorithms=SCHEMES),
+    Option("dtype", str, "cs/es/os/as: float64 (default) or float32 regret and strategy tables "
+           "(half the memory; recorded in checkpoints).", cli=("--dtype",),
+           algorithms=SCHEMES, choices=tuple(TABLE_DTYPES)),
+    Option("average_regressor", str, "rcfr: also fit the average strategy with this regressor "
+           "(same names as --regressor); the exploitability reported is its strategy's, the "
+           "tabular average's beside it.", group=AVERAGE, cli=("--average-regressor",),
+           algorithms=tuple(RCFR_ALGORITHMS)),
+    Option("average_leaves", int, "--average-regressor trees: leaf budget, both players "
+           "together.", group=AVERAGE, cli=("--average-leaves",),
+           algorithms=tuple(RCFR_ALGORITHMS)),
+    Option("average_target", str, "--average-regressor: strategy (default; reach-weighted), "
+           "weights (cumulative strategy weights) or bootstrap (those, bootstrapped: no "
+           "table).", group=AVERAGE, cli=("--average-target",),
+           algorithms=tuple(RCFR_ALGORITHMS)),
+    Option("abstraction", str, "Solve an abstract game and play it in the full game: "
+           "identity; leduc's JQK, J.QK, JQ.K, J.Q.K; wager abstractions null, P, HP, PD, HPD "
+           "or bets:0.5,1,2 (pot fractions).", group=RUN, cli=("--abstraction",)),
+    Option("form", str, "Compiled form: history, public (poker and dice games) or auto (the "
+           "public form where the history form would not fit).", group=RUN, cli=("--form",),
+           cli_default="auto", choices=FORMS),
+)
+
+OPTION: dict[str, Option] = {o.name: o for o in OPTIONS}
+# what make_solver sorts the options by (issue 22: derived, never listed by hand)
+RCFR_OPTIONS = tuple(o.name for o in OPTIONS if o.group == REGRESSION)
+AVERAGE_OPTIONS = tuple(o.name for o in OPTIONS if o.group == AVERAGE)
+SCHEME_OPTIONS = {s: tuple(o.name for o in OPTIONS if s in o.schemes) for s in SCHEMES}
+RULE_OPTIONS = {r: names for r in RULES
+                if (names := tuple(o.name for o in OPTIONS if r in o.rules))}
+# the schemes' options first, then the rules' (the order make_solver checks them in)
+NUMERIC_OPTIONS = (tuple(o.name for o in OPTIONS if o.group == NUMERIC and o.schemes)
+                   + tuple(o.name for o in OPTIONS if o.group == NUMERIC and not o.schemes))
+
+
+def solver_options(values: dict[str, Any]) -> dict[str, Any]:
+    """The keyword options of :func:`rcfr.solvers.run.make_solver` among ``values`` (by
+    option name): those set, a flag only when on (unless the run always records it)."""
+    out: dict[str, Any] = {}
+    for o in OPTIONS:
+        value = values.get(o.name)
+        if o.group == RUN or value is None or (value is False and not o.default):
+            continue
+        out[o.name] = value
+    return out
