@@ -368,3 +368,19 @@ def test_checkpoint_is_not_a_strategy(capsys, tmp_path):
     assert run(capsys, "solve", "kuhn", "-n", "10", "--checkpoint", ckpt)[0] == 0
     code, _, err = run(capsys, "evaluate", "kuhn", ckpt)
     assert "is not a rcfr.policy file" in assert_one_line_error(code, err)
+
+
+def test_averaging_uniform_solves_and_reports_its_run(capsys, tmp_path):
+    """Issue 30: ``--averaging`` was passed twice after the solve (a TypeError traceback)."""
+    from rcfr.experiments import RunSpec
+    from rcfr.solvers import CFRSolver
+
+    f = tmp_path / "k.npz"
+    info = run_json(capsys, "solve", "kuhn", "--averaging", "uniform", "-n", "50", "--out", f)
+    assert info["iterations"] == 50 and f.is_file()
+    assert info["run"] == RunSpec(game="kuhn", iterations=50, eval_every=5,
+                                  averaging="uniform").hash
+    api = CFRSolver("kuhn", "cfr+", averaging="uniform").run(50)
+    np.testing.assert_array_equal(load_probs(f), api.average_policy().probs)
+    linear = run_json(capsys, "solve", "kuhn", "-n", "50")  # cfr+'s own averaging differs
+    assert linear["exploitability"] != info["exploitability"]
