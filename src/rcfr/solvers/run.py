@@ -1,4 +1,5 @@
-"""Run a solver by name with a convergence curve: the work behind ``rcfr solve``."""
+"""Run a solver by name with a convergence curve: the loop behind ``rcfr solve`` and every
+sweep run (:func:`rcfr.experiments.execute.run_spec` calls it through :func:`rcfr.api.solve`)."""
 
 from __future__ import annotations
 
@@ -104,7 +105,8 @@ def make_solver(game: Form | str, algorithm: str, *, rule: str | UpdateRule | No
     ``es``, ``os``, ``as`` (Monte Carlo CFR: ``epsilon`` for os/as, ``beta``, ``tau`` for as;
     a ``rule``; with a ``regressor`` its regrets are estimated by regression from the sampled
     targets; ``dtype="float32"``: single-precision tables).  An option the algorithm would
-    ignore is refused."""
+    ignore is refused (which algorithms, schemes and rules take which options is declared in
+    :mod:`rcfr.solvers.options`)."""
     key = str(algorithm).strip().lower()
     if key not in ALL_ALGORITHMS:
         raise RcfrError(f"unknown algorithm {algorithm!r}; use one of {', '.join(ALL_ALGORITHMS)}")
