@@ -104,3 +104,22 @@ class SphinxRolesExtension(Extension):
 def on_config(config):
     config.markdown_extensions.append(SphinxRolesExtension())
     return config
+
+
+# -- the Reproduction page ------------------------------------------------------------------------
+# docs/reproduction.md holds the page's prose and the marker below; the claims table, the runs,
+# the figures and the Bluff variants table are rendered in its place from the committed data
+# (docs/data/reproduction.json, docs/data/bluff_variants.json) by
+# rcfr.experiments.report.render_docs_page: no solving, milliseconds.  The data is regenerated
+# from a results store by rcfr.experiments.report.write_docs_report.
+REPRODUCTION_MARKER = "<!-- reproduction-report -->"
+
+
+def on_page_markdown(markdown, page, config, files):
+    if REPRODUCTION_MARKER not in markdown:
+        return markdown
+    from pathlib import Path
+
+    from rcfr.experiments.report import render_docs_page
+
+    return markdown.replace(REPRODUCTION_MARKER, render_docs_page(Path(config["docs_dir"])))

@@ -12,8 +12,33 @@ import pytest
 
 from rcfr.cli import main
 from rcfr.experiments import Store, SweepSpec, load_sweep, run_sweep
+from rcfr.experiments.claims import Context, Dataset, Run, judge_all
+from rcfr.experiments.evidence import (
+    AT_BUDGET,
+    BELOW_BUDGET,
+    DEPENDS,
+    EXACT,
+    FAILS,
+    HOLDS,
+    INCONCLUSIVE,
+    LEVELS,
+    NO_DATA,
+    NO_DATA_LEVEL,
+    Budget,
+    below,
+    compare_budget,
+    qualify,
+    ratio_text,
+)
 from rcfr.experiments.figures import collect, figure_names, figure_spec
-from rcfr.experiments.report import CLAIMS, write_report
+from rcfr.experiments.report import (
+    CLAIMS,
+    COLUMNS,
+    load_export,
+    render_docs_page,
+    summary_line,
+    write_report,
+)
 
 PNG = b"\x89PNG\r\n\x1a\n"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -139,7 +164,7 @@ def test_figures_are_found_and_read_back(report):
 def test_report_page_and_markdown(report):
     root, db, info = report
     out = root / "out"
-    assert sorted(info["figures"]) == ["gibson_bluff", "thesis_4_1"]
+    assert sorted(info["figures"]) == ["gibson_bluff_quick", "thesis_4_1_quick"]
     page = _Page()
     page.feed((out / "report.html").read_text())
     assert len(page.images) == 2
@@ -148,33 +173,26 @@ def test_report_page_and_markdown(report):
         assert head == "data:image/png;base64"
         assert base64.b64decode(data)[:8] == PNG  # self-contained: embedded PNGs
     header, *rows = page.rows
-    assert header == ["source", "claim", "paper", "ours", "settings", "verdict",
-                      "criterion, notes"]
-    assert len(rows) == len(CLAIMS)
-    assert {r[5] for r in rows} <= {"holds", "fails", "inconclusive", "no data"}
-    by_claim = {r[1]: r for r in rows}
-    abstraction = by_claim["Every RCFR version outperforms every state-space abstraction in "
-                           "Leduc hold'em"]
-    with Store(db) as store:  # the verdict, recomputed from the stored runs
-        runs = [(r["spec"], r["complexity_share"], r["exploitability"]) for r in store.runs()]
-    abstract = [(c, e) for spec, c, e in runs if spec.get("abstraction")]
-    rcfr = [(c, e) for spec, c, e in runs if spec.get("regressor")]
-    assert len(abstract) == 1 and len(rcfr) == 4
-    (share, value), = abstract
-    near = [e for c, e in rcfr if abs(c - share) <= 0.05]  # RCFR runs at its complexity
-    expected = "no data" if not near else "holds" if max(near) < value else "fails"
-    assert abstraction[5] == expected
-    # our stand-in game is Kuhn poker here: its uniform exploitability is not Bluff's 0.780
-    uniform = by_claim["The uniform profile is exploitable for 0.780 in Bluff(1,1)"]
-    assert uniform[3] == "0.4583" and uniform[5] == "fails"
-    assert uniform[4] == ("gibson_bluff_quick: kuhn, 2e+04 nodes, 3 seed(s) planned; "
-                          "6 of 6 runs done")
-    # the Leduc value comes from FULL+; with no data the claims say so
-    value = next(r for r in rows if "loses 86 mbb/g" in r[1])
-    assert value[3].endswith("mbb/g (FULL+)")
-    assert next(r for r in rows if "goofspiel" in r[1])[5] == "no data"
+    assert header == list(COLUMNS)
+    assert len(rows) == len(CLAIMS) >= 64
+    by_id = {r[0]: r for r in rows}
+    levels = {r[5].split(":")[0] for r in rows}
+    assert levels <= set(LEVELS)
+    for r in rows:  # below the paper's budget a verdict always names the budget
+        if r[5].startswith("below paper budget"):
+            assert r[6] != "fails" and " at " in r[6] and "of the paper's" in r[6]
+    # the thesis stand-in runs 60 iterations of Leduc: evidence about that budget only
+    assert by_id["M8"][5].startswith("below paper budget: 1/1,667 of the paper's iterations")
+    # exact facts are computed, whatever the runs say
+    assert by_id["M2"][4] == "-85.61 mbb/g (sequence-form LP)" and by_id["M2"][6] == "holds"
+    assert by_id["G8"][4] == "0.7807" and by_id["G8"][6] == "holds"
+    # the Bluff stand-in is Kuhn poker: no Bluff claim is judged from it
+    assert by_id["G22"][5] == "no data" and "not judged from other games" in by_id["G22"][7]
+    assert by_id["G9"][6] == "unexplained"
     md = (out / "report.md").read_text()
-    assert md.count("\n| ") == len(CLAIMS) + 1
+    assert summary_line(info["summary"]) in md
+    assert md.count("\n| M") + md.count("\n| G") + md.count("\n| D") + md.count("\n| C") \
+        >= len(CLAIMS)
     for name in info["figures"]:
         assert f"![{name}]({name}.png)" in md
         assert (out / f"{name}.png").read_bytes()[:8] == PNG
@@ -223,63 +241,147 @@ def test_report_renders_in_chromium(report, tmp_path):
     shutil.rmtree(tmp_path, ignore_errors=True)
 
 
-def test_wager_abstraction_claim_compares_rcfr_plus_at_each_abstraction_share():
-    from rcfr.experiments.report import FAILS, HOLDS, NO_DATA, _beat_abstractions
-
-    _plus_beats_wager_abstractions = _beat_abstractions(("BF+", "BF+_BS"), skip=("null",))
-
-    def data(bf_plus_at_p: float) -> dict:
-        return {"scale": 1000.0, "unit": "exploitability (mbb/g)",
-                "failed": [], "abstractions": [
-                    {"label": "null", "complexity_share": 0.02, "exploitability": 0.1},
-                    {"label": "P", "complexity_share": 0.04, "exploitability": 0.174},
-                    {"label": "HPD", "complexity_share": 0.13, "exploitability": 0.09}],
-                "series": {"BF+": {"requested": [0.05, 0.15], "used": [0.045, 0.14],
-                                   "exploitability": [bf_plus_at_p, 0.05]}}}
-
-    ours, verdict, note = _plus_beats_wager_abstractions(data(0.15))
-    assert verdict == HOLDS and note == "2 of 2 comparisons"  # null is not compared
-    assert _plus_beats_wager_abstractions(data(0.199))[1] == FAILS
-    far = data(0.15)
-    far["series"]["BF+"]["used"] = [0.30, 0.35]  # no run within 5 points of any abstraction
-    assert _plus_beats_wager_abstractions(far)[1] == NO_DATA
+# -- verdict logic on hand-made stores --------------------------------------------------------
+def _run(spec: dict, exploitability: float, curve=None, share=None, value=None) -> Run:
+    return Run(spec, exploitability, value, share, spec.get("iterations"), spec.get("nodes"),
+               1.0, list(curve or [exploitability]))
 
 
-def test_gibson_holdem_parameter_and_stack_claims():
-    """Figures 1a, 1b and 2b's claims on hand-made data (mbb/g = 500 x chips)."""
-    from rcfr.experiments.report import (
-        FAILS,
-        HOLDS,
-        INCONCLUSIVE,
-        _as_gain_grows,
-        _best_epsilon_beta,
-        _best_tau,
-    )
+def _thesis(iterations: int, plus: float, plain: float, name="thesis_4_1_quick",
+            paper=False, planned=4, game="leduc(canonical=true)") -> Dataset:
+    base = {"game": game, "iterations": iterations, "regressor": "best-first",
+            "features": "thesis", "averaging": "uniform"}
+    runs = [_run({**base, "algorithm": "rcfr+", "share": 0.1}, plus, share=0.1),
+            _run({**base, "algorithm": "rcfr", "share": 0.1}, plain, share=0.1),
+            _run({"game": game, "iterations": iterations, "algorithm": "cfr+",
+                  "averaging": "uniform"}, 0.001, value=-0.5)]  # a FULL+ far from the value
+    return Dataset("thesis_4_1", name, paper, game, runs, planned)
 
-    base = {"scale": 500.0, "unit": "exploitability (mbb/g)", "nodes": [3e8]}
-    grows = {**base, "series": {
-        "ES": {"stack": [20, 22, 24], "exploitability": [1, 1, 1.0], "ci95": [.1, .1, .1]},
-        "AS": {"stack": [20, 22, 24], "exploitability": [1, .9, .7], "ci95": [.1, .1, .1]}}}
-    ours, verdict, _ = _as_gain_grows(grows)
-    assert verdict == HOLDS and ours == "AS below ES by k=20: +0%, k=22: +10%, k=24: +30%"
-    grows["series"]["AS"]["ci95"][2] = 0.25  # growing, but not clear of ES at k = 24
-    assert _as_gain_grows(grows)[1] == INCONCLUSIVE
-    grows["series"]["AS"]["exploitability"] = [0.7, 0.9, 1.0]
-    assert _as_gain_grows(grows)[1] == FAILS
 
-    def tau(t, m, h):
-        return f"AS ε=0.05 β=1e+06 τ={t:g}", {"final": m, "final_ci95": h}
+def _judge(*datasets: Dataset, ids: tuple[str, ...]) -> dict[str, dict]:
+    claims = [c for c in CLAIMS if c.id in ids]
+    return {r["id"]: r for r in judge_all(Context.of(datasets), claims)}
 
-    data = {**base, "series": dict([tau(1, 0.9, 0.01), tau(100, 0.5, 0.02), tau(1e3, 0.52, 0.01),
-                                    tau(1e6, 0.8, 0.01)])}
-    ours, verdict, _ = _best_tau(data)
-    assert verdict == HOLDS and ours.startswith("best τ 100 (250 ± 10 mbb/g)")
-    data["series"] = dict([tau(1, 0.4, 0.01), tau(100, 0.5, 0.02), tau(1e3, 0.52, 0.01)])
-    assert _best_tau(data)[1] == FAILS
-    grid = {**base, "series": {
-        "1e+06": {"epsilon": [0.05, 0.5], "exploitability": [0.30, 0.5], "ci95": [0.02, 0.01]},
-        "1": {"epsilon": [0.05, 0.5], "exploitability": [0.29, 0.6], "ci95": [0.01, 0.01]}}}
-    ours, verdict, _ = _best_epsilon_beta(grid)  # the paper's setting within the best's interval
-    assert verdict == HOLDS and ours.startswith("best (ε, β) ε=0.05 β=1 (145 ± 5 mbb/g)")
-    grid["series"]["1"]["exploitability"][0] = 0.2
-    assert _best_epsilon_beta(grid)[1] == FAILS
+
+def test_exact_claims_are_judged_by_the_exact_computation_whatever_the_runs_say():
+    rows = _judge(_thesis(100_000, 0.01, 0.02, paper=True), ids=("M1", "M2", "M5", "D1"))
+    # the FULL+ run's value (-500 mbb/g) is ignored: the LP says -85.6
+    assert rows["M2"]["level"] == EXACT and rows["M2"]["verdict"] == HOLDS
+    assert rows["M2"]["ours"].startswith("-85.61")
+    assert all(r["level"] == EXACT and r["verdict"] == HOLDS for r in rows.values())
+
+
+def test_a_claim_at_a_tenth_of_the_papers_budget_is_never_rated_fails():
+    # RCFR+ worse than RCFR at 10,000 iterations: evidence about that budget only
+    rows = _judge(_thesis(10_000, 0.05, 0.02), ids=("M8",))
+    row = rows["M8"]
+    assert row["level"] == BELOW_BUDGET and row["verdict"] == FAILS
+    assert row["shown"] == "fails at 1/10 of the paper's iterations" != "fails"
+    assert "1/10 of the paper's iterations (10,000 iterations of 100,000" in row["budget"]
+    # the same runs at the paper's budget fail outright
+    at = _judge(_thesis(100_000, 0.05, 0.02, name="thesis_4_1", paper=True, planned=3),
+                ids=("M8",))["M8"]
+    assert at["level"] == AT_BUDGET and at["shown"] == FAILS
+
+
+def test_a_partial_paper_sweep_that_holds_is_inconclusive_and_cites_the_quick_twin():
+    paper = _thesis(100_000, 0.01, 0.02, name="thesis_4_1", paper=True, planned=59)
+    quick = _thesis(1_000, 0.05, 0.02)
+    row = _judge(paper, quick, ids=("M8",))["M8"]
+    assert row["level"] == AT_BUDGET and row["verdict"] == INCONCLUSIVE
+    assert "3 of 59 runs done" in row["note"]
+    assert "quick spec thesis_4_1_quick (1/100 of the paper's iterations): fails" in row["note"]
+
+
+def test_a_claim_with_no_runs_of_the_papers_game_is_no_data_even_when_other_games_have_runs():
+    nl = Dataset("gibson_holdem_k36", "gibson_holdem_k36_quick", False, "nl_one_card", [
+        _run({"game": "nl_one_card", "algorithm": a, "nodes": 1e7, "seed": s}, e)
+        for a, e in (("as", 0.01), ("es", 0.03)) for s in range(3)], 6)
+    kuhn = Dataset("gibson_bluff", "gibson_bluff_quick", False, "kuhn", [
+        _run({"game": "kuhn", "algorithm": "as", "nodes": 1e7}, 0.01)], 1)
+    rows = _judge(nl, kuhn, ids=("G16", "G17", "G22"))
+    for row in rows.values():
+        assert row["level"] == NO_DATA_LEVEL and row["verdict"] == NO_DATA
+    assert "not judged from other games' runs: gibson_holdem_k36_quick (nl_one_card)" \
+        in rows["G16"]["note"]
+
+
+def test_node_budgets_give_the_estimated_time_of_the_papers_budget():
+    runs = [_run({"game": "liars_dice", "algorithm": a, "nodes": 1e9, "seed": s}, e,
+                 curve=[e * 4, e * 2, e])
+            for a, e in (("as", 0.01), ("es", 0.05), ("cs", 0.04), ("os", 0.2)) for s in range(5)]
+    row = _judge(Dataset("gibson_bluff", "gibson_bluff_1e9", True, "liars_dice", runs, 20),
+                 ids=("G22",))["G22"]
+    assert row["level"] == BELOW_BUDGET and row["shown"].startswith("holds at 1/1,000")
+    # 1e9 nodes in 1 s a run: 1e9 nodes/s; 1e12 x 5 seeds = 5e3 s = 0.06 core-days
+    assert "would take about 0 core-days at rcfr's measured" in row["note"]
+
+
+def test_oscillating_curves_are_judged_over_the_last_stretch():
+    # A's curve crosses B's in the last 20%: the verdict depends on the stopping point
+    a = [[10, 8, 6, 5, 4, 3.0, 2.0, 3.5, 2.0, 3.5]]
+    b = [[10, 9, 7, 6, 5, 4.0, 3.0, 3.0, 3.0, 3.0]]
+    c = below(a, b)
+    assert c.verdict == INCONCLUSIVE and DEPENDS in c.note and c.flips
+    assert below(a, [[20] * 10]).verdict == HOLDS
+    assert below([[20] * 10], a).verdict == FAILS
+    # seeds: overlapping intervals are inconclusive, separated ones decide
+    assert below([[1.0], [1.2], [0.8]], [[1.1], [1.3], [0.9]]).verdict == INCONCLUSIVE
+    assert below([[1.0], [1.01], [0.99]], [[2.0], [2.01], [1.99]]).verdict == HOLDS
+
+
+def test_a_check_that_raises_any_error_is_reported_not_fatal(monkeypatch):
+    import rcfr.experiments.claims as claims
+
+    def boom(ctx):
+        raise TypeError("bad data")
+
+    bad = claims.Claim("X1", "seed", "§0", "a claim", "1", boom)
+    (row,) = judge_all(Context.of([]), [bad])
+    assert row["verdict"] == INCONCLUSIVE and "TypeError: bad data" in row["note"]
+
+
+def test_budget_ratios_read_as_fractions():
+    assert [ratio_text(x, 100) for x in (30, 33, 25, 10, 3, 1, 80, 100)] == [
+        "3/10", "1/3", "1/4", "1/10", "1/33", "1/100", "4/5", "1"]
+    level, text = compare_budget(Budget("nodes", 1e9, 3), Budget("nodes", 1e12, 5))
+    assert level == BELOW_BUDGET and text.endswith("3 of 5 seeds")
+    assert qualify(FAILS, level, text) == "fails at 1/1,000 of the paper's nodes, 3 of 5 seeds"
+
+
+# -- the committed report data and the docs page ----------------------------------------------
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def test_the_committed_report_data_loads_and_the_docs_page_renders_from_it():
+    data = DOCS / "data" / "reproduction.json"
+    assert data.stat().st_size < 1_000_000
+    report = load_export(data)
+    assert len(report["claims"]) == len(CLAIMS)
+    assert {c["id"] for c in report["claims"]} == {c.id for c in CLAIMS}
+    assert sum(report["summary"]["levels"].values()) == len(CLAIMS)
+    for c in report["claims"]:  # the issue's rule: no bare "fails" below the budget
+        assert c["level"] in LEVELS
+        assert not (c["level"] in (BELOW_BUDGET, NO_DATA_LEVEL) and c["shown"] == FAILS)
+    page = render_docs_page(DOCS)
+    assert summary_line(report["summary"]) in page
+    for c in report["claims"]:
+        assert f"| {c['id']} |" in page
+    for f in report["figures"]:
+        assert (DOCS / f["png"]).read_bytes()[:8] == PNG and f"]({f['png']})" in page
+    assert "Bluff's uniform-profile exploitability by rule variant" in page
+    assert "<!-- reproduction-report -->" in (DOCS / "reproduction.md").read_text()
+
+
+def test_the_bluff_variant_search_finds_no_rule_set_with_both_numbers():
+    bluff = json.loads((DOCS / "data" / "bluff_variants.json").read_text())
+    assert len(bluff["all"]) == 192 and not any(r["match"] for r in bluff["all"])
+    best = min((r for r in bluff["all"] if abs(r["bluff11"] - 0.780) <= 0.001),
+               key=lambda r: abs(r["bluff21"] - 0.784))
+    assert round(best["bluff21"], 4) == 0.7826
+    # rcfr's own rules, one round: the values rcfr's exact evaluation gives
+    rcfr = next(r for r in bluff["all"] if r["rules"] == {
+        "order": "quantity", "exact": False, "wild": True, "ordered": True, "rounds": "one",
+        "two": 0})
+    assert rcfr["bluff11"] == pytest.approx(0.78074432319224, abs=1e-12)
+    assert rcfr["bluff21"] == pytest.approx(0.8845416439811604, abs=1e-12)
