@@ -96,23 +96,14 @@ def _solver_options(spec: RunSpec, tree) -> dict[str, Any]:
     return options
 
 
-_COMPILED: dict[tuple[str, str, str], Any] = {}  # this process's last compiled game
-
-
 def _compiled(spec: RunSpec, max_memory: str | int | None, keep: bool = True):
-    """``spec``'s compiled game; with ``keep``, kept for the next run of this worker process:
-    a sweep's runs of one large game (2-NL Hold'em(36) compiles in minutes) compile it once.
-    The previous game is dropped before another one is compiled, so only one is held."""
-    from ..forms.compile import compile_game
+    """``spec``'s compiled game; with ``keep``, kept for the next run of this worker process
+    (:func:`rcfr.forms.compile.compile_kept`): a sweep's runs of one large game (2-NL
+    Hold'em(36) compiles in minutes) compile it once."""
+    from ..forms.compile import compile_game, compile_kept
 
-    if not keep:
-        return compile_game(spec.game, spec.form or "auto", max_memory, dtype=spec.dtype)
-    key = (spec.game, spec.form or "auto", spec.dtype or "float64")
-    if key not in _COMPILED:
-        _COMPILED.clear()
-        _COMPILED[key] = compile_game(spec.game, spec.form or "auto", max_memory,
-                                      dtype=spec.dtype)
-    return _COMPILED[key]
+    compile_ = compile_kept if keep else compile_game
+    return compile_(spec.game, spec.form or "auto", max_memory, dtype=spec.dtype)
 
 
 @dataclass

@@ -14,6 +14,22 @@ FORMS = ("auto", "history", "public")
 HISTORY_BUDGET = 20_000_000  # histories (about 1.1 GB) above which "auto" picks the public form
 
 
+_KEPT: dict[tuple[str, str, str], Form] = {}  # compile_kept's one tree
+
+
+def compile_kept(game: str, form: str = "auto", max_memory: str | float | int | None = None,
+                 dtype: str | None = None) -> Form:
+    """:func:`compile_game` of the game string ``game``, kept until a different game, form or
+    table type is asked for (so a process running one game many times compiles it once and
+    holds one compiled game at a time).  The trees themselves are cached on their game
+    objects; this keeps the game object of the last string."""
+    key = (str(game), form, dtype or "float64")
+    if key not in _KEPT:
+        _KEPT.clear()
+        _KEPT[key] = compile_game(game, form, max_memory, dtype)
+    return _KEPT[key]
+
+
 def check_public_choice(form: str, what: str) -> None:
     """Refuse a ``form`` option that rules out the public form, for ``what`` (a workflow that
     runs only on public trees, e.g. multi-round liar's dice)."""
