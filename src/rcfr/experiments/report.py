@@ -197,10 +197,23 @@ def write_docs_report(source: Store | str | Path, docs_dir: str | Path) -> dict[
     for f in report["figures"]:
         f["png"] = f"img/reproduction/{f['spec']}.png"
         plot(f["data"], docs / f["png"])
+        _palette(docs / f["png"])
     (docs / "data").mkdir(exist_ok=True)
     text = json.dumps(report, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     write_atomic(docs / "data" / "reproduction.json", lambda h: h.write(text.encode()))
     return report
+
+
+def _palette(path: Path) -> None:
+    """Re-save a PNG with a 256-colour palette (a third of the size for line plots), for the
+    files committed under ``docs/``; left as drawn where Pillow is missing."""
+    try:
+        from PIL import Image
+    except ImportError:  # pragma: no cover - Pillow comes with matplotlib
+        return
+    with Image.open(path) as image:
+        small = image.convert("RGB").quantize(colors=256)
+    write_atomic(path, lambda h: small.save(h, format="PNG", optimize=True))
 
 
 def load_export(path: str | Path) -> dict[str, Any]:
