@@ -523,6 +523,42 @@ def play(
               + (f", {total / played:+.3f} per hand" if played else ""))
 
 
+@app.command()
+def view(
+    game: Annotated[str, typer.Argument(help="Game string.")],
+    strategy: Annotated[Path, typer.Argument(help="The strategy to view (.npz).")],
+    compare: Annotated[Path | None, typer.Option(
+        help="A second strategy of the same game: show the difference at every node.")] = None,
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--out", help="The site's folder (default: STRATEGY-view beside the working "
+                            "folder).")] = None,
+    values: Annotated[bool | None, typer.Option(
+        "--values/--no-values", help="Include counterfactual values and best-response gains "
+                                     "(default: for games of at most 100,000 sequences).")] = None,
+    form: Annotated[str, typer.Option(
+        "--form", help="Compiled form: auto (the public form where the game has one), public "
+                       "or history (an information-set table).")] = "auto",
+    serve: Annotated[bool, typer.Option(
+        help="Serve the site on localhost after writing it (Ctrl-C stops).")] = False,
+    port: Annotated[int, typer.Option(help="The port --serve listens on.")] = 8000,
+    max_memory: MaxMemoryOpt = None,
+) -> None:
+    """Write a static HTML page that walks a strategy node by node (opens nothing)."""
+    from . import view as viewer
+
+    if not 0 <= port <= 65535:
+        raise RcfrError(f"--port must be in 0..65535, got {port}")
+    folder = output if output is not None else Path(f"{strategy.stem}-view")
+    meta = viewer.view(game, strategy, folder, compare=compare, values=values, form=form,
+                       max_memory=max_memory)
+    page = folder / "index.html"
+    out.print(f"wrote {page} ({meta['sequences']:,} sequences"
+              + (f", {len(meta['chunks'])} chunks in {folder / 'data'}" if meta["lazy"] else "")
+              + ")")
+    if serve:
+        viewer.serve(folder, port)
+
+
 from .experiments.commands import register as _register_experiments  # noqa: E402
 
 _register_experiments(app)  # sweep, results, report, figure
