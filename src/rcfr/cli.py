@@ -542,6 +542,7 @@ def view(
         help="Serve the site on localhost after writing it (Ctrl-C stops).")] = False,
     port: Annotated[int, typer.Option(help="The port --serve listens on.")] = 8000,
     max_memory: MaxMemoryOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Write a static HTML page that walks a strategy node by node (opens nothing)."""
     from . import view as viewer
@@ -552,9 +553,14 @@ def view(
     meta = viewer.view(game, strategy, folder, compare=compare, values=values, form=form,
                        max_memory=max_memory)
     page = folder / "index.html"
-    out.print(f"wrote {page} ({meta['sequences']:,} sequences"
-              + (f", {len(meta['chunks'])} chunks in {folder / 'data'}" if meta["lazy"] else "")
-              + ")")
+    if as_json:
+        _emit({"page": str(page), "sequences": meta["sequences"], "mode": meta["mode"],
+               "chunks": len(meta["chunks"]) if meta["lazy"] else 0, "values": meta["values"],
+               "summary": meta["summary"]})
+    else:
+        out.print(f"wrote {page} ({meta['sequences']:,} sequences"
+                  + (f", {len(meta['chunks'])} chunks in {folder / 'data'}" if meta["lazy"]
+                     else "") + ")")
     if serve:
         viewer.serve(folder, port)
 

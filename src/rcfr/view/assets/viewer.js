@@ -70,6 +70,7 @@
   function fmtP(p) { return p.toFixed(3); }
   function fmtV(v) { return v === 0 ? "0" : Math.abs(v) >= 1e-3 && Math.abs(v) < 1e4 ?
     v.toFixed(4) : v.toExponential(3); }
+  function fmtR(r) { return r === 0 ? "0" : r >= 1e-3 ? r.toFixed(3) : r.toExponential(2); }
   function fmtD(d) { return (d >= 0 ? "+" : "\u2212") + Math.abs(d).toFixed(3); }
 
   function header() {
@@ -156,8 +157,8 @@
     var body = el("tbody");
     labels.forEach(function (lab, k) {
       var tds = [el("td", { "class": "state", text: lab })];
-      tds.push(el("td", { "class": "reach", "data-v": String(rec.re[k]), text: fmtP(rec.re[k]) }));
-      if (meta.compare) tds.push(el("td", { "class": "reach2", text: fmtP(rec.re2[k]) }));
+      tds.push(el("td", { "class": "reach", "data-v": String(rec.re[k]), text: fmtR(rec.re[k]) }));
+      if (meta.compare) tds.push(el("td", { "class": "reach2", text: fmtR(rec.re2[k]) }));
       for (var a = 0; a < A; a++) tds.push(probCell(rec, k, a, A));
       if (rec.cv) {
         tds.push(el("td", { "class": "cv", "data-v": String(rec.cv[k]), text: fmtV(rec.cv[k]) }));
@@ -294,7 +295,7 @@
             text: txt }));
         });
         var tds = [el("td", { text: String(r.p) }), el("td", { "class": "key", text: r.k }),
-          el("td", { text: fmtP(r.re) }), acts];
+          el("td", { text: fmtR(r.re) }), acts];
         if (meta.values) tds.push(el("td", { text: fmtV(r.cv) }), el("td", { text: fmtV(r.g) }));
         body.appendChild(el("tr", { "data-infoset": String(r.i) }, tds));
       });
