@@ -287,7 +287,7 @@ def solve(
     stop = _StopFlag()
     with stop.installed(), progress:
         task = progress.add_task(f"{run.algorithm} on {run.game}",
-                                 total=run.iterations if run.nodes is None else run.nodes,
+                                 total=run.nodes or run.iterations or run.episodes,
                                  expl="-")
 
         def tick(done: int, expl: float | None) -> None:
@@ -339,8 +339,9 @@ def run_from_options(game: str, values: dict[str, Any]) -> RunSpec:
         o.check(value)
         run[o.name] = (not value) if o.invert else value
     nodes, iterations = run["nodes"], run["iterations"]
-    if nodes is not None:
+    if nodes is not None or run["episodes"] is not None:  # --nodes, --episodes replace -n
         run["iterations"] = None
+        iterations = run["episodes"] or iterations
     if run["eval_every"] is None:
         run["eval_every"] = 0 if nodes is not None else max(1, iterations // 10)
         run["eval_nodes"] = max(1, nodes // 10) if nodes is not None else 0

@@ -198,11 +198,12 @@ def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
             points = [p for p in saved["points"] if p["iterations"] <= solver.iteration]
             seconds0 = float(saved.get("seconds", 0.0))
     solver._setup()  # kernels load outside the measured time, as in solve()
-    by_nodes = spec.iterations is None
+    by_nodes = spec.nodes is not None
     done = (lambda: solver.nodes_visited) if by_nodes else (lambda: solver.iteration)
     start = done()
     base = start if hooks.further else 0
-    total = spec.nodes if by_nodes else spec.iterations
+    # an episodic solver's (nfsp) iteration is one episode: its budget counts them
+    total = spec.nodes if by_nodes else spec.iterations or spec.episodes
     measured = len(points)
     clock = time.perf_counter()
 

@@ -37,6 +37,7 @@ from typing import Any
 
 from ..core.budget import parse_memory
 from ..core.errors import RcfrError
+from ..solvers.fp import EPISODIC
 from ..solvers.options import OPTIONS, RUN, Option, solver_options
 
 _INT, _FLOAT, _STR, _BOOL = "a whole number", "a number", "a string", "true or false"
@@ -71,9 +72,16 @@ class _RunSpecMethods:
         for o in FIELDS:  # a flag a run records only when on: off is the same run as unset
             if o.type is bool and not o.recorded and getattr(self, o.name) is False:
                 object.__setattr__(self, o.name, None)
-        if (self.iterations is None) == (self.nodes is None):
+        if self.episodes is not None:  # the episodic algorithms' budget (rcfr.solvers.fp)
+            if self.algorithm not in EPISODIC:
+                raise RcfrError(f"episodes: the budget of {', '.join(EPISODIC)}; "
+                                f"{self.algorithm} takes iterations or nodes")
+            if self.iterations is not None or self.nodes is not None:
+                raise RcfrError("episodes: give exactly one budget, episodes, iterations or "
+                                "nodes")
+        elif (self.iterations is None) == (self.nodes is None):
             raise RcfrError("iterations: give exactly one budget, iterations or nodes")
-        for key in ("iterations", "nodes"):
+        for key in ("iterations", "nodes", "episodes"):
             value = getattr(self, key)
             if value is not None and value < 1:
                 raise RcfrError(f"{key}: the budget must be at least 1, got {value}")
@@ -135,7 +143,8 @@ class _RunSpecMethods:
                 parts.append(f"{key}={value}")
         if self.bootstrap:
             parts.append("bootstrap")
-        budget = f"{self.iterations:,} it" if self.iterations else f"{self.nodes:.3g} nodes"
+        budget = (f"{self.iterations:,} it" if self.iterations else
+                  f"{self.episodes:,} episodes" if self.episodes else f"{self.nodes:.3g} nodes")
         return " ".join(parts) + f" {budget} seed {self.seed}"
 
 

@@ -63,7 +63,7 @@ def _estimate_nodes(spec: RunSpec, sizes: dict[str, int | None]) -> int | None:
         except Exception:  # a bad game string fails when it runs, not in the plan
             sizes[spec.game] = None
     size = sizes[spec.game]
-    if size is None or spec.algorithm in ("cs", "os", "as", "es"):
+    if size is None or spec.iterations is None or spec.algorithm in ("cs", "os", "as", "es"):
         return None
     return 2 * spec.iterations * size
 

@@ -19,11 +19,12 @@ from ..core.errors import RcfrError
 from ..core.rules import RULES
 from ..forms.compile import FORMS
 from ..forms.sampling import SCHEMES
+from .fp import FP_ALGORITHMS
 from .loop import ALGORITHMS
 from .rcfr import RCFR_ALGORITHMS, REGRESSORS
 from .sampling import TABLE_DTYPES
 
-ALL_ALGORITHMS = (*ALGORITHMS, *RCFR_ALGORITHMS, *SCHEMES)
+ALL_ALGORITHMS = (*ALGORITHMS, *RCFR_ALGORITHMS, *SCHEMES, *FP_ALGORITHMS)
 MAX_COUNT = 2**62  # counts reach numba as 64-bit integers
 MAX_SEED = 2**63 - 1
 
@@ -122,12 +123,15 @@ class Option:
 
 
 _TAKE_REGRESSORS = (*RCFR_ALGORITHMS, *SCHEMES)
+_NFSP = ("nfsp",)
 
 OPTIONS: tuple[Option, ...] = (
     Option("algorithm", str, f"One of: {', '.join(ALL_ALGORITHMS)} (cfr ... pdcfr+: tabular, "
            "one per update rule; lcfr/dcfr: Linear/Discounted CFR, pcfr+/pdcfr+: predictive "
            "(discounted) CFR+; rcfr/rcfr+: regression CFR; cs/es/os/as: Monte Carlo CFR with "
-           "chance, external, outcome or average strategy sampling).",
+           "chance, external, outcome or average strategy sampling; fp: normal-form "
+           "fictitious play; xfp/fsp: extensive-form and sampled fictitious (self-)play; "
+           "nfsp: neural fictitious self-play).",
            default="cfr+", group=RUN, cli=("--algorithm", "-a")),
     Option("rule", str, f"rcfr and cs/es/os/as: the update rule, one of {', '.join(RULES)} "
            "(default cfr; rcfr+ is rcfr with cfr+).", cli=("--rule",),
@@ -137,6 +141,9 @@ OPTIONS: tuple[Option, ...] = (
            low=1, high=MAX_COUNT),
     Option("nodes", int, "Run until this many histories have been visited, instead of "
            "--iterations.", group=RUN, cli=("--nodes",), low=1, high=MAX_COUNT),
+    Option("episodes", int, "nfsp: games of self-play to run, instead of --iterations (one "
+           "nfsp iteration is one episode).", group=RUN, cli=("--episodes",), low=1,
+           high=MAX_COUNT),
     Option("epsilon", float, "os/as: exploration (default 0.5 for os, 0.05 for as).",
            group=NUMERIC, cli=("--epsilon",), schemes=("os", "as")),
     Option("alpha", float, "dcfr/pdcfr+: exponent of the positive-regret discount (default "
@@ -172,8 +179,9 @@ OPTIONS: tuple[Option, ...] = (
            "trees, both players together (default: the game's sequences).", group=REGRESSION,
            cli=("--leaves",), algorithms=_TAKE_REGRESSORS),
     Option("features", str, "regressors: thesis, onehot or hashing:K (default: thesis for "
-           "poker, onehot otherwise; hashing:5 for ridge).", group=REGRESSION,
-           cli=("--features",), algorithms=_TAKE_REGRESSORS),
+           "poker, onehot otherwise; hashing:5 for ridge); nfsp: the observation, onehot "
+           "(default) or hashing:K information-set features.", group=REGRESSION,
+           cli=("--features",), algorithms=(*_TAKE_REGRESSORS, *_NFSP)),
     Option("bootstrap", bool, "regressors: bootstrapped targets (thesis Algorithm 2) instead "
            "of a stored regret table.", default=False, group=REGRESSION, cli=("--bootstrap",),
            algorithms=_TAKE_REGRESSORS),
@@ -185,7 +193,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("ridge_alpha", float, "--regressor ridge: the ridge penalty (default 1e-3).",
            group=REGRESSION, cli=("--ridge-alpha",), algorithms=_TAKE_REGRESSORS),
     Option("hidden", str, "--regressor torch-mlp: hidden-layer widths, e.g. 64,64 (the "
-           "default).", group=REGRESSION, cli=("--hidden",), algorithms=_TAKE_REGRESSORS),
+           "default); nfsp: its networks' (default 64, the NFSP paper's Leduc networks).",
+           group=REGRESSION, cli=("--hidden",), algorithms=(*_TAKE_REGRESSORS, *_NFSP)),
     Option("minibatch", bool, "sampling schemes with a regressor that trains incrementally "
            "(torch-mlp): fit only the sequences each pass touched, no dense feature matrix.",
            group=REGRESSION, cli=("--minibatch/--no-minibatch",), algorithms=SCHEMES),
@@ -203,6 +212,37 @@ OPTIONS: tuple[Option, ...] = (
            "weights (cumulative strategy weights) or bootstrap (those, bootstrapped: no "
            "table).", group=AVERAGE, cli=("--average-target",),
            algorithms=tuple(RCFR_ALGORITHMS)),
+    # the fictitious-play family (rcfr.solvers.fp)
+    Option("step", str, "fp/xfp/fsp: the average's step size alpha_t: harmonic (1/(t+1), "
+           "the default), power:P ((t+1)^-P) or const:A.", cli=("--step",),
+           algorithms=("fp", "xfp", "fsp")),
+    Option("fsp_episodes", int, "fsp: episodes sampled per iteration for each player's "
+           "learners (n = m of Heinrich et al. 2015, Alg. 1; default 1000).",
+           cli=("--fsp-episodes",), algorithms=("fsp",), low=1, high=MAX_COUNT),
+    Option("eta", float, "nfsp: anticipatory parameter, the probability an agent plays its "
+           "epsilon-greedy best response in an episode (default 0.1).", cli=("--eta",),
+           algorithms=_NFSP, low=0, high=1),
+    Option("rl_lr", float, "nfsp: the DQN's learning rate (default 0.1).", cli=("--rl-lr",),
+           algorithms=_NFSP, low=0, low_open=True),
+    Option("sl_lr", float, "nfsp: the average-policy network's learning rate (default "
+           "0.005).", cli=("--sl-lr",), algorithms=_NFSP, low=0, low_open=True),
+    Option("batch_size", int, "nfsp: minibatch size of both networks (default 128).",
+           cli=("--batch-size",), algorithms=_NFSP, low=1, high=MAX_COUNT),
+    Option("rl_memory", int, "nfsp: capacity of the circular memory M_RL (default 200000).",
+           cli=("--rl-memory",), algorithms=_NFSP, low=1, high=MAX_COUNT),
+    Option("sl_memory", int, "nfsp: capacity of the reservoir memory M_SL (default "
+           "2000000).", cli=("--sl-memory",), algorithms=_NFSP, low=1, high=MAX_COUNT),
+    Option("learn_every", int, "nfsp: an agent's own steps between its learning steps (each "
+           "updates both networks on one minibatch; default 64).", cli=("--learn-every",),
+           algorithms=_NFSP, low=1, high=MAX_COUNT),
+    Option("target_every", int, "nfsp: learning steps between target-network refreshes "
+           "(default 300).", cli=("--target-every",), algorithms=_NFSP, low=1,
+           high=MAX_COUNT),
+    Option("eps_start", float, "nfsp: the best response's exploration at the start, decaying "
+           "as 1/sqrt(episodes) (default 0.06).", cli=("--eps-start",), algorithms=_NFSP,
+           low=0, high=1),
+    Option("envs", int, "nfsp: games stepped at once (batched self-play; default 128).",
+           cli=("--envs",), algorithms=_NFSP, low=1, high=1 << 20),
     Option("abstraction", str, "Solve an abstract game and play it in the full game: "
            "identity; leduc's JQK, J.QK, JQ.K, J.Q.K; wager abstractions null, P, HP, PD, HPD "
            "or bets:0.5,1,2 (pot fractions).", group=RUN, cli=("--abstraction",)),
@@ -214,6 +254,9 @@ OPTIONS: tuple[Option, ...] = (
 OPTION: dict[str, Option] = {o.name: o for o in OPTIONS}
 # what make_solver sorts the options by (issue 22: derived, never listed by hand)
 RCFR_OPTIONS = tuple(o.name for o in OPTIONS if o.group == REGRESSION)
+# the options only the fictitious-play family takes (make_solver refuses them elsewhere)
+FP_OPTIONS = tuple(o.name for o in OPTIONS
+                   if o.algorithms and set(o.algorithms) <= set(FP_ALGORITHMS))
 AVERAGE_OPTIONS = tuple(o.name for o in OPTIONS if o.group == AVERAGE)
 SCHEME_OPTIONS = {s: tuple(o.name for o in OPTIONS if s in o.schemes) for s in SCHEMES}
 RULE_OPTIONS = {r: names for r in RULES

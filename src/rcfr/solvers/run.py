@@ -16,10 +16,12 @@ from ..forms.base import Form
 from ..forms.compile import compile_game
 from ..forms.sampling import SCHEMES
 from ..policy import TabularPolicy
+from .fp import FP_ALGORITHMS, make_fp_solver
 from .loop import ALGORITHMS, CFRSolver, RegretSolver
 from .options import (
     ALL_ALGORITHMS,
     AVERAGE_OPTIONS,
+    FP_OPTIONS,
     NUMERIC_OPTIONS,
     OPTION,
     RCFR_OPTIONS,
@@ -120,6 +122,13 @@ def make_solver(game: Form | str, algorithm: str, *, rule: str | UpdateRule | No
     if "alpha" in given and (options.get("regressor") or "").strip().lower() == "ridge":
         raise RcfrError(f"{OPTION['alpha'].flag} is DCFR's; the ridge penalty is "
                         f"{OPTION['ridge_alpha'].flag}")
+    if key in FP_ALGORITHMS:
+        return _make_fp(game, key, rule, options, given)
+    for k in FP_OPTIONS:
+        if k in given:
+            raise RcfrError(f"{OPTION[k].flag} applies to {'/'.join(OPTION[k].algorithms)}, "
+                            f"not {key}")
+        options.pop(k, None)
     rule_ = _rule_for(key, rule, options)
     rule_opts = RULE_OPTIONS.get(rule_.name, ())
     scheme_opts = SCHEME_OPTIONS.get(key, ())
@@ -164,6 +173,34 @@ def make_solver(game: Form | str, algorithm: str, *, rule: str | UpdateRule | No
         raise RcfrError(f"{OPTION[regression_given[0]].flag} applies to rcfr, rcfr+ and "
                         f"the sampling schemes, not {key}")
     return CFRSolver(game, rule_, **rest)
+
+
+# what each fictitious-play algorithm takes (rcfr.solvers.fp; the options' declarations say
+# the same in rcfr.solvers.options)
+_FP_TAKES = {"fp": ("step", "seed", "alternating"), "xfp": ("step", "seed", "alternating"),
+             "fsp": ("step", "seed", "alternating", "fsp_episodes"),
+             "nfsp": ("seed", "alternating", "hidden", "features", "eta", "rl_lr", "sl_lr",
+                      "batch_size", "rl_memory", "sl_memory", "learn_every", "target_every",
+                      "eps_start", "envs")}
+
+
+def _make_fp(game, key: str, rule, options: dict, given: set):
+    """A solver of the fictitious-play family (:mod:`rcfr.solvers.fp`); options it would
+    ignore are refused."""
+    if rule is not None:
+        raise RcfrError(f"{OPTION['rule'].flag} applies to rcfr and the sampling schemes, "
+                        f"not {key}")
+    takes = _FP_TAKES[key]
+    for k in sorted(given, key=lambda k: list(OPTION).index(k) if k in OPTION else -1):
+        if k not in takes:
+            o = OPTION.get(k)
+            users = "/".join(o.algorithms) if o is not None and o.algorithms else \
+                "the regret algorithms"
+            raise RcfrError(f"{o.flag if o is not None else k} applies to {users}, not {key}")
+    kwargs = {k: options[k] for k in takes if options.get(k) is not None}
+    if key == "nfsp":
+        kwargs.pop("alternating", None)
+    return make_fp_solver(game, key, **kwargs)
 
 
 def _positive(name: str, value, allow_zero: bool = False) -> int:
