@@ -203,6 +203,12 @@ def test_report_command(report, capsys):
     code = main(["report", "--db", str(db), "-o", str(root / "again"), "--json"])
     info = json.loads(capsys.readouterr().out)
     assert code == 0 and Path(info["html"]).is_file()
+    docs = root / "docs"
+    docs.mkdir()
+    code = main(["report", "--db", str(db), "-o", str(root / "third"), "--docs", str(docs)])
+    assert code == 0, capsys.readouterr().err
+    export = json.loads((docs / "data" / "reproduction.json").read_text())
+    assert len(export["claims"]) == len(info["claims"]) > 60  # every claim, as the report has
     assert main(["report", "--db", str(root / "none.db")]) == 2
     assert "no results database" in capsys.readouterr().err
 

@@ -201,15 +201,21 @@ def register(app: typer.Typer) -> None:
         out_dir: Annotated[Path, typer.Option("--out", "-o", help="Directory for "
                                                                   "report.html and "
                                                                   "report.md.")] = Path("report"),
+        docs: Annotated[Path | None, typer.Option(
+            "--docs", help="Also regenerate the documentation's Reproduction page data in this "
+                           "docs folder (data/reproduction.json, img/reproduction/).")] = None,
         as_json: JsonOpt = False,
     ) -> None:
         """Write the reproduction report: every paper figure with data in the store, and the
-        table of the papers' claims with our numbers and verdicts."""
-        from .report import write_report
+        table of the papers' claims with our numbers, evidence levels and verdicts."""
+        from .report import write_docs_report, write_report
 
         out, _ = _console()
         with Store(db, create=False) as store:
             info = write_report(store, out_dir)
+            if docs is not None:
+                write_docs_report(store, docs)
+                info["docs"] = str(docs)
         if as_json:
             _emit(info)
             return
