@@ -264,6 +264,7 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
             per = done_nodes / done_it if done_it else float("inf")
             goal = min(nodes, next_eval_nodes) if eval_nodes else nodes
             n = max(1, min(n, int(-(-(goal - done_nodes) // per)) if done_it else 1))
+        before = solver.iteration
         t0 = time.perf_counter()
         solver.run(n)
         elapsed = time.perf_counter() - t0
@@ -271,7 +272,8 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
         per_iteration = elapsed / n
         done_nodes = solver.nodes_visited - nodes0
         at_end = (solver.iteration - it0 >= iterations) if nodes is None else done_nodes >= nodes
-        due = eval_every and solver.iteration % eval_every == 0
+        # an evaluation point passed (an episodic solver may end a chunk a few past it)
+        due = eval_every and solver.iteration // eval_every > before // eval_every
         if eval_nodes and done_nodes >= next_eval_nodes:
             due = True
             while next_eval_nodes <= done_nodes:

@@ -1,0 +1,334 @@
+"""Neural Fictitious Self-Play (NFSP; Heinrich & Silver 2016, Alg. 1) with batched,
+vectorised self-play.
+
+Each player is an agent with a best-response Q-network (DQN: Q-learning on a circular memory
+M_RL of its transitions, a target network, epsilon-greedy exploration) and an average-policy
+network (supervised classification of its own best-response actions on a reservoir memory
+M_SL).  In every episode an agent plays ``epsilon-greedy(Q)`` with probability ``eta`` (the
+anticipatory parameter) and its average policy otherwise; only the best-response actions go
+to M_SL.  The average policy is what converges to an equilibrium; :meth:`average_policy`
+exports it as a tabular strategy over every information set (the network's softmax over the
+legal actions), so evaluation, ``rcfr play`` and the report read it as any other strategy.
+
+Defaults are the NFSP paper's Leduc hold'em settings (sec. 5.1): one hidden layer of 64
+rectified units (``hidden``), M_RL of 200,000 transitions and M_SL of 2,000,000, learning
+rates 0.1 (RL) and 0.005 (SL) with plain SGD, ``eta = 0.1``, exploration starting at 0.06 and
+decaying to 0 as the inverse square root (here ``eps_start / sqrt(1 + episodes / 1000)``), the
+target network refitted every 300 updates, and 2 updates of minibatch 128 per network for
+every 128 of an agent's steps (``learn_every = 64``).
+
+Speed: ``envs`` games (default 128) are stepped at once over the compiled history form
+(:class:`~rcfr.solvers.fp.play.BatchedGames`) and the networks are evaluated on each step's
+batch of observations.  Observations are information-set features from
+:func:`rcfr.features.infoset_features` (``onehot`` by default; ``hashing:K``); the memories
+hold information-set indices and the features are gathered when a minibatch is drawn.
+
+One iteration is one episode (``iteration`` counts finished games; a call to :meth:`run`
+ends after the batched step in which the count is reached, so where a run is cut into calls
+never changes it).  All sampling uses one numpy generator seeded by ``seed``; the networks are
+initialised from a ``torch.Generator`` seeded by it; checkpoints hold the networks, the
+optimisers' settings (plain SGD keeps no other state), both memories, the games in flight and
+the generator, and resume bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...core.errors import RcfrError
+from ...features import infoset_features
+from ...forms.base import Form
+from .base import FPSolverBase
+from .memory import CircularBuffer, ReservoirBuffer
+from .play import BatchedGames
+
+DEFAULTS = {"hidden": "64", "eta": 0.1, "rl_lr": 0.1, "sl_lr": 0.005, "batch_size": 128,
+            "rl_memory": 200_000, "sl_memory": 2_000_000, "learn_every": 64,
+            "target_every": 300, "eps_start": 0.06, "envs": 128, "features": "onehot"}
+EPS_DECAY = 1000.0  # episodes: epsilon = eps_start / sqrt(1 + episodes / EPS_DECAY)
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - the torch extra
+        raise RcfrError("nfsp needs PyTorch: pip install 'rcfr[torch]'") from None
+    return torch
+
+
+def _mlp(torch, sizes: list[int], generator) -> Any:
+    layers: list[Any] = []
+    for k in range(len(sizes) - 1):
+        layer = torch.nn.Linear(sizes[k], sizes[k + 1], dtype=torch.float64)
+        bound = 1.0 / math.sqrt(sizes[k])
+        with torch.no_grad():
+            layer.weight.uniform_(-bound, bound, generator=generator)
+            layer.bias.uniform_(-bound, bound, generator=generator)
+        layers.append(layer)
+        if k < len(sizes) - 2:
+            layers.append(torch.nn.ReLU())
+    return torch.nn.Sequential(*layers)
+
+
+class NFSPSolver(FPSolverBase):
+    """NFSP on a compiled history form (module doc); keyword options as :data:`DEFAULTS`."""
+
+    name = "nfsp"
+
+    def __init__(self, game: Form | Any, *, seed: int | None = None, **options: Any) -> None:
+        super().__init__(game, seed=seed)
+        unknown = set(options) - set(DEFAULTS)
+        if unknown:
+            raise RcfrError(f"nfsp takes no option {sorted(unknown)[0]!r}")
+        self.options = {k: (DEFAULTS[k] if options.get(k) is None else options[k])
+                        for k in DEFAULTS}
+
+    # -- set-up --------------------------------------------------------------------------
+    def _init_state(self) -> None:
+        torch = _torch()
+        o, t = self.options, self.tree
+        try:
+            hidden = [int(x) for x in str(o["hidden"]).split(",") if x.strip()]
+        except ValueError:
+            hidden = [0]
+        if not hidden or min(hidden) < 1:
+            raise RcfrError(f"--hidden must be layer widths such as 64 or 64,64, got "
+                            f"{o['hidden']!r}")
+        self.rng_ = np.random.default_rng(int(self.seed or 0))
+        self.games_ = BatchedGames(t, int(o["envs"]), self.rng_)
+        self.width_ = int(t.infoset_num_actions.max())
+        self.features_ = [torch.as_tensor(np.asarray(
+            infoset_features(t, p, o["features"], int(self.seed or 0)), dtype=np.float64))
+            for p in (0, 1)]
+        self.first_ = [t.player_infosets(p).start for p in (0, 1)]
+        cols = np.arange(self.width_)
+        self.legal_ = [torch.as_tensor(cols < t.infoset_num_actions[t.player_infosets(p)]
+                                       [:, None]) for p in (0, 1)]
+        gen = torch.Generator().manual_seed(int(self.seed or 0))
+        self.q_, self.q_target_, self.pi_, self.q_opt_, self.pi_opt_ = [], [], [], [], []
+        self.rl_mem_, self.sl_mem_ = [], []
+        for p in (0, 1):
+            sizes = [int(self.features_[p].shape[1]), *hidden, self.width_]
+            q, pi = _mlp(torch, sizes, gen), _mlp(torch, sizes, gen)
+            target = _mlp(torch, sizes, gen)
+            target.load_state_dict(q.state_dict())
+            self.q_.append(q)
+            self.q_target_.append(target)
+            self.pi_.append(pi)
+            self.q_opt_.append(torch.optim.SGD(q.parameters(), lr=float(o["rl_lr"])))
+            self.pi_opt_.append(torch.optim.SGD(pi.parameters(), lr=float(o["sl_lr"])))
+            self.rl_mem_.append(CircularBuffer(int(o["rl_memory"]), {
+                "s": np.int32, "a": np.int8, "r": np.float64, "s2": np.int32,
+                "done": np.bool_}))
+            self.sl_mem_.append(ReservoirBuffer(int(o["sl_memory"]),
+                                                {"s": np.int32, "a": np.int8}))
+        n = self.games_.n
+        self.mode_ = self.rng_.random((n, 2)) < float(o["eta"])  # best-response mode
+        self.pending_ = np.full((n, 2), -1, dtype=np.int64)  # last infoset (local), or -1
+        self.pending_action_ = np.zeros((n, 2), dtype=np.int64)
+        self.steps_ = np.zeros(2, dtype=np.int64)  # each agent's steps
+        self.learned_ = np.zeros(2, dtype=np.int64)  # each agent's learning steps
+
+    def _config(self) -> dict[str, Any]:
+        return {k: (str(v) if k in ("hidden", "features") else v)
+                for k, v in self.options.items()}
+
+    # -- acting --------------------------------------------------------------------------
+    def epsilon(self) -> float:
+        return float(self.options["eps_start"]) / math.sqrt(1.0 + self.iteration / EPS_DECAY)
+
+    def _policy_probs(self, p: int, local: Any) -> Any:
+        torch = _torch()
+        logits = self.pi_[p](self.features_[p][local])
+        logits = logits.masked_fill(~self.legal_[p][local], -math.inf)
+        return torch.softmax(logits, dim=1)
+
+    def _act(self, p: int, games: np.ndarray, local: np.ndarray) -> np.ndarray:
+        torch = _torch()
+        g = self.games_
+        n_actions = g.num_actions[local + self.first_[p]]
+        br = self.mode_[games, p]
+        actions = np.zeros(len(games), dtype=np.int64)
+        with torch.no_grad():
+            if br.any():
+                loc = torch.as_tensor(local[br])
+                q = self.q_[p](self.features_[p][loc]).masked_fill(
+                    ~self.legal_[p][loc], -math.inf).numpy()
+                greedy = np.argmax(q, axis=1)
+                explore = self.rng_.random(int(br.sum())) < self.epsilon()
+                rand = (self.rng_.random(int(br.sum())) * n_actions[br]).astype(np.int64)
+                actions[br] = np.where(explore, rand, greedy)
+            if (~br).any():
+                probs = self._policy_probs(p, torch.as_tensor(local[~br])).numpy()
+                u = self.rng_.random(int((~br).sum()))[:, None]
+                cum = np.cumsum(probs, axis=1)
+                k = (cum < u * cum[:, -1:]).sum(axis=1)
+                actions[~br] = np.minimum(k, n_actions[~br] - 1)
+        if br.any():
+            self.sl_mem_[p].add({"s": local[br], "a": actions[br]}, self.rng_)
+        return actions
+
+    def _step(self) -> None:
+        """One batched step: every game's player to act acts; finished games end their
+        agents' transitions and restart."""
+        g = self.games_
+        player = g.player
+        for p in (0, 1):
+            games = np.flatnonzero(player == p)
+            if games.size == 0:
+                continue
+            local = g.infosets(games) - self.first_[p]
+            had = self.pending_[games, p] >= 0  # the agent's previous step ends here
+            if had.any():
+                k = games[had]
+                self.rl_mem_[p].add({"s": self.pending_[k, p], "a": self.pending_action_[k, p],
+                                     "r": np.zeros(k.size), "s2": local[had],
+                                     "done": np.zeros(k.size, dtype=bool)})
+            actions = self._act(p, games, local)
+            self.pending_[games, p] = local
+            self.pending_action_[games, p] = actions
+            g.step(games, actions)
+            self.steps_[p] += games.size
+        ended = np.flatnonzero(g.terminal())
+        if ended.size:
+            u = g.returns(ended)
+            for p in (0, 1):
+                had = self.pending_[ended, p] >= 0
+                k = ended[had]
+                if k.size:
+                    self.rl_mem_[p].add({"s": self.pending_[k, p],
+                                         "a": self.pending_action_[k, p],
+                                         "r": (u[had] if p == 0 else -u[had]),
+                                         "s2": np.zeros(k.size, dtype=np.int64),
+                                         "done": np.ones(k.size, dtype=bool)})
+            self.pending_[ended] = -1
+            self.mode_[ended] = self.rng_.random((ended.size, 2)) < float(self.options["eta"])
+            g.reset(np.isin(np.arange(g.n), ended))
+            self.iteration += int(ended.size)
+            self.nodes_visited += int(ended.size)  # sampled histories: one per episode
+        every = int(self.options["learn_every"])
+        for p in (0, 1):
+            while self.learned_[p] < self.steps_[p] // every:
+                self._learn(p)
+                self.learned_[p] += 1
+
+    # -- learning ------------------------------------------------------------------------
+    def _learn(self, p: int) -> None:
+        torch = _torch()
+        size = int(self.options["batch_size"])
+        feats, legal = self.features_[p], self.legal_[p]
+        if len(self.sl_mem_[p]) >= size:
+            batch = self.sl_mem_[p].sample(size, self.rng_)
+            s = torch.as_tensor(batch["s"].astype(np.int64))
+            logits = self.pi_[p](feats[s]).masked_fill(~legal[s], -1e9)
+            loss = torch.nn.functional.cross_entropy(
+                logits, torch.as_tensor(batch["a"].astype(np.int64)))
+            self.pi_opt_[p].zero_grad()
+            loss.backward()
+            self.pi_opt_[p].step()
+        if len(self.rl_mem_[p]) >= size:
+            batch = self.rl_mem_[p].sample(size, self.rng_)
+            s = torch.as_tensor(batch["s"].astype(np.int64))
+            s2 = torch.as_tensor(batch["s2"].astype(np.int64))
+            done = torch.as_tensor(batch["done"])
+            with torch.no_grad():
+                nxt = self.q_target_[p](feats[s2]).masked_fill(~legal[s2], -math.inf)
+                best = torch.where(done, 0.0, nxt.max(dim=1).values)
+                target = torch.as_tensor(batch["r"]) + best
+            q = self.q_[p](feats[s]).gather(
+                1, torch.as_tensor(batch["a"].astype(np.int64))[:, None])[:, 0]
+            loss = torch.mean((q - target) ** 2)
+            self.q_opt_[p].zero_grad()
+            loss.backward()
+            self.q_opt_[p].step()
+            if (self.learned_[p] + 1) % int(self.options["target_every"]) == 0:
+                self.q_target_[p].load_state_dict(self.q_[p].state_dict())
+
+    # -- the interface solve() drives ----------------------------------------------------
+    def run(self, iterations: int) -> NFSPSolver:
+        """Play until ``iterations`` more episodes have finished (whole batched steps)."""
+        from ...core.checks import whole_number
+
+        iterations = whole_number(iterations, "iterations")
+        self._setup()
+        target = self.iteration + iterations
+        while self.iteration < target:
+            self._step()
+        return self
+
+    def network_policy(self, player: int) -> np.ndarray:
+        """The average-policy network's probabilities at each of ``player``'s information
+        sets (rows padded to the widest)."""
+        self._setup()
+        torch = _torch()
+        with torch.no_grad():
+            n = self.features_[player].shape[0]
+            return self._policy_probs(player, torch.arange(n)).numpy()
+
+    def _average(self) -> np.ndarray:
+        t = self.tree
+        out = np.empty(t.num_sequences)
+        for p in (0, 1):
+            probs = self.network_policy(p)
+            infos = t.player_infosets(p)
+            n = t.infoset_num_actions[infos.start:infos.stop]
+            rows = np.repeat(np.arange(len(n)), n)
+            cols = np.arange(len(rows)) - np.repeat(np.cumsum(n) - n, n)
+            seqs = t.player_sequences(p)
+            out[seqs.start:seqs.stop] = probs[rows, cols]
+        # each row sums to one in float64 already; renormalise against rounding
+        sums = np.add.reduceat(out, t.infoset_seq_start)
+        return out / np.repeat(sums, t.infoset_num_actions)
+
+    # -- checkpoints ---------------------------------------------------------------------
+    def _state(self) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for p in (0, 1):
+            for name, net in (("q", self.q_[p]), ("qt", self.q_target_[p]),
+                              ("pi", self.pi_[p])):
+                for k, v in net.state_dict().items():
+                    out[f"{name}{p}.{k}"] = v.numpy()
+            out.update(self.rl_mem_[p].state(f"rl{p}."))
+            out.update(self.sl_mem_[p].state(f"sl{p}."))
+        rng = self.rng_.bit_generator.state
+        out["rng"] = np.array([str(rng["state"]["state"]), str(rng["state"]["inc"]),
+                               str(rng["has_uint32"]), str(rng["uinteger"])])
+        out.update(node=self.games_.node, mode=self.mode_, pending=self.pending_,
+                   pending_action=self.pending_action_, steps=self.steps_,
+                   learned=self.learned_)
+        return out
+
+    def _meta(self) -> dict[str, Any]:
+        return {"optimizers": "sgd (no state)",
+                "lr": [[o.param_groups[0]["lr"] for o in self.q_opt_],
+                       [o.param_groups[0]["lr"] for o in self.pi_opt_]]}
+
+    def _load_state(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+        torch = _torch()
+        for p in (0, 1):
+            for name, net in (("q", self.q_[p]), ("qt", self.q_target_[p]),
+                              ("pi", self.pi_[p])):
+                state = {k: torch.as_tensor(np.array(arrays[f"{name}{p}.{k}"]))
+                         for k in net.state_dict()}
+                net.load_state_dict(state)
+            self.rl_mem_[p].load_state(f"rl{p}.", arrays)
+            self.sl_mem_[p].load_state(f"sl{p}.", arrays)
+        n = self.games_.n
+        for key, attr, shape in (("mode", "mode_", (n, 2)), ("pending", "pending_", (n, 2)),
+                                 ("pending_action", "pending_action_", (n, 2)),
+                                 ("steps", "steps_", (2,)), ("learned", "learned_", (2,))):
+            value = np.array(arrays[key], dtype=getattr(self, attr).dtype)
+            if value.shape != shape:
+                raise ValueError("shape")
+            setattr(self, attr, value)
+        node = np.array(arrays["node"], dtype=np.int64)
+        if node.shape != (n,) or node.min() < 0 or node.max() >= self.tree.num_nodes:
+            raise ValueError("nodes")
+        self.games_.node = node
+        s, inc, has, uint = (int(x) for x in arrays["rng"])
+        self.rng_.bit_generator.state = {"bit_generator": "PCG64",
+                                         "state": {"state": s, "inc": inc},
+                                         "has_uint32": has, "uinteger": uint}
