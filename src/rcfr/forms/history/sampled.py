@@ -21,13 +21,10 @@ from ..sampling import (
     LazyDiscounting,
     absorb_lazily,
     absorb_touched,
-    add_average,
     as_probability,
     as_total,
     draw,
     explore,
-    os_probability,
-    sampled_regret,
     seed_state,
     start_pass,
     uniform,
@@ -65,17 +62,11 @@ class SampleWork(NamedTuple):
 
 # -- one pass ----------------------------------------------------------------------------
 @njit(cache=True)
-def _expand(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rng, work):
-    """The breadth-first sweep of a pass: chance sampled on-policy; then for chance sampling
-    every action of both players (``q`` holds the opponent's reach, ``ri`` the updating
-    player's, whose average strategy gets ``weight * pi_i(h) * sigma``), for ES / OS / AS the
-    opponent sampled on-policy and the updating player's actions all (ES), one epsilon-greedy
-    (OS) or each with probability ``rho`` (AS): ``q`` holds the updating player's sampling
-    probability, unsampled children get value 0 and the opponent's average strategy gets
-    ``weight * sigma / q`` (Algorithm 1, line 9).  Returns the nodes visited."""
+def _expand_cs(player, weight, tree, strategy, avg, rng, work):
+    """Chance sampling, breadth-first sweep: ``q`` holds the opponent's reach and ``ri`` the
+    updating player's; the player's average strategy gets ``weight * pi_i(h) * sigma``."""
     kind, child_start, node_infoset, chance_prob, seq_start, num_actions, util = tree
     order, pick, q, ri, val, stamp, touched = work
-    cs = scheme == CS
     order[0] = 0
     q[0] = 1.0
     ri[0] = 1.0
@@ -98,16 +89,17 @@ def _expand(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rng
             continue
         s0 = seq_start[node_infoset[h]]
         na = child_start[h + 1] - c0
-        if cs and kd == player:
+        if kd == player:
             r = ri[h]
-            add_average(avg, strategy, s0, na, weight * r)
             for j in range(na):
+                p = strategy[s0 + j]
+                avg[s0 + j] += weight * r * p
                 c = c0 + j
                 q[c] = q[h]
-                ri[c] = r * strategy[s0 + j]
+                ri[c] = r * p
                 order[n] = c
                 n += 1
-        elif cs:
+        else:
             pick[h] = -1
             for j in range(na):
                 c = c0 + j
@@ -115,8 +107,41 @@ def _expand(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rng
                 ri[c] = ri[h]
                 order[n] = c
                 n += 1
-        elif kd != player:
-            add_average(avg, strategy, s0, na, weight / q[h])
+    return n
+
+
+@njit(cache=True)
+def _expand_sampled(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rng, work):
+    """ES / OS / AS, breadth-first sweep: chance and opponent sampled on-policy, the updating
+    player's actions all (ES), one epsilon-greedy (OS) or each with probability ``rho`` (AS);
+    ``q`` holds the updating player's sampling probability, unsampled children get value 0 and
+    the opponent's average strategy gets ``weight * sigma / q`` (Algorithm 1, line 9)."""
+    kind, child_start, node_infoset, chance_prob, seq_start, num_actions, util = tree
+    order, pick, q, ri, val, stamp, touched = work
+    order[0] = 0
+    q[0] = 1.0
+    n = 1
+    k = 0
+    while k < n:
+        h = order[k]
+        k += 1
+        kd = kind[h]
+        if kd == KIND_TERMINAL:
+            continue
+        c0 = child_start[h]
+        if kd == KIND_CHANCE:
+            c = c0 + draw(chance_prob, c0, child_start[h + 1], uniform(rng))
+            pick[h] = c
+            q[c] = q[h]
+            order[n] = c
+            n += 1
+            continue
+        s0 = seq_start[node_infoset[h]]
+        na = child_start[h + 1] - c0
+        if kd != player:
+            inc = weight / q[h]
+            for j in range(na):
+                avg[s0 + j] += inc * strategy[s0 + j]
             c = c0 + draw(strategy, s0, s0 + na, uniform(rng))
             pick[h] = c
             q[c] = q[h]
@@ -133,7 +158,7 @@ def _expand(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rng
             for j in range(na):
                 val[c0 + j] = 0.0
             c = c0 + a
-            q[c] = q[h] * os_probability(strategy, s0, na, a, epsilon)
+            q[c] = q[h] * (epsilon / na + (1.0 - epsilon) * strategy[s0 + a])
             order[n] = c
             n += 1
         else:
@@ -184,7 +209,7 @@ def _backup(player, cs, n, tree, strategy, inst, work, pass_id):
                         inst[s0 + j] = 0.0
                 w = q[h] if cs else 1.0
                 for j in range(na):
-                    inst[s0 + j] += sampled_regret(w, val[c0 + j], v)
+                    inst[s0 + j] += w * (val[c0 + j] - v)
     return nt
 
 
@@ -196,7 +221,11 @@ def sampled_pass(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg
     regrets of the touched information sets into ``inst`` (others are left as they were) and
     returns ``(histories visited, information sets touched)``.  ``pass_id`` must differ from
     every earlier pass's on the same ``work`` arrays."""
-    n = _expand(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rng, work)
+    if scheme == CS:
+        n = _expand_cs(player, weight, tree, strategy, avg, rng, work)
+    else:
+        n = _expand_sampled(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg,
+                            rng, work)
     nt = _backup(player, scheme == CS, n, tree, strategy, inst, work, pass_id)
     return n, nt
 

@@ -195,7 +195,7 @@ def _visit(work, n, c, q, ri):
 def _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, strategy, avg,
                    rng, work, regrets):
     """The breadth-first sweep of :func:`rcfr.forms.history.sampled.sampled_pass` over the deal's
-    public nodes (:func:`rcfr.forms.history.sampled._expand`: the same
+    public nodes (``_expand_cs`` for CS, ``_expand_sampled`` for ES / OS / AS: the same
     samples, probabilities and average-strategy increments).  Prefetches what the next nodes
     and the backup will read (:data:`AHEAD`).  Returns the nodes visited."""
     record = tree.record
