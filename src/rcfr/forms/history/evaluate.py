@@ -7,8 +7,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numba import njit
 
 from ...core import kernels as K
+from .full_width import full_tree
 
 if TYPE_CHECKING:
     from .tree import GameTree
@@ -37,10 +39,26 @@ def best_response_value(tree: GameTree, plan: np.ndarray, player: int) -> float:
                                  np.zeros(tree.num_sequences)))
 
 
+@njit(cache=True)
+def _evaluate(probs, T, plan, acc, br):
+    """:func:`evaluate` in one numba call over the full-width pass's arrays ``T``."""
+    b, sb = T.bounds, T.seq_bounds
+    K.realization_plan(probs, 0, b[2], T.seq_start, T.num_actions, T.parent_seq, plan)
+    value = K.expected_value(plan, T.term_seq, T.term_coef)
+    out = np.zeros(2)
+    for p in range(2):
+        K.terminal_values(p, plan, T.term_seq, T.term_coef, sb[p], sb[p + 1], acc)
+        out[p] = K.best_response(p, b[p], b[p + 1], T.seq_start, T.num_actions, T.parent_seq,
+                                 acc, br)
+    return value, out[0], out[1]
+
+
 def evaluate(tree: GameTree, probs: np.ndarray) -> tuple[float, float, float]:
-    """Player 0's value and both best-response values of the behavioural profile ``probs``."""
-    plan = K.padded(tree.num_sequences)
-    K.realization_plan(probs, 0, tree.num_infosets, tree.infoset_seq_start,
-                       tree.infoset_num_actions, tree.infoset_parent_seq, plan)
-    return (expected_value(tree, plan), best_response_value(tree, plan, 0),
-            best_response_value(tree, plan, 1))
+    """Player 0's value and both best-response values of the behavioural profile ``probs``
+    (the same arithmetic as :func:`expected_value` and :func:`best_response_value`)."""
+    S = tree.num_sequences
+    T = tree.__dict__.get("_full_tree")
+    if T is None:
+        T = tree.__dict__["_full_tree"] = full_tree(tree)
+    value, br0, br1 = _evaluate(probs, T, K.padded(S), np.empty(S + 2), np.zeros(S))
+    return float(value), float(br0), float(br1)
