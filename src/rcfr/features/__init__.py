@@ -16,6 +16,9 @@ Built in (any game unless said otherwise):
   current contribution and as a fraction of the actor's remaining stack.
 * ``thesis-relative`` (the same games): the earlier reading: actor-is-me /
   actor-is-the-opponent indicators and the wager as a fraction of the pot before the action.
+* ``infostate`` (kuhn, leduc, ``openspiel:`` games): OpenSpiel's information-state tensor
+  (player, private card, board card and betting bits; :mod:`rcfr.features.infostate`), the
+  observation NFSP's networks read.
 * ``waugh`` (the same games): limit-poker betting features for recursive partitioning (thesis
   footnote 2, after Waugh et al. 2015): the card features, whether the board pairs the
   private card, and a fixed set of counts over the betting (:func:`_waugh_features`).
@@ -28,6 +31,7 @@ minibatches of a game too large for a dense matrix.
 """
 
 from . import generic as _generic  # noqa: F401 (registers onehot and hashing)
+from . import infostate as _infostate  # noqa: F401 (registers infostate)
 from . import poker as _poker  # noqa: F401 (registers the thesis's poker features)
 from .generic import HASH_BUCKETS, ONEHOT_LIMIT, tree_equivalent_columns
 from .registry import (
