@@ -56,8 +56,28 @@ def test_the_reservoir_keeps_a_uniform_sample():
     assert rate.std() > 0  # non-vacuous: a random sample
 
 
-def test_nfsp_learns_on_kuhn():
-    result = solve("kuhn", "nfsp", 3000, eval_every=1000, seed=0, **SMALL)
-    first, last = result.curve[0][1], result.evaluation.exploitability
-    assert last < 0.3 and last < first
-    assert evaluate(result.policy.tree, result.policy).exploitability == last
+# test-sized settings (the defaults are the NFSP paper's Leduc ones): 256 games at once,
+# minibatches of 256 every 128 of an agent's steps, a 16-unit hidden layer
+KUHN = {"envs": 256, "batch_size": 256, "learn_every": 128, "rl_memory": 50_000,
+        "sl_memory": 500_000, "rl_lr": 0.2, "sl_lr": 0.1, "hidden": "16"}
+
+
+def test_nfsp_reaches_exploitability_below_0_1_on_kuhn():
+    """300,000 episodes with OpenSpiel's information-state tensor as the observation: from
+    above 0.1 to below it (OpenSpiel's PyTorch NFSP: 0.14 after 160,000 episodes, issue 24);
+    two runs with the seed are identical along the whole curve."""
+    a = solve("kuhn", "nfsp", 300_000, eval_every=60_000, seed=0, **KUHN)
+    b = solve("kuhn", "nfsp", 300_000, eval_every=60_000, seed=0, **KUHN)
+    assert a.curve == b.curve
+    np.testing.assert_array_equal(a.policy.probs, b.policy.probs)
+    first, last = a.curve[0][1], a.evaluation.exploitability
+    assert a.policy.metadata["features"] == "infostate"
+    assert first > 0.1 > last
+    assert evaluate(a.policy.tree, a.policy).exploitability == last
+
+
+def test_nfsp_runs_on_openspiel_games():
+    pytest.importorskip("pyspiel")
+    result = solve("openspiel:kuhn_poker", "nfsp", 3000, eval_every=1000, seed=0, **SMALL)
+    assert result.policy.metadata["features"] == "infostate"
+    assert result.evaluation.exploitability < result.curve[0][1]

@@ -179,8 +179,9 @@ OPTIONS: tuple[Option, ...] = (
            "trees, both players together (default: the game's sequences).", group=REGRESSION,
            cli=("--leaves",), algorithms=_TAKE_REGRESSORS),
     Option("features", str, "regressors: thesis, onehot or hashing:K (default: thesis for "
-           "poker, onehot otherwise; hashing:5 for ridge); nfsp: the observation, onehot "
-           "(default) or hashing:K information-set features.", group=REGRESSION,
+           "poker, onehot otherwise; hashing:5 for ridge); nfsp: the observation: infostate "
+           "(OpenSpiel's information-state tensor; the default on kuhn, leduc and openspiel: "
+           "games), onehot (the default elsewhere) or hashing:K.", group=REGRESSION,
            cli=("--features",), algorithms=(*_TAKE_REGRESSORS, *_NFSP)),
     Option("bootstrap", bool, "regressors: bootstrapped targets (thesis Algorithm 2) instead "
            "of a stored regret table.", default=False, group=REGRESSION, cli=("--bootstrap",),

@@ -20,8 +20,14 @@ every 128 of an agent's steps (``learn_every = 64``).
 Speed: ``envs`` games (default 128) are stepped at once over the compiled history form
 (:class:`~rcfr.solvers.fp.play.BatchedGames`) and the networks are evaluated on each step's
 batch of observations.  Observations are information-set features from
-:func:`rcfr.features.infoset_features` (``onehot`` by default; ``hashing:K``); the memories
-hold information-set indices and the features are gathered when a minibatch is drawn.
+:func:`rcfr.features.infoset_features`: by default ``infostate`` (OpenSpiel's
+information-state tensor: private card, board card and betting bits) on Kuhn, Leduc and
+``openspiel:`` games that have one, ``onehot`` on the rest (``hashing:K`` too); the memories
+hold information-set indices and the features are gathered when a minibatch is drawn.  An
+observation is a function of the information set, so the agents act by table: after each
+learning step one network call per player gives the greedy action and the average policy at
+every information set, and every game's action is a numpy lookup (no network call per step).
+PyTorch runs on one thread, with deterministic algorithms, while :meth:`run` plays.
 
 One iteration is one episode (``iteration`` counts finished games; a call to :meth:`run`
 ends after the batched step in which the count is reached, so where a run is cut into calls
@@ -41,13 +47,14 @@ import numpy as np
 from ...core.errors import RcfrError
 from ...features import infoset_features
 from ...forms.base import Form
+from ...games.infostate import has_infostate
 from .base import FPSolverBase
 from .memory import CircularBuffer, ReservoirBuffer
 from .play import BatchedGames
 
 DEFAULTS = {"hidden": "64", "eta": 0.1, "rl_lr": 0.1, "sl_lr": 0.005, "batch_size": 128,
             "rl_memory": 200_000, "sl_memory": 2_000_000, "learn_every": 64,
-            "target_every": 300, "eps_start": 0.06, "envs": 128, "features": "onehot"}
+            "target_every": 300, "eps_start": 0.06, "envs": 128, "features": None}
 EPS_DECAY = 1000.0  # episodes: epsilon = eps_start / sqrt(1 + episodes / EPS_DECAY)
 
 
@@ -97,6 +104,8 @@ class NFSPSolver(FPSolverBase):
         if not hidden or min(hidden) < 1:
             raise RcfrError(f"--hidden must be layer widths such as 64 or 64,64, got "
                             f"{o['hidden']!r}")
+        if o["features"] is None:  # OpenSpiel's information-state tensor where there is one
+            o["features"] = "infostate" if has_infostate(t.game) else "onehot"
         self.rng_ = np.random.default_rng(int(self.seed or 0))
         self.games_ = BatchedGames(t, int(o["envs"]), self.rng_)
         self.width_ = int(t.infoset_num_actions.max())
@@ -131,6 +140,7 @@ class NFSPSolver(FPSolverBase):
         self.pending_action_ = np.zeros((n, 2), dtype=np.int64)
         self.steps_ = np.zeros(2, dtype=np.int64)  # each agent's steps
         self.learned_ = np.zeros(2, dtype=np.int64)  # each agent's learning steps
+        self.tables_: list[Any] = [None, None]  # acting tables, rebuilt after learning
 
     def _config(self) -> dict[str, Any]:
         return {k: (str(v) if k in ("hidden", "features") else v)
@@ -146,28 +156,37 @@ class NFSPSolver(FPSolverBase):
         logits = logits.masked_fill(~self.legal_[p][local], -math.inf)
         return torch.softmax(logits, dim=1)
 
+    def _tables(self, p: int) -> tuple[np.ndarray, np.ndarray]:
+        """Player ``p``'s greedy best-response action and average-policy probabilities at
+        every one of its information sets, from one network call each; kept until the
+        networks next learn (an observation is a function of the information set, so acting
+        by table lookup is acting by the networks)."""
+        if self.tables_[p] is None:
+            torch = _torch()
+            with torch.no_grad():
+                q = self.q_[p](self.features_[p]).masked_fill(~self.legal_[p], -math.inf)
+                greedy = torch.argmax(q, dim=1).numpy()
+                probs = self._policy_probs(p, slice(None)).numpy()
+            self.tables_[p] = (greedy, np.cumsum(probs, axis=1))
+        return self.tables_[p]
+
     def _act(self, p: int, games: np.ndarray, local: np.ndarray) -> np.ndarray:
-        torch = _torch()
         g = self.games_
         n_actions = g.num_actions[local + self.first_[p]]
+        greedy, cum = self._tables(p)
         br = self.mode_[games, p]
         actions = np.zeros(len(games), dtype=np.int64)
-        with torch.no_grad():
-            if br.any():
-                loc = torch.as_tensor(local[br])
-                q = self.q_[p](self.features_[p][loc]).masked_fill(
-                    ~self.legal_[p][loc], -math.inf).numpy()
-                greedy = np.argmax(q, axis=1)
-                explore = self.rng_.random(int(br.sum())) < self.epsilon()
-                rand = (self.rng_.random(int(br.sum())) * n_actions[br]).astype(np.int64)
-                actions[br] = np.where(explore, rand, greedy)
-            if (~br).any():
-                probs = self._policy_probs(p, torch.as_tensor(local[~br])).numpy()
-                u = self.rng_.random(int((~br).sum()))[:, None]
-                cum = np.cumsum(probs, axis=1)
-                k = (cum < u * cum[:, -1:]).sum(axis=1)
-                actions[~br] = np.minimum(k, n_actions[~br] - 1)
-        if br.any():
+        nbr = int(br.sum())
+        if nbr:
+            explore = self.rng_.random(nbr) < self.epsilon()
+            rand = (self.rng_.random(nbr) * n_actions[br]).astype(np.int64)
+            actions[br] = np.where(explore, rand, greedy[local[br]])
+        if nbr < len(games):
+            rows = cum[local[~br]]
+            u = self.rng_.random(len(games) - nbr)[:, None]
+            k = (rows < u * rows[:, -1:]).sum(axis=1)
+            actions[~br] = np.minimum(k, n_actions[~br] - 1)
+        if nbr:
             self.sl_mem_[p].add({"s": local[br], "a": actions[br]}, self.rng_)
         return actions
 
@@ -218,6 +237,7 @@ class NFSPSolver(FPSolverBase):
     # -- learning ------------------------------------------------------------------------
     def _learn(self, p: int) -> None:
         torch = _torch()
+        self.tables_[p] = None
         size = int(self.options["batch_size"])
         feats, legal = self.features_[p], self.legal_[p]
         if len(self.sl_mem_[p]) >= size:
@@ -249,14 +269,25 @@ class NFSPSolver(FPSolverBase):
 
     # -- the interface solve() drives ----------------------------------------------------
     def run(self, iterations: int) -> NFSPSolver:
-        """Play until ``iterations`` more episodes have finished (whole batched steps)."""
+        """Play until ``iterations`` more episodes have finished (whole batched steps).
+        PyTorch runs on one thread with deterministic algorithms while it plays (both
+        restored after): small networks gain nothing from more threads on a loaded machine,
+        and the result does not depend on the thread count."""
         from ...core.checks import whole_number
 
         iterations = whole_number(iterations, "iterations")
         self._setup()
-        target = self.iteration + iterations
-        while self.iteration < target:
-            self._step()
+        torch = _torch()
+        threads, determ = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
+        torch.set_num_threads(1)
+        torch.use_deterministic_algorithms(True)
+        try:
+            target = self.iteration + iterations
+            while self.iteration < target:
+                self._step()
+        finally:
+            torch.set_num_threads(threads)
+            torch.use_deterministic_algorithms(determ)
         return self
 
     def network_policy(self, player: int) -> np.ndarray:
@@ -308,6 +339,7 @@ class NFSPSolver(FPSolverBase):
 
     def _load_state(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
         torch = _torch()
+        self.tables_ = [None, None]
         for p in (0, 1):
             for name, net in (("q", self.q_[p]), ("qt", self.q_target_[p]),
                               ("pi", self.pi_[p])):
