@@ -29,7 +29,7 @@ from pathlib import Path
 
 HEAD = Path(__file__).resolve().parents[1]
 SPEED = re.compile(r"per_second|per_(cpu_)?s$|it_s$|its$|nodes_s$|throughput", re.I)
-TIME = re.compile(r"seconds|_ms$|^ms$|_s$|time", re.I)
+TIME = re.compile(r"seconds|_ms$|\.ms$|^ms$|_s$|ns_per|time", re.I)
 
 
 def _leaves(obj, prefix=""):
@@ -58,6 +58,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--base", required=True, type=Path, help="the baseline checkout")
     ap.add_argument("--runs", type=int, default=3, help="runs of each side (default 3)")
+    ap.add_argument("--stat", choices=("median", "min", "max"), default="median",
+                    help="how runs combine (min for times / max for speeds is the least "
+                         "disturbed run on a loaded machine; default median)")
     ap.add_argument("commands", nargs="+", help="benchmark script and its options")
     args = ap.parse_args()
     for command in args.commands:
@@ -66,13 +69,16 @@ def main() -> None:
             for side, tree in (("base", args.base.resolve()), ("head", HEAD)):
                 for key, value in _leaves(_run(tree, command)):
                     sides[side].setdefault(key, []).append(value)
-        print(f"\n== {command}  (medians of {args.runs} interleaved runs; ratio = head / base)")
+        print(f"\n== {command}  ({args.stat} of {args.runs} interleaved runs; ratio = head / base)")
         for key in sides["head"]:
             if key not in sides["base"] or not (SPEED.search(key) or TIME.search(key)):
                 continue
-            b = statistics.median(sides["base"][key])
-            h = statistics.median(sides["head"][key])
             kind = "speed" if SPEED.search(key) else "time"
+            stat = statistics.median
+            if args.stat != "median":  # the best run: least time, most speed
+                stat = min if (args.stat == "min") == (kind == "time") else max
+            b = stat(sides["base"][key])
+            h = stat(sides["head"][key])
             ratio = h / b if b else float("nan")
             worse = (ratio < 0.97) if kind == "speed" else (ratio > 1.03)
             print(f"  {key:60s} {kind:5s} base {b:12.6g}  head {h:12.6g}  ratio {ratio:6.3f}"
