@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from .figures import mean_ci
+
 EXACT, AT_BUDGET, BELOW_BUDGET, NO_DATA_LEVEL = ("exact", "at paper budget",
                                                  "below paper budget", "no data")
 LEVELS = (EXACT, AT_BUDGET, BELOW_BUDGET, NO_DATA_LEVEL)
@@ -93,18 +95,6 @@ def qualify(verdict: str, level: str, budget_text: str) -> str:
         return f"{verdict} at {budget_text.split(' (')[0]}" + (
             f", {budget_text.split('), ')[1]}" if "), " in budget_text else "")
     return verdict
-
-
-# -- statistics --------------------------------------------------------------------------------
-def mean_ci(values: list[float]) -> tuple[float, float | None]:
-    """The mean and the half-width of its Student-t 95% interval (None for one value)."""
-    mean = statistics.fmean(values)
-    if len(values) < 2:
-        return mean, None
-    from scipy.stats import t
-
-    return mean, float(t.ppf(0.975, len(values) - 1) * statistics.stdev(values)
-                       / math.sqrt(len(values)))
 
 
 def tail(curve: list[float], share: float = TAIL) -> list[float]:
