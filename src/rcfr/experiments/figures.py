@@ -30,7 +30,7 @@ from .spec import SweepSpec, load_sweep
 from .store import Store
 
 KINDS = ("rcfr_complexity", "mccfr_nodes", "frcfr_links", "convergence", "mccfr_parameters",
-         "mccfr_stacks")
+         "mccfr_stacks", "convergence_seconds")
 SPECS = "specs"  # the papers' sweep specs: package data of rcfr.experiments (pyproject.toml)
 
 DESCRIPTIONS = {
@@ -41,6 +41,8 @@ DESCRIPTIONS = {
     "frcfr_links": "exploitability vs hashing partitions for f-RCFR's links (D'Orazio et al. "
                    "2019, fig 2 right)",
     "convergence": "exploitability vs iterations (Morrill 2016, figs 4.2/4.4)",
+    "convergence_seconds": "exploitability vs seconds, for solvers whose iterations differ "
+                           "(NFSP's episodes beside CFR+ and RCFR+ iterations)",
     "mccfr_parameters": "final exploitability of AS by epsilon, one line per beta (Gibson et "
                         "al. 2012, fig 1a)",
     "mccfr_stacks": "final exploitability / k by starting stack k for CS, ES, AS (Gibson et "
@@ -164,6 +166,8 @@ def collect(sweep: SweepSpec, store: Store) -> dict[str, Any]:
                                                    sweep.runs[0].dtype) if done else None)
     elif kind == "convergence":
         data.update(_collect_curves(done, store, "iterations"))
+    elif kind == "convergence_seconds":
+        data.update(_collect_curves(done, store, "seconds"))
     elif kind == "frcfr_links":
         data.update(_collect_links(done))
     elif kind == "mccfr_parameters":
@@ -443,7 +447,8 @@ def _plot_curves(axes, data) -> None:
                    label="uniform strategy (no averaging)")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("nodes visited" if data["axis"] == "nodes" else "iterations")
+    ax.set_xlabel({"nodes": "nodes visited", "seconds": "seconds (wall, with evaluation)"}
+                  .get(data["axis"], "iterations"))
     ax.set_ylabel(data["unit"])
     ax.set_title(f"{data['game']} ({data['name']})")
 
@@ -494,7 +499,8 @@ def _plot_stacks(axes, data) -> None:
 
 
 _PLOTTERS = {"rcfr_complexity": (_plot_complexity, 2), "mccfr_nodes": (_plot_curves, 1),
-             "convergence": (_plot_curves, 1), "frcfr_links": (_plot_links, 1),
+             "convergence": (_plot_curves, 1), "convergence_seconds": (_plot_curves, 1),
+             "frcfr_links": (_plot_links, 1),
              "mccfr_parameters": (_plot_parameters, 1), "mccfr_stacks": (_plot_stacks, 1)}
 
 

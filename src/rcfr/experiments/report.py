@@ -98,7 +98,7 @@ def thin(data: dict[str, Any], keep: int = MAX_POINTS) -> dict[str, Any]:
     """A figure's data (:func:`.figures.collect`) with its curves cut to ``keep`` points and
     numbers rounded to 6 significant digits: what the plots draw, small enough to commit."""
     data = json.loads(json.dumps(data))
-    if data.get("figure") in ("mccfr_nodes", "convergence"):
+    if data.get("figure") in ("mccfr_nodes", "convergence", "convergence_seconds"):
         for row in data.get("series", {}).values():
             idx = _thin_curve(row["x"], keep)
             for key in ("x", "exploitability", "ci95"):
