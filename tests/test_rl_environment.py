@@ -58,6 +58,7 @@ def test_the_environment_deals_openspiels_episodes(game):
 
 def test_openspiels_agents_run_on_rcfr_games():
     torch = pytest.importorskip("torch")
+    pytest.importorskip("tree")  # dm-tree: OpenSpiel's PyTorch NFSP imports it
     from open_spiel.python.pytorch import nfsp
 
     def train(env):
