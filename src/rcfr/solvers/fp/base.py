@@ -157,6 +157,18 @@ class FPSolverBase:
         return self
 
 
+class SteppedSolver(FPSolverBase):
+    """A fictitious-play solver whose average moves toward best responses by a step-size
+    schedule (``step``: ``harmonic`` = ``1/(t+1)``, ``power:P``, ``const:A``; see
+    :func:`parse_step`), with alternating or simultaneous updates."""
+
+    def __init__(self, game: Form | Any, *, step: str | None = None, alternating: bool = True,
+                 seed: int | None = None) -> None:
+        super().__init__(game, seed=seed)
+        self.step = step
+        self.alternating = alternating
+
+
 def checked(array: np.ndarray, shape: tuple[int, ...], dtype=np.float64) -> np.ndarray:
     """``array`` as ``dtype`` if it has ``shape`` (else ``ValueError``)."""
     out = np.array(array, dtype=dtype)

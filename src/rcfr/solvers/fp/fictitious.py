@@ -22,7 +22,7 @@ import numpy as np
 from ...core import kernels as K
 from ...core.errors import RcfrError
 from ...forms.base import Form
-from .base import FPSolverBase, checked, parse_step, step_size
+from .base import SteppedSolver, checked, parse_step, step_size
 
 
 def payoff_matrix(tree: Form) -> np.ndarray:
@@ -44,16 +44,10 @@ def payoff_matrix(tree: Form) -> np.ndarray:
     return out
 
 
-class FictitiousPlay(FPSolverBase):
+class FictitiousPlay(SteppedSolver):
     """Normal-form fictitious play (Brown 1951) on a matrix game; ``step`` as XFP's."""
 
     name = "fp"
-
-    def __init__(self, game: Form | Any, *, step: str | None = None, alternating: bool = True,
-                 seed: int | None = None) -> None:
-        super().__init__(game, seed=seed)
-        self.step = step
-        self.alternating = alternating
 
     def _init_state(self) -> None:
         self.schedule_ = parse_step(self.step)

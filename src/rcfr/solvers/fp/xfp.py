@@ -33,7 +33,7 @@ from numba import njit
 from ...core import kernels as K
 from ...forms.base import Form
 from ...policy import TabularPolicy
-from .base import FPSolverBase, checked, parse_step, step_size
+from .base import SteppedSolver, checked, parse_step, step_size
 from .history_br import HistoryBestResponse
 
 
@@ -70,18 +70,12 @@ def best_response_into(tree: Form, player: int, probs: np.ndarray, br: np.ndarra
                                  tree.infoset_num_actions, tree.infoset_parent_seq, acc, br))
 
 
-class XFPSolver(FPSolverBase):
+class XFPSolver(SteppedSolver):
     """XFP on any compiled form (Heinrich, Lanctot & Silver 2015, Alg. 1 with the
     realization-weighted update of their Theorem 7).  ``step``: the step-size schedule
     (``harmonic`` = ``1/(t+1)``, ``power:P``, ``const:A``); ``alternating``: see the module."""
 
     name = "xfp"
-
-    def __init__(self, game: Form | Any, *, step: str | None = None, alternating: bool = True,
-                 seed: int | None = None) -> None:
-        super().__init__(game, seed=seed)
-        self.step = step
-        self.alternating = alternating
 
     def _init_state(self) -> None:
         self.schedule_ = parse_step(self.step)
