@@ -99,15 +99,18 @@ def test_store_migrates_an_old_schema(tmp_path):
     db = sqlite3.connect(path)
     db.executescript(MIGRATIONS[0])
     db.execute("INSERT INTO runs (hash, spec, status, exploitability) VALUES "
-               "('abc', '{\"game\": \"kuhn\"}', 'done', 0.5)")
+               "('abc', '{\"game\": \"kuhn\", \"iterations\": 10}', 'done', 0.5)")
     db.execute("PRAGMA user_version = 1")
     db.commit()
     db.close()
     with Store(path) as store:
-        assert store.version == SCHEMA_VERSION == 2
+        assert store.version == 1  # opening changes nothing: the first write migrates
+        store.queue([])
+        assert store.version == SCHEMA_VERSION == 3
         (row,) = store.runs()
         assert row["hash"] == "abc" and row["exploitability"] == 0.5
         assert row["complexity_share"] is None and row["resumed_from"] is None
+        assert row["owner"] is None
         assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     with pytest.raises(RcfrError, match="not a results database"):
         Store(write(tmp_path, "not sqlite at all" * 100, "x.db"))

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import sqlite3
 import zipfile
 from pathlib import Path
 
@@ -281,3 +283,409 @@ def test_malformed_options_and_game_strings(capsys, tmp_path, monkeypatch):
         code, _, err = _run(capsys, args)
         _assert_refused(code, err, args)
         assert _listing(tmp_path) == before, (args, "left a file behind")
+
+
+# -- the results store (issue 30) ---------------------------------------------------------------
+STORE_SPEC = """name = "tiny"
+figure = "convergence"
+seeds = [0]
+[base]
+game = "kuhn"
+iterations = 20
+eval_every = 10
+[grid]
+algorithm = ["cfr", "cfr+", "lcfr"]
+"""
+# damage to one run's rows: (SQL with {h} for its hash and ? for DEEP, reported): ``reported``
+# says a read of the rows must name the damage (a warning or an error line)
+DEEP = "[" * 5000 + "]" * 5000
+ROW_DAMAGE = [
+    ("UPDATE runs SET spec = 'not json' WHERE hash = '{h}'", True),
+    ("UPDATE runs SET spec = '[1, 2]' WHERE hash = '{h}'", True),
+    ("UPDATE runs SET spec = '\"kuhn\"' WHERE hash = '{h}'", True),
+    ("UPDATE runs SET spec = '{{}}' WHERE hash = '{h}'", True),
+    ("UPDATE runs SET spec = '{{\"game\": 5, \"iterations\": 20}}' WHERE hash = '{h}'", True),
+    ("UPDATE runs SET spec = '{{\"game\": \"kuhn\", \"iterations\": 20, \"bogus\": 1}}' "
+     "WHERE hash = '{h}'", True),
+    ("UPDATE runs SET spec = '{{\"game\": \"kuhn\", \"iterations\": \"many\"}}' "
+     "WHERE hash = '{h}'", True),
+    ("UPDATE runs SET spec = '{{\"game\": \"kuhn\", \"iterations\": 0}}' WHERE hash = '{h}'",
+     True),
+    ("UPDATE runs SET spec = ? WHERE hash = '{h}'", True),  # nested 5,000 deep
+    ("UPDATE runs SET spec = CAST(x'fffe7b7d' AS TEXT) WHERE hash = '{h}'", True),
+    ("UPDATE runs SET spec = x'00ff' WHERE hash = '{h}'", True),
+    ("UPDATE runs SET spec = 42 WHERE hash = '{h}'", True),
+    ("UPDATE runs SET status = 'weird' WHERE hash = '{h}'", True),
+    ("UPDATE runs SET status = 7 WHERE hash = '{h}'", True),
+    ("UPDATE runs SET exploitability = 'abc' WHERE hash = '{h}'", True),
+    ("UPDATE runs SET exploitability = x'00' WHERE hash = '{h}'", True),
+    ("UPDATE runs SET exploitability = NULL WHERE hash = '{h}'", True),
+    ("UPDATE runs SET iterations = 'many' WHERE hash = '{h}'", True),
+    ("UPDATE runs SET iterations = 1.5 WHERE hash = '{h}'", True),
+    ("UPDATE runs SET seconds = 'slow' WHERE hash = '{h}'", True),
+    ("UPDATE runs SET value = 'x' WHERE hash = '{h}'", True),
+    ("UPDATE runs SET complexity = 'x' WHERE hash = '{h}'", True),
+    ("UPDATE runs SET complexity_share = x'01' WHERE hash = '{h}'", True),
+    ("UPDATE runs SET started = 'yesterday' WHERE hash = '{h}'", True),
+    ("UPDATE runs SET status = 'failed', error = x'01' WHERE hash = '{h}'", True),
+    ("UPDATE runs SET code_version = CAST(x'ff' AS TEXT) WHERE hash = '{h}'", True),
+    ("UPDATE runs SET host = x'01' WHERE hash = '{h}'", True),
+    ("UPDATE runs SET hash = NULL WHERE hash = '{h}'", True),
+    ("UPDATE runs SET hash = 'ZZZ' WHERE hash = '{h}'", True),
+    ("UPDATE runs SET hash = 12345.5 WHERE hash = '{h}'", True),
+    ("UPDATE points SET iterations = 'abc' WHERE run = '{h}' AND iterations = 10", False),
+    ("UPDATE points SET exploitability = NULL WHERE run = '{h}' AND iterations = 10", False),
+    ("UPDATE points SET exploitability = 'x' WHERE run = '{h}' AND iterations = 10", False),
+    ("UPDATE points SET nodes = 'x' WHERE run = '{h}' AND iterations = 10", False),
+    ("UPDATE points SET value = 'x' WHERE run = '{h}' AND iterations = 10", False),
+    ("UPDATE points SET seconds = x'00' WHERE run = '{h}' AND iterations = 10", False),
+    ("DELETE FROM points WHERE run = '{h}' AND iterations = 10", False),
+    ("INSERT INTO points VALUES ('{h}0', 1, 1, 1.0, 'x', 1.0)", False),
+    ("DELETE FROM runs WHERE hash = '{h}'", False),
+    ("INSERT INTO runs (hash, spec, status) VALUES ('{h}ff', 'not json', 'done')", True),
+]
+
+
+def _damage_rows(path: Path, sql: str) -> None:
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA ignore_check_constraints = ON")
+    db.execute(sql, (DEEP,) if "?" in sql else ())
+    db.commit()
+    db.close()
+
+
+def _sqlite_file(path: Path, script: str, version: int | None = None) -> None:
+    db = sqlite3.connect(path)
+    db.executescript(script)
+    if version is not None:
+        db.execute(f"PRAGMA user_version = {version}")
+    db.commit()
+    db.close()
+
+
+@pytest.fixture(scope="module")
+def store_corpus(tmp_path_factory):
+    """(name, make(folder) -> database path, reported) for at least 300 damaged stores."""
+    from rcfr.experiments.spec import load_sweep
+    from rcfr.experiments.store import MIGRATIONS, SCHEMA_VERSION, Store
+    from rcfr.experiments.sweep import run_sweep
+
+    base = tmp_path_factory.mktemp("store-base")
+    spec = base / "tiny.toml"
+    spec.write_text(STORE_SPEC)
+    with Store(base / "r.db") as store:
+        run_sweep(load_sweep(spec), store, backend="inline")
+        hashes = [r["hash"] for r in store.runs()]
+    blob = (base / "r.db").read_bytes()
+    rng = np.random.default_rng(SEED + 30)
+    cases = []
+
+    def plain(data: bytes):
+        def make(folder: Path) -> Path:
+            (folder / "r.db").write_bytes(data)
+            return folder / "r.db"
+        return make
+
+    for k, data in enumerate(_byte_mutants(blob, rng, 150)):
+        cases.append((f"bytes {k}", plain(data), False))
+    for k in range(30):  # truncated, at page boundaries and anywhere
+        cut = int(rng.integers(0, len(blob))) if k % 2 else 4096 * int(rng.integers(0, len(blob)
+                                                                                 // 4096))
+        cases.append((f"truncated at {cut}", plain(blob[:cut]), False))
+    def damaged_rows(sql: str):
+        def make(folder: Path) -> Path:
+            (folder / "r.db").write_bytes(blob)
+            _damage_rows(folder / "r.db", sql)
+            return folder / "r.db"
+        return make
+
+    for j, (sql, reported) in enumerate(ROW_DAMAGE):
+        for h in hashes:
+            cases.append((f"rows {j} {h}", damaged_rows(sql.format(h=h)), reported))
+
+    def sqlite_made(script: str, version: int | None = None, from_blob: bool = False):
+        def make(folder: Path) -> Path:
+            if from_blob:
+                (folder / "r.db").write_bytes(blob)
+            _sqlite_file(folder / "r.db", script, version)
+            return folder / "r.db"
+        return make
+
+    foreign = ["CREATE TABLE foo (x); INSERT INTO foo VALUES (1);",
+               "CREATE TABLE runs (a, b); INSERT INTO runs VALUES (1, 2);",
+               "CREATE TABLE runs (a); CREATE TABLE points (b); INSERT INTO runs VALUES (1);",
+               "CREATE TABLE points (x);", ""]
+    for k, script in enumerate(foreign):
+        cases.append((f"foreign {k}", sqlite_made(script), True))
+        cases.append((f"foreign {k} v2", sqlite_made(script, 2), True))
+    for version in (SCHEMA_VERSION + 1, 99, 2**31 - 1, -1):
+        cases.append((f"schema {version}", sqlite_made("", version, True), True))
+    old = MIGRATIONS[0] + ("INSERT INTO runs (hash, spec, status, exploitability) VALUES "
+                           f"('{hashes[0]}', 'not json', 'done', 0.5);")
+    cases.append(("schema 1 damaged", sqlite_made(old, 1), True))
+    cases.append(("empty file", plain(b""), False))
+    cases.append(("text", plain(b"not sqlite at all\n" * 300), True))
+    cases.append(("sqlite header only", plain(blob[:100]), True))
+
+    def special(kind: str):
+        def make(folder: Path) -> Path:
+            path = folder / "r.db"
+            if kind == "folder":
+                path.mkdir()
+            elif kind == "fifo":
+                os.mkfifo(path)
+            elif kind == "devnull":
+                path.symlink_to("/dev/null")
+            else:
+                path.symlink_to(folder / "missing.db")
+            return path
+        return make
+
+    for kind in ("folder", "fifo", "devnull", "dangling"):
+        cases.append((kind, special(kind), True))
+
+    def readonly(inner, folder_too: bool):
+        def make(folder: Path) -> Path:
+            path = inner(folder)
+            path.chmod(0o444)
+            if folder_too:
+                folder.chmod(0o555)
+            return path
+        return make
+
+    for k in range(4):
+        for folder_too in (False, True):
+            make = plain(blob) if k == 0 else cases[k * 37][1]
+            cases.append((f"read-only {k} {folder_too}", readonly(make, folder_too), False))
+    return spec, hashes, cases
+
+
+def _assert_store_command(code: int, err: str, what) -> None:
+    """Exit 2 with one ``error:`` line, or 0 with a ``warning:`` line per damaged run."""
+    assert "Traceback" not in err, (what, err)
+    lines = err.splitlines()
+    if code == 2:
+        assert len(lines) == 1 and lines[0].startswith("error: "), (what, err)
+    else:
+        assert code == 0, (what, code, err)
+        assert all(line.startswith("warning: ") and " run" in line for line in lines), \
+            (what, err)
+        assert len(lines) <= 21, (what, err)
+
+
+def _snapshot(path: Path) -> tuple:
+    folder = path.parent
+    data = path.read_bytes() if path.is_file() and os.access(path, os.R_OK) else None
+    return data, sorted(p.name for p in folder.iterdir())
+
+
+def test_damaged_results_stores(capsys, tmp_path, monkeypatch, store_corpus):
+    """Issue 30: every read of the store validates what it reads.  Each damaged database runs
+    through results (the list, --points, --where), sweep --dry-run, report, figure --no-run
+    (none may change it) and sweep (which may write, but never into a file that fails
+    PRAGMA quick_check or whose own runs are damaged): exit 2 with one error line, or 0 with
+    a warning line per damaged run, and no traceback."""
+    import rcfr.experiments.figures as figures
+    import rcfr.experiments.report as report
+    import rcfr.experiments.sweep as sweep
+    from rcfr.experiments.runners import run_inline
+
+    spec, hashes, cases = store_corpus
+    assert len(cases) >= 300
+    # what costs seconds and reads no store: the claims' own computations, the PNGs, the
+    # worker processes (the runs run in this process)
+    monkeypatch.setattr(report, "judge_all", lambda ctx: [])
+    monkeypatch.setattr(figures, "plot", lambda data, path: Path(path).write_bytes(b"png"))
+    monkeypatch.setattr(sweep, "run_local", lambda specs, directory, *, workers, **kw:
+                        run_inline(specs, directory, **kw))
+    outputs = tmp_path / "outputs"
+    outputs.mkdir()
+    monkeypatch.chdir(outputs)
+    counts = {"refused": 0, "warned": 0}
+    for k, (name, make, reported) in enumerate(cases):
+        folder = tmp_path / f"case{k}"
+        folder.mkdir()
+        db = make(folder)
+        before = _snapshot(db)
+        said = []
+        for args in (["results", "--db", db], ["results", "--db", db, "--points", hashes[1][:8]],
+                     ["results", "--db", db, "--where", "algorithm=cfr+"],
+                     ["results", "--db", db, "--json"],
+                     ["sweep", spec, "--db", db, "--dry-run"],
+                     ["report", "--db", db, "-o", outputs / "report"],
+                     ["figure", "x", "--spec", spec, "--db", db, "--no-run", "-o",
+                      outputs / "f.png"]):
+            code, _, err = _run(capsys, args)
+            _assert_store_command(code, err, (name, args[:2]))
+            assert _snapshot(db) == before, (name, args[:2], "changed the store")
+            said.append(err)
+        code, _, err = _run(capsys, ["sweep", spec, "--db", db])
+        _assert_store_command(code, err, (name, "sweep"))
+        if code == 2:
+            assert _snapshot(db) == before, (name, "sweep refused but changed the store")
+        said.append(err)
+        if reported:
+            assert any(said), (name, "the damage went unreported")
+        counts["refused"] += "error: " in said[0]
+        counts["warned"] += "warning: " in " ".join(said)
+        if folder.stat().st_mode & 0o200 == 0:
+            folder.chmod(0o755)
+    assert counts["refused"] >= 100 and counts["warned"] >= 60, counts
+
+
+# -- malformed run specs (issue 30) ----------------------------------------------------------
+KUHN = {"game": "kuhn", "iterations": 5}
+BAD_RUNS = [  # (fields, the key the error must name)
+    ({}, "game"), ({"iterations": 5}, "game"), ({"game": 5, "iterations": 5}, "game"),
+    ({"game": "", "iterations": 5}, "game"), ({"game": "   ", "iterations": 5}, "game"),
+    ({"game": True, "iterations": 5}, "game"), ({"game": "kuhn"}, "iterations"),
+    ({**KUHN, "iterations": 0}, "iterations"), ({**KUHN, "iterations": -1}, "iterations"),
+    ({**KUHN, "iterations": 1e30}, "iterations"),
+    ({**KUHN, "iterations": 99999999999999999999999}, "iterations"),
+    ({**KUHN, "iterations": "many"}, "iterations"), ({**KUHN, "iterations": True}, "iterations"),
+    ({**KUHN, "iterations": 1.5}, "iterations"), ({**KUHN, "iterations": float("nan")},
+                                                  "iterations"),
+    ({**KUHN, "iterations": float("inf")}, "iterations"),
+    ({**KUHN, "nodes": 1000}, "iterations"), ({"game": "kuhn", "nodes": 1e30}, "nodes"),
+    ({"game": "kuhn", "nodes": 0}, "nodes"), ({**KUHN, "eval_log": 1000000000}, "eval_log"),
+    ({**KUHN, "eval_log": -1}, "eval_log"), ({**KUHN, "eval_every": -1}, "eval_every"),
+    ({**KUHN, "eval_every": 2**70}, "eval_every"), ({**KUHN, "eval_from": 3}, "eval_from"),
+    ({**KUHN, "seed": -1}, "seed"), ({**KUHN, "seed": 2**70}, "seed"),
+    ({**KUHN, "seed": "zero"}, "seed"), ({**KUHN, "algorithm": "nope"}, "algorithm"),
+    ({**KUHN, "algorithm": 5}, "algorithm"), ({**KUHN, "bogus": 1}, "bogus"),
+    ({**KUHN, "Game": "kuhn"}, "Game"), ({**KUHN, "share": 2.0}, "share"),
+    ({**KUHN, "share": 0}, "share"), ({**KUHN, "algorithm": "rcfr", "leaves": 0}, "leaf"),
+    ({**KUHN, "algorithm": "rcfr", "leaves": 5, "share": 0.5}, "share"),
+    ({**KUHN, "dtype": "float16"}, "dtype"), ({**KUHN, "form": "weird"}, "form"),
+    ({**KUHN, "regressor": "best-first"}, "regressor"),
+    ({**KUHN, "episodes": 5}, "episodes"), ({**KUHN, "bootstrap": "yes"}, "bootstrap"),
+    ({"game": "kuhn\u0000", "iterations": 5}, "kuhn"), ({"game": "nosuch", "iterations": 5},
+                                                        "nosuch"),
+    ({"game": "kuhn(players=3)", "iterations": 5}, "players"),
+    ({"game": "kuhn", "iterations": [5]}, "iterations"),
+    ({"game": {"name": "kuhn"}, "iterations": 5}, "game"),
+    ({"game": "matrix(payoffs=" + "[" * 3000 + "]" * 3000 + ")", "iterations": 5}, "nested"),
+]
+RAW_RUN_SPECS = [  # (file name, text or bytes)
+    ("empty.toml", ""), ("run.toml", "[run]\n"), ("run5.toml", "run = 5\n"),
+    ("syntax.toml", "game = \n"), ("syntax2.toml", "game = 'kuhn\niterations = 5\n"),
+    ("dup.toml", "game = 'kuhn'\ngame = 'leduc'\niterations = 5\n"),
+    ("deep.toml", "a = " + "[" * 5000 + "]" * 5000 + "\n"),
+    ("deep.json", "[" * 100000 + "]" * 100000), ("array.json", "[1, 2]"),
+    ("string.json", "\"kuhn\""), ("null.json", "null"), ("syntax.json", "{\"game\": "),
+    ("binary.toml", bytes(range(256)) * 4),
+    ("latin1.toml", "game = 'k\u00fchn'\n".encode("latin-1")),
+    ("huge.toml", b"# " + b"x" * (17 << 20)),
+    ("nan.json", "{\"game\": \"kuhn\", \"iterations\": NaN}"),
+    ("folder", None), ("missing.toml", False),
+]
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return {"nan": "nan", "inf": "inf"}.get(repr(value), repr(value))
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return json.dumps(value) if isinstance(value, str) else str(value)
+
+
+def test_malformed_run_specs(capsys, tmp_path, monkeypatch):
+    """Issue 30: ``rcfr solve --spec`` (TOML or JSON) validates like a sweep spec: one line
+    naming the missing or wrong key, never a traceback, nothing run."""
+    monkeypatch.chdir(tmp_path)
+    cases = []
+    for k, (fields, key) in enumerate(BAD_RUNS):
+        toml = tmp_path / f"bad{k}.toml"
+        toml.write_text("".join(f"{name} = {_toml_value(v)}\n" for name, v in fields.items()))
+        cases.append((toml, key))
+        if k % 2 == 0:  # the [run] table
+            table = tmp_path / f"bad{k}-table.toml"
+            table.write_text("[run]\n" + toml.read_text())
+            cases.append((table, key))
+        as_json = tmp_path / f"bad{k}.json"
+        as_json.write_text(json.dumps(fields))
+        cases.append((as_json, key))
+    for name, text in RAW_RUN_SPECS:
+        path = tmp_path / name
+        if text is None:
+            path.mkdir()
+        elif isinstance(text, bytes):
+            path.write_bytes(text)
+        elif text is not False:
+            path.write_text(text)
+        cases.append((path, None))
+    assert len(cases) >= 100
+    for path, key in cases:
+        before = _listing(tmp_path)
+        code, out, err = _run(capsys, ["solve", "--spec", path, "-o", tmp_path / "out.npz"])
+        _assert_refused(code, err, path.name)
+        assert not out, (path.name, out)
+        if key is not None:
+            assert key in err, (path.name, key, err)
+        assert _listing(tmp_path) == before, (path.name, "left a file behind")
+
+
+SWEEP_BASE = "[base]\ngame = \"kuhn\"\niterations = 5\n[grid]\nalgorithm = [\"cfr\"]\n"
+
+
+@pytest.mark.parametrize("text, words", [
+    ("seeds = 1000000000\n" + SWEEP_BASE, "seeds: at most 100,000"),
+    (SWEEP_BASE.replace("[\"cfr\"]", "[\"cfr\", \"cfr+\"]\nshare = [" + "0.5, " * 400
+                        + "0.5]\nrule = [" + "\"x\", " * 400 + "\"x\"]"), "more than 100,000"),
+    (SWEEP_BASE.replace("iterations = 5", "iterations = 1e30"), "iterations: must be at most"),
+    (SWEEP_BASE.replace("iterations = 5", "iterations = 99999999999999999999999"),
+     "iterations: must be at most"),
+    (SWEEP_BASE.replace("iterations = 5", "nodes = 1e30"), "nodes: must be at most"),
+    (SWEEP_BASE + "eval_log = [1000000000]\n", "eval_log: must be at most 1,000"),
+    ("name = \"../../escaped\"\n" + SWEEP_BASE, "name: expected a plain file name"),
+    ("name = \"a\\u0000b\"\n" + SWEEP_BASE, "name: expected a plain file name"),
+    ("a = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+])
+def test_sweep_spec_bounds_are_checked_before_expanding(capsys, tmp_path, text, words):
+    """Issue 30: a spec's budgets take the command line's bounds; its expansion is bounded
+    (counted before anything is expanded) and its name is a plain file name."""
+    spec = tmp_path / "s.toml"
+    spec.write_text(text)
+    code, out, err = _run(capsys, ["sweep", spec, "--db", tmp_path / "r.db", "--dry-run"])
+    _assert_refused(code, err, words)
+    assert words in err, err
+    assert not (tmp_path / "r.db").exists()
+
+
+def test_a_spec_seed_in_base_is_honoured(tmp_path):
+    from rcfr.experiments.spec import load_sweep
+
+    spec = tmp_path / "s.toml"
+    spec.write_text(SWEEP_BASE.replace("[base]\n", "[base]\nseed = 42\n"))
+    assert [r.seed for r in load_sweep(spec).runs] == [42]
+
+
+def test_figure_kind_is_checked_before_anything_runs(capsys, tmp_path, monkeypatch):
+    import rcfr.experiments.commands as commands
+
+    monkeypatch.setattr(commands, "execute_sweep", lambda *a, **k: pytest.fail("it ran"))
+    spec = tmp_path / "s.toml"
+    spec.write_text("figure = \"nope\"\n" + SWEEP_BASE)
+    code, _, err = _run(capsys, ["figure", "x", "--spec", spec, "--db", tmp_path / "r.db",
+                                 "-o", tmp_path / "f.png"])
+    _assert_refused(code, err, "figure kind")
+    assert "'nope'" in err and "convergence" in err and "rcfr_complexity" in err
+
+
+@pytest.mark.parametrize("game, words", [
+    ("matrix(payoffs=" + "[" * 5000 + "]" * 5000 + ")", "nested more than"),
+    ("liars_dice(dice=\u0661)", "ASCII digits"),
+    ("liars_dice(dice=1,faces=\u0666)", "ASCII digits"),
+    ("matrix(payoffs=0 1;\u0661 0)", "ASCII digits"),
+    ("kuhn(" + "x" * 1_000_001 + ")", "the limit is"),
+])
+def test_game_strings_are_bounded(capsys, game, words):
+    """Issue 30: game-string parsing is bounded (nesting depth, length) and reads only ASCII
+    digits: one line, never a RecursionError."""
+    code, _, err = _run(capsys, ["games", game])
+    _assert_refused(code, err, words)
+    assert words in err, err

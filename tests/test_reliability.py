@@ -503,3 +503,148 @@ def test_game_module_registers_custom_games_for_the_cli(capsys, tmp_path, monkey
     one_line_error(*run(capsys, "--game-module", "no_such_module_issue9", "games")[::2])
     one_line_error(*run(capsys, "--game-module", "my_games_issue9", "games",
                         "coin_pennies(foo=1)")[::2])
+
+
+# -- sweeps that achieve nothing (issue 30) ---------------------------------------------------
+def _inline_workers(monkeypatch) -> None:
+    import rcfr.experiments.sweep as sweep
+    from rcfr.experiments.runners import run_inline
+
+    monkeypatch.setattr(sweep, "run_local", lambda specs, directory, *, workers, **kw:
+                        run_inline(specs, directory, **kw))
+
+
+def test_a_sweep_whose_runs_all_fail_exits_1(capsys, tmp_path, monkeypatch):
+    """Scripts and CI see a sweep that ran runs and finished none: exit code 1."""
+    _inline_workers(monkeypatch)
+    spec = tmp_path / "s.toml"
+    spec.write_text("[base]\ngame = \"kuhn(players=3)\"\niterations = 5\n"
+                    "[grid]\nalgorithm = [\"cfr\", \"cfr+\"]\n")
+    code, out, _ = run(capsys, "sweep", spec, "--db", tmp_path / "r.db")
+    assert code == 1 and "0 done, 2 failed" in out
+    code, out, _ = run(capsys, "sweep", spec, "--db", tmp_path / "r.db", "--json")
+    assert code == 1 and json.loads(out)["failed"] == 2
+    spec.write_text(spec.read_text().replace("(players=3)", ""))
+    code, out, _ = run(capsys, "sweep", spec, "--db", tmp_path / "r.db")
+    assert code == 0 and "2 done, 0 failed" in out
+    code, out, _ = run(capsys, "sweep", spec, "--db", tmp_path / "r.db")  # nothing to run
+    assert code == 0 and "0 to run" in out
+
+
+def test_a_sweep_says_when_seeds_repeat_a_deterministic_run(capsys, tmp_path):
+    spec = tmp_path / "s.toml"
+    spec.write_text("seeds = 5\n[base]\ngame = \"kuhn\"\niterations = 5\n"
+                    "[grid]\nalgorithm = [\"cfr\", \"es\"]\n")
+    code, out, _ = run(capsys, "sweep", spec, "--db", tmp_path / "r.db", "--dry-run")
+    notes = [line for line in out.splitlines() if line.startswith("note:")]
+    assert code == 0 and len(notes) == 1 and "4 of its runs" in notes[0], out
+
+
+def test_two_sweep_drivers_on_one_store_share_the_runs(tmp_path):
+    """Issue 30: two ``rcfr sweep`` processes on one store run each of a 12-run spec once
+    between them (the second skips the runs the first holds): exactly 12 rows afterwards,
+    each equal to a direct solve."""
+    from rcfr.experiments.execute import run_spec
+    from rcfr.experiments.spec import load_sweep
+    from rcfr.experiments.store import Store
+
+    spec = tmp_path / "s.toml"
+    spec.write_text("[base]\ngame = \"kuhn\"\neval_every = 0\n[grid]\n"
+                    "algorithm = [\"cfr\", \"cfr+\", \"lcfr\", \"dcfr\"]\n"
+                    "iterations = [5000, 10000, 15000]\n")
+    rcfr_bin = Path(sys.executable).with_name("rcfr")
+    drivers = [subprocess.Popen([str(rcfr_bin), "sweep", str(spec), "--db", "r.db"],
+                                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True) for _ in range(2)]
+    outs = [d.communicate(timeout=300) for d in drivers]
+    assert [d.returncode for d in drivers] == [0, 0], outs
+    ran = [int(out.split("ran ", 1)[1].split()[0]) for out, _ in outs]
+    assert sum(ran) == 12, outs  # no run ran twice
+    sweep = load_sweep(spec)
+    with Store(tmp_path / "r.db", readonly=True) as store:
+        rows = {r["hash"]: r for r in store.runs()}
+    assert len(rows) == 12 and set(rows) == set(sweep.hashes())
+    for run in sweep.runs:
+        row = rows[run.hash]
+        direct = run_spec(run).result.evaluation
+        assert row["status"] == "done" and row["exploitability"] == direct.exploitability
+        assert row["value"] == direct.value
+
+
+# -- outputs that are not plain files (issue 30) -------------------------------------------------
+def test_outputs_that_are_not_plain_files(capsys, tmp_path):
+    """A character device or FIFO is written through (never renamed over), a symlink's target
+    is replaced (the link stays), ``--db`` on a device is refused."""
+    import stat
+    import threading
+
+    device = tmp_path / "null"
+    try:
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # a /dev/null of our own
+    except (PermissionError, OSError):
+        device = None
+    if device is not None:
+        code, _, err = run(capsys, "solve", "kuhn", "-n", 5, "-o", device,
+                           "--checkpoint", tmp_path / "c.npz", "--out-current", tmp_path / "x")
+        assert code == 0, err
+        assert stat.S_ISCHR(os.lstat(device).st_mode)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    code, _, err = run(capsys, "solve", "kuhn", "-n", 5, "-o", fifo)
+    reader.join(30)
+    assert code == 0 and got and got[0][:2] == b"PK", err
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    real = tmp_path / "real.npz"
+    real.write_bytes(b"old")
+    link = tmp_path / "link.npz"
+    link.symlink_to(real)
+    code, _, err = run(capsys, "solve", "kuhn", "-n", 5, "-o", link)
+    assert code == 0 and link.is_symlink() and real.read_bytes()[:2] == b"PK", err
+    assert TabularPolicy.load(link, "kuhn") is not None
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith((".tmp", ".probe"))]
+    if device is not None:
+        code, _, err = run(capsys, "results", "--db", device)
+        assert code == 2 and "not a regular file" in one_line_error(code, err)
+        code, _, err = run(capsys, "sweep", "thesis_4_1_quick", "--db", device)
+        assert code == 2 and "not a regular file" in one_line_error(code, err)
+        assert stat.S_ISCHR(os.lstat(device).st_mode)
+        assert not (tmp_path / "null-journal").exists() and not (tmp_path / "null-wal").exists()
+
+
+def test_a_failed_checkpoint_write_names_the_file_and_keeps_the_previous_one(
+        capsys, tmp_path, monkeypatch):
+    import errno
+
+    import rcfr.core.fileio as fileio
+
+    ckpt = tmp_path / "c.npz"
+    code, _, err = run(capsys, "solve", "kuhn", "-n", 5, "--checkpoint", ckpt)
+    assert code == 0, err
+    before = ckpt.read_bytes()
+    real_fdopen = os.fdopen
+
+    class Full:
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def __getattr__(self, name):
+            return getattr(self.handle, name)
+
+    monkeypatch.setattr(fileio.os, "fdopen", lambda fd, mode: Full(real_fdopen(fd, mode)))
+    code, _, err = run(capsys, "solve", "kuhn", "-n", 5, "--checkpoint", ckpt)
+    message = one_line_error(code, err)
+    assert str(ckpt) in message and "No space left on device" in message
+    assert ckpt.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.npz"]

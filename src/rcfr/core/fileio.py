@@ -3,8 +3,10 @@ read without pickle."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -31,9 +33,14 @@ def check_writable(path: str | os.PathLike | None, probe: bool = True) -> Path |
         raise RcfrError(f"cannot write {path}: folder {path.parent} does not exist")
     if path.exists() and not os.access(path, os.W_OK):
         raise RcfrError(f"cannot write {path}: permission denied")
-    if probe:
+    special = _special(path)
+    if special is not None and not special:
+        raise RcfrError(f"cannot write {path}: it is not a regular file, a character device "
+                        f"or a FIFO")
+    if probe and special is None:  # a device or FIFO is written through: no file beside it
+        real = Path(os.path.realpath(path))  # a symlink's target is what gets replaced
         try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".probe", dir=path.parent)
+            fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".probe", dir=real.parent)
         except OSError as exc:
             raise RcfrError(f"cannot write {path}: {exc.strerror or exc}") from None
         os.close(fd)
@@ -62,22 +69,50 @@ def _umask() -> int:
     return mask
 
 
+def _special(path: Path) -> bool | None:
+    """None for a regular file or nothing (after symlinks); True for a character device or a
+    FIFO (written through); False for any other kind of file (refused)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # nothing there (or a dangling symlink): a new file
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
 def write_atomic(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> Path:
     """Call ``write(handle)`` on a temporary file beside ``path``, then rename it to ``path``,
-    so a failure never leaves a half-written file (the umask's permissions are kept)."""
+    so a failure never leaves a half-written file and the previous file stays whole (the
+    umask's permissions are kept).  A symlink's target is replaced (the link stays); an
+    existing character device or FIFO (``/dev/null``, a pipe) is written through, never
+    renamed over; any other kind of file is refused.  A failed write names the file."""
     path = check_writable(path, probe=False)
+    if _special(path):
+        buffer = io.BytesIO()  # seekable, as a zip archive wants; then one plain write
+        write(buffer)
+        try:
+            with open(path, "wb") as handle:
+                handle.write(buffer.getvalue())
+        except OSError as exc:
+            raise RcfrError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return path
+    target = Path(os.path.realpath(path))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
         raise RcfrError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             write(handle)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it owner-only
-        os.replace(tmp, path)
-    except BaseException:
+        os.replace(tmp, target)
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError):  # disk full, quota, I/O error: the old file is kept
+            raise RcfrError(f"cannot write {path}: {exc.strerror or exc} (nothing was "
+                            f"changed there)") from None
         raise
     return path
 

@@ -53,6 +53,14 @@ def _emit(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj) + "\n")
 
 
+def _warn(store: Store) -> None:
+    """One ``warning:`` line on stderr for each damaged row the command read and left out
+    (the command goes on with the others and exits 0)."""
+    _, err = _console()
+    for line in store.warnings():
+        err.print(f"warning: {line}")
+
+
 MAX_WORKERS = 1024  # processes or Ray tasks at a time
 
 
@@ -67,45 +75,108 @@ def execute_sweep(sweep: SweepSpec, db: Path, *, workers: int, backend: str,
                   ray_address: str | None, checkpoint_every: float, dry_run: bool = False,
                   as_json: bool = False, max_memory: str | None = None) -> dict[str, Any]:
     """Plan ``sweep`` against the store at ``db``, print the plan, run what is missing with a
-    progress bar (runs done / failed / remaining, ETA); return a summary."""
-    out, err = _console()
+    progress bar (runs done / failed / remaining, ETA); return a summary.  A damaged row is
+    named on stderr (one ``warning:`` line each); a damaged row of one of the sweep's own runs
+    stops it before anything runs."""
     _check_backend(backend, workers)
-    with Store(db if db.exists() or not dry_run else ":memory:") as store:  # a dry run writes
-        the_plan = plan(sweep, store)                                      # nothing
-        info: dict[str, Any] = {"sweep": sweep.name, "runs": len(sweep.runs),
-                                "complete": the_plan.complete, "to_run": len(the_plan.todo),
-                                "estimated_nodes": the_plan.nodes,
-                                "estimated_seconds": the_plan.seconds}
-        (err if as_json else out).print(the_plan.describe())
-        if dry_run:
-            for spec in the_plan.todo:
-                if not as_json:
-                    out.print(f"  {spec.hash[:12]}  {spec.label()}", soft_wrap=True)
-            info["plan"] = [{"hash": s.hash, "spec": s.to_dict()} for s in the_plan.todo]
-            return info
-        bar = Progress(TextColumn(sweep.name, markup=False), BarColumn(), MofNCompleteColumn(),
-                       TextColumn("done {task.fields[done]}, failed {task.fields[failed]}, "
-                                  "remaining {task.fields[remaining]}"),
-                       TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                       console=err, transient=True, disable=not err.is_terminal)
-        with bar:
-            task = bar.add_task(sweep.name, total=len(the_plan.todo), done=0, failed=0,
-                                remaining=len(the_plan.todo))
-
-            def tick(counts: dict[str, int], label: str) -> None:
-                bar.update(task, completed=counts["done"] + counts["failed"], **{
-                    k: counts[k] for k in ("done", "failed", "remaining")})
-
-            summary = run_sweep(the_plan, store, workers=workers, backend=backend,
-                                ray_address=ray_address, checkpoint_every=checkpoint_every,
-                                progress=tick, max_memory=max_memory)
-        info.update(summary.to_dict())
-        if not as_json:
-            out.print(f"ran {summary.ran} runs in {summary.seconds:.1f} s: {summary.done} done, "
-                      f"{summary.failed} failed, {summary.interrupted} interrupted")
-            for h, message in summary.errors.items():
-                out.print(f"  failed {h[:12]}: {message}", soft_wrap=True)
+    if dry_run:  # a dry run writes nothing, not even a new store's schema
+        store = Store(db if db.exists() else ":memory:", readonly=True)
+    else:
+        store = Store(db)
+    with store:
+        info = _execute_sweep(sweep, store, workers, backend, ray_address, checkpoint_every,
+                              dry_run, as_json, max_memory)
+        _warn(store)
         return info
+
+
+def _execute_sweep(sweep: SweepSpec, store: Store, workers: int, backend: str,
+                   ray_address: str | None, checkpoint_every: float, dry_run: bool,
+                   as_json: bool, max_memory: str | None) -> dict[str, Any]:
+    out, err = _console()
+    the_plan = plan(sweep, store)
+    info: dict[str, Any] = {"sweep": sweep.name, "runs": len(sweep.runs),
+                            "complete": the_plan.complete, "to_run": len(the_plan.todo),
+                            "estimated_nodes": the_plan.nodes,
+                            "estimated_seconds": the_plan.seconds}
+    (err if as_json else out).print(the_plan.describe())
+    if dry_run:
+        for spec in the_plan.todo:
+            if not as_json:
+                out.print(f"  {spec.hash[:12]}  {spec.label()}", soft_wrap=True)
+        info["plan"] = [{"hash": s.hash, "spec": s.to_dict()} for s in the_plan.todo]
+        return info
+    bar = Progress(TextColumn(sweep.name, markup=False), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("done {task.fields[done]}, failed {task.fields[failed]}, "
+                              "remaining {task.fields[remaining]}"),
+                   TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                   console=err, transient=True, disable=not err.is_terminal)
+    with bar:
+        task = bar.add_task(sweep.name, total=len(the_plan.todo), done=0, failed=0,
+                            remaining=len(the_plan.todo))
+
+        def tick(counts: dict[str, int], label: str) -> None:
+            bar.update(task, completed=counts["done"] + counts["failed"], **{
+                k: counts[k] for k in ("done", "failed", "remaining")})
+
+        summary = run_sweep(the_plan, store, workers=workers, backend=backend,
+                            ray_address=ray_address, checkpoint_every=checkpoint_every,
+                            progress=tick, max_memory=max_memory)
+    info.update(summary.to_dict())
+    if not as_json:
+        out.print(f"ran {summary.ran} runs in {summary.seconds:.1f} s: {summary.done} done, "
+                  f"{summary.failed} failed, {summary.interrupted} interrupted"
+                  + (f"; skipped {summary.skipped} held or done by another sweep on the store"
+                     if summary.skipped else ""))
+        for h, message in summary.errors.items():
+            out.print(f"  failed {h[:12]}: {message}", soft_wrap=True)
+    return info
+
+
+def _results(store: Store, where: list[str] | None, points: str | None,
+             csv_file: Path | None, as_json: bool) -> None:
+    """``rcfr results``: the runs (or one run's curve) the store holds intact."""
+    out, _ = _console()
+    if points is not None:
+        run_hash = store.find(points)
+        rows = store.points(run_hash)
+        if as_json:
+            _emit({"hash": run_hash, "points": rows})
+            return
+        if csv_file is not None:
+            _write_csv(csv_file, rows, ["iterations", "nodes", "seconds",
+                                        "exploitability", "value"])
+            return
+        table = Table("iterations", "nodes", "seconds", "exploitability", "value")
+        for p in rows:
+            table.add_row(f"{p['iterations']:,}", f"{p['nodes'] or 0:,}",
+                          f"{p['seconds'] or 0:.2f}", f"{p['exploitability']:.6g}",
+                          "" if p["value"] is None else f"{p['value']:+.6f}")
+        out.print(table)
+        return
+    rows = store.runs(where=parse_where(where or []))
+    if as_json:
+        _emit(rows)
+        return
+    if csv_file is not None:
+        flat = [{**{k: r[k] for k in RUN_COLUMNS if k != "spec"},
+                 "spec": json.dumps(r["spec"], sort_keys=True)} for r in rows]
+        _write_csv(csv_file, flat, [k for k in RUN_COLUMNS])
+        out.print(f"{len(rows)} runs -> {csv_file}")
+        return
+    table = Table("hash", "run", "status", "iterations", "seconds", "exploitability",
+                  "complexity")
+    for r in rows:
+        spec = RunSpec.from_dict(r["spec"])
+        table.add_row(r["hash"][:12], spec.label(), r["status"],
+                      "" if r["iterations"] is None else f"{r['iterations']:,}",
+                      "" if r["seconds"] is None else f"{r['seconds']:.2f}",
+                      "" if r["exploitability"] is None else f"{r['exploitability']:.6g}",
+                      "" if r["complexity"] is None else f"{r['complexity']:,}")
+    out.print(table)
+    failed = [r for r in rows if r["status"] == "failed"]
+    for r in failed:
+        out.print(f"failed {r['hash'][:12]}: {r['error']}")
 
 
 def register(app: typer.Typer) -> None:
@@ -127,7 +198,8 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Run a sweep spec's runs that the store does not have yet (resuming interrupted
-        ones from their checkpoints)."""
+        ones from their checkpoints).  Exit code 1 when it ran runs and none of them is done
+        (all failed or were interrupted); 2 for bad input."""
         from .figures import load_spec
 
         sweep_spec = load_spec(spec)
@@ -137,6 +209,8 @@ def register(app: typer.Typer) -> None:
                              dry_run=dry_run, as_json=as_json, max_memory=max_memory)
         if as_json:
             _emit(info)
+        if info.get("ran") and not info.get("done"):  # scripts and CI see it
+            raise typer.Exit(1)
 
     @app.command()
     def results(
@@ -151,49 +225,10 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """List stored runs and their final figures, or one run's curve."""
-        out, _ = _console()
         check_writable(csv_file)
-        with Store(db, create=False) as store:
-            if points is not None:
-                run_hash = store.find(points)
-                rows = store.points(run_hash)
-                if as_json:
-                    _emit({"hash": run_hash, "points": rows})
-                    return
-                if csv_file is not None:
-                    _write_csv(csv_file, rows, ["iterations", "nodes", "seconds",
-                                                "exploitability", "value"])
-                    return
-                table = Table("iterations", "nodes", "seconds", "exploitability", "value")
-                for p in rows:
-                    table.add_row(f"{p['iterations']:,}", f"{p['nodes'] or 0:,}",
-                                  f"{p['seconds'] or 0:.2f}", f"{p['exploitability']:.6g}",
-                                  "" if p["value"] is None else f"{p['value']:+.6f}")
-                out.print(table)
-                return
-            rows = store.runs(where=parse_where(where or []))
-        if as_json:
-            _emit(rows)
-            return
-        if csv_file is not None:
-            flat = [{**{k: r[k] for k in RUN_COLUMNS if k != "spec"},
-                     "spec": json.dumps(r["spec"], sort_keys=True)} for r in rows]
-            _write_csv(csv_file, flat, [k for k in RUN_COLUMNS])
-            out.print(f"{len(rows)} runs -> {csv_file}")
-            return
-        table = Table("hash", "run", "status", "iterations", "seconds", "exploitability",
-                      "complexity")
-        for r in rows:
-            spec = RunSpec.from_dict(r["spec"])
-            table.add_row(r["hash"][:12], spec.label(), r["status"],
-                          "" if r["iterations"] is None else f"{r['iterations']:,}",
-                          "" if r["seconds"] is None else f"{r['seconds']:.2f}",
-                          "" if r["exploitability"] is None else f"{r['exploitability']:.6g}",
-                          "" if r["complexity"] is None else f"{r['complexity']:,}")
-        out.print(table)
-        failed = [r for r in rows if r["status"] == "failed"]
-        for r in failed:
-            out.print(f"failed {r['hash'][:12]}: {r['error']}")
+        with Store(db, readonly=True) as store:
+            _results(store, where, points, csv_file, as_json)
+            _warn(store)
 
     @app.command()
     def report(
@@ -211,11 +246,12 @@ def register(app: typer.Typer) -> None:
         from .report import write_docs_report, write_report
 
         out, _ = _console()
-        with Store(db, create=False) as store:
+        with Store(db, readonly=True) as store:
             info = write_report(store, out_dir)
             if docs is not None:
                 write_docs_report(store, docs)
                 info["docs"] = str(docs)
+            _warn(store)
         if as_json:
             _emit(info)
             return
@@ -246,12 +282,16 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Run a paper figure's missing runs into the store, then plot it from the store."""
-        from .figures import collect, figure_spec, plot
+        from .figures import KINDS, collect, figure_spec, plot
 
         out, _ = _console()
         sweep_spec = load_sweep(spec) if spec is not None else figure_spec(name, quick)
         if sweep_spec.figure is None:
-            raise RcfrError(f"{sweep_spec.path}: figure: missing (the plot kind)")
+            raise RcfrError(f"{sweep_spec.path}: figure: missing (the plot kind: "
+                            f"{', '.join(KINDS)})")
+        if sweep_spec.figure not in KINDS:  # before anything runs
+            raise RcfrError(f"{sweep_spec.path}: figure: expected one of {', '.join(KINDS)}, "
+                            f"got {sweep_spec.figure!r}")
         if share is not None:
             if sweep_spec.figure != "convergence":
                 raise RcfrError(f"--share applies to convergence figures, not "
@@ -269,8 +309,9 @@ def register(app: typer.Typer) -> None:
             info = execute_sweep(sweep_spec, db, workers=workers, backend=backend,
                                  ray_address=ray_address, checkpoint_every=checkpoint_every,
                                  as_json=as_json, max_memory=max_memory)
-        with Store(db) as store:
+        with Store(db if db.exists() or not no_run else ":memory:", readonly=True) as store:
             data = collect(sweep_spec, store)
+            _warn(store)
         if data_file is not None:
             json.dumps(data, allow_nan=False)  # fails before the PNG is written, not after
         plot(data, out_file)

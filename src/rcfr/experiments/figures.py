@@ -11,6 +11,7 @@ in the data, not plotted.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -77,6 +78,12 @@ def named_spec(name: str) -> SweepSpec:
     if name not in spec_names():  # also keeps a name from reaching outside the folder
         known = ", ".join(spec_names()) or f"none in {spec_dir()}"
         raise RcfrError(f"no spec named {name!r}; specs: {known}")
+    return _read_named(str(spec_dir()), name)
+
+
+@functools.cache
+def _read_named(directory: str, name: str) -> SweepSpec:
+    """A packaged spec, read and expanded once a process (``report`` reads every one twice)."""
     with as_file(spec_dir() / f"{name}.toml") as path:  # a real file even from a zip
         return load_sweep(path)
 

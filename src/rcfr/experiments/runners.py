@@ -1,8 +1,9 @@
 """Backends that run sweep tasks: local processes (:mod:`concurrent.futures`) or Ray tasks.
 
 Both keep at most ``workers`` runs in flight, hand each finished run's result dict back to the
-driver's ``on_result`` (the driver alone writes the store) and call ``on_start`` when a run is
-handed to a worker.  Workers pin numba and BLAS to one thread each.
+driver's ``on_result`` (the driver alone writes the store) and call ``on_start`` before a run
+is handed to a worker (it returns False for a run to skip: another driver holds it).
+Workers pin numba and BLAS to one thread each.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ..core.errors import RcfrError
 from .execute import execute
 from .spec import RunSpec
 
-OnStart = Callable[[RunSpec], None]
+OnStart = Callable[[RunSpec], bool | None]  # False: the run is skipped (held elsewhere)
 OnResult = Callable[[dict[str, Any]], None]
 BACKENDS = ("local", "ray")  # the command line's; run_sweep also takes "inline"
 _PARENT: int | None = None  # the driver's pid, in a local worker
@@ -110,10 +111,12 @@ def _drain(pool: ProcessPoolExecutor, pending: list[RunSpec], workers: int, dire
     broken = False
 
     def submit() -> None:
-        spec = pending.pop()
-        on_start(spec)
-        inflight[pool.submit(_local_task, spec.canonical_json(), directory,
-                             checkpoint_every, max_memory)] = spec
+        while pending:
+            spec = pending.pop()
+            if on_start(spec) is not False:
+                inflight[pool.submit(_local_task, spec.canonical_json(), directory,
+                                     checkpoint_every, max_memory)] = spec
+                return
 
     while pending and len(inflight) < workers:
         submit()
@@ -137,7 +140,8 @@ def run_inline(specs: Iterable[RunSpec], directory: Path, *, checkpoint_every: f
                on_start: OnStart, on_result: OnResult, max_memory: int | None = None) -> None:
     """Run ``specs`` one after the other in this process (for tests and debugging)."""
     for spec in specs:
-        on_start(spec)
+        if on_start(spec) is False:
+            continue
         on_result(execute(spec, directory, checkpoint_every=checkpoint_every,
                           max_memory=max_memory))
 
@@ -182,10 +186,12 @@ def run_ray(specs: Iterable[RunSpec], directory: Path, *, workers: int | None,
         inflight: dict[Any, RunSpec] = {}
 
         def submit() -> None:
-            spec = pending.pop()
-            on_start(spec)
-            inflight[remote.remote(spec.canonical_json(), str(directory),
-                                   checkpoint_every, max_memory)] = spec
+            while pending:
+                spec = pending.pop()
+                if on_start(spec) is not False:
+                    inflight[remote.remote(spec.canonical_json(), str(directory),
+                                           checkpoint_every, max_memory)] = spec
+                    return
 
         while pending and len(inflight) < window:
             submit()

@@ -38,7 +38,7 @@ from typing import Any
 from ..core.budget import parse_memory
 from ..core.errors import RcfrError
 from ..solvers.fp import EPISODIC
-from ..solvers.options import OPTIONS, RUN, Option, solver_options
+from ..solvers.options import MAX_COUNT, OPTIONS, RUN, Option, solver_options
 
 _INT, _FLOAT, _STR, _BOOL = "a whole number", "a number", "a string", "true or false"
 _KINDS = {int: _INT, float: _FLOAT, str: _STR, bool: _BOOL}
@@ -49,9 +49,9 @@ SPEC_OPTIONS: tuple[Option, ...] = (
            "(Morrill 2016, ch. 4); give leaves or share.", group=RUN, low=0, low_open=True,
            high=1, bound="in (0, 1]"),
     Option("eval_log", int, "Evaluation points a decade, log-spaced up to the budget "
-           "(instead of eval_every and eval_nodes).", group=RUN, low=0),
+           "(instead of eval_every and eval_nodes).", group=RUN, low=0, high=1000),
     Option("eval_from", int, "With eval_log: no evaluation before this many iterations "
-           "(nodes with a node budget).", group=RUN),
+           "(nodes with a node budget).", group=RUN, high=MAX_COUNT),
 )
 FIELDS: tuple[Option, ...] = (*OPTIONS, *SPEC_OPTIONS)  # a RunSpec's fields after the game
 _TYPES = {"game": _STR, **{o.name: _KINDS[o.type] for o in FIELDS}}
@@ -112,11 +112,16 @@ class _RunSpecMethods:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], where: str = "") -> RunSpec:
+        if not isinstance(data, dict):
+            raise RcfrError(f"{where.rstrip('.') or 'run'}: expected a table of a run's "
+                            f"fields, got {type(data).__name__}")
         known = {f.name for f in fields(cls)}
         for key in data:
             if key not in known:
                 raise RcfrError(f"{where}{key}: unknown key; a run takes "
                                 f"{', '.join(sorted(known))}")
+        if data.get("game") is None:
+            raise RcfrError(f"{where}game: missing (a game string is required)")
         try:
             return cls(**data)
         except RcfrError as exc:
@@ -124,7 +129,11 @@ class _RunSpecMethods:
 
     @classmethod
     def from_json(cls, text: str) -> RunSpec:
-        return cls.from_dict(json.loads(text))
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            raise RcfrError(f"not valid JSON: {' '.join(str(exc).split())[:120]}") from None
+        return cls.from_dict(data)
 
     def replace(self, **changes: Any) -> RunSpec:
         return dataclasses.replace(self, **changes)
@@ -204,6 +213,7 @@ class SweepSpec:
         return [r.hash for r in self.runs]
 
 
+MAX_RUNS = 100_000  # runs a sweep spec may expand to (counted before expanding)
 _TOP_KEYS = {"name", "figure", "description", "seeds", "base", "grid", "zip", "part",
              "max_memory"}
 _PART_KEYS = {"base", "grid", "zip", "seeds", "name"}
@@ -219,6 +229,9 @@ def _seeds(value: Any, where: str) -> list[int]:
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
             raise RcfrError(f"{where}: the number of seeds must be at least 1, got {value}")
+        if value > MAX_RUNS:
+            raise RcfrError(f"{where}: at most {MAX_RUNS:,} seeds (a sweep spec expands to "
+                            f"at most {MAX_RUNS:,} runs), got {value:,}")
         return list(range(value))
     if isinstance(value, list) and value and all(
             isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in value):
@@ -252,7 +265,10 @@ def _check(key: str, value: Any, where: str) -> Any:
         raise RcfrError(f"{where}.{exc}") from None
 
 
-def _expand(base: dict, grid: Any, zipped: Any, seeds: list[int], where: str) -> list[RunSpec]:
+def _expand(base: dict, grid: Any, zipped: Any, seeds: list[int], where: str,
+            counted: list[int]) -> list[RunSpec]:
+    """The runs of one grid (``counted[0]``: the runs expanded so far in the spec, bounded by
+    :data:`MAX_RUNS`)."""
     grid_axes = _axes(grid, f"{where}grid", False) if grid is not None else []
     zip_axes = _axes(zipped, f"{where}zip", True) if zipped is not None else []
     keys = [k for k, _ in grid_axes] + [k for k, _ in zip_axes]
@@ -261,6 +277,13 @@ def _expand(base: dict, grid: Any, zipped: Any, seeds: list[int], where: str) ->
             raise RcfrError(f"{where}zip.{key}: given in both grid and zip")
     if "seed" in keys:
         raise RcfrError(f"{where}grid.seed: use the top-level seeds list")
+    count = len(seeds) * (len(zip_axes[0][1]) if zip_axes else 1)
+    for _, values in grid_axes:
+        count *= len(values)
+    if count + counted[0] > MAX_RUNS:  # checked before anything is expanded
+        raise RcfrError(f"{where or ''}grid: the spec expands to more than {MAX_RUNS:,} runs "
+                        f"({count + counted[0]:,}); split it into several specs")
+    counted[0] += count
     zip_rows = list(zip(*[v for _, v in zip_axes], strict=True)) if zip_axes else [()]
     runs = []
     for combo in itertools.product(*[v for _, v in grid_axes]):
@@ -283,6 +306,8 @@ def parse_sweep(data: dict[str, Any], name: str = "sweep", path: str | None = No
     for key in ("name", "figure", "description", "max_memory"):
         if key in data and not isinstance(data[key], str):
             raise RcfrError(f"{key}: expected a string, got {data[key]!r}")
+    if "name" in data:
+        check_name(data["name"])
     if "max_memory" in data:
         parse_memory(data["max_memory"])  # e.g. "20G": checked here, judged in each run
     base = _table(data.get("base", {}), "base")
@@ -290,7 +315,10 @@ def parse_sweep(data: dict[str, Any], name: str = "sweep", path: str | None = No
         if key not in _TYPES:
             raise RcfrError(f"base.{key}: unknown key; a run takes {', '.join(sorted(_TYPES))}")
         _check(key, base[key], "base")
+    if "seed" in base and "seeds" not in data:  # base.seed is every run's seed (not 0)
+        data = {**data, "seeds": [_check("seed", base["seed"], "base")]}
     seeds = _seeds(data.get("seeds", [0]), "seeds")
+    counted = [0]
     parts = data.get("part", [])
     if not isinstance(parts, list):
         raise RcfrError("part: expected an array of tables ([[part]])")
@@ -298,7 +326,7 @@ def parse_sweep(data: dict[str, Any], name: str = "sweep", path: str | None = No
         raise RcfrError("grid: missing (a sweep needs a [grid], a [zip] or [[part]] tables)")
     runs: list[RunSpec] = []
     if "grid" in data or "zip" in data or not parts:
-        runs += _expand(base, data.get("grid"), data.get("zip"), seeds, "")
+        runs += _expand(base, data.get("grid"), data.get("zip"), seeds, "", counted)
     for k, part in enumerate(parts):
         where = f"part[{k}]."
         part = _table(part, f"part[{k}]")
@@ -313,25 +341,58 @@ def parse_sweep(data: dict[str, Any], name: str = "sweep", path: str | None = No
             _check(key, over[key], f"{where}base")
         part_seeds = _seeds(part["seeds"], f"{where}seeds") if "seeds" in part else seeds
         if "grid" not in part and "zip" not in part:
+            counted[0] += len(part_seeds)
+            if counted[0] > MAX_RUNS:
+                raise RcfrError(f"{where}seeds: the spec expands to more than {MAX_RUNS:,} "
+                                f"runs; split it into several specs")
             runs += [RunSpec.from_dict({**base, **over, "seed": s}, where=f"{where}base.")
                      for s in part_seeds]
         else:
             runs += _expand({**base, **over}, part.get("grid"), part.get("zip"), part_seeds,
-                            where)
+                            where, counted)
     unique = list({r.hash: r for r in runs}.values())
     return SweepSpec(data.get("name", name), tuple(unique), data.get("figure"),
                      data.get("description", ""), path, data.get("max_memory"))
 
 
+def check_name(name: str) -> str:
+    """A sweep's name names its files (``figure`` writes ``NAME.png``): a plain file name."""
+    if (not name.strip() or len(name) > 200 or name.startswith(".") or "/" in name
+            or "\\" in name or any(not c.isprintable() for c in name)):
+        raise RcfrError(f"name: expected a plain file name (no folders, no leading dot, no "
+                        f"control characters), got {name[:60]!r}")
+    return name
+
+
+MAX_SPEC_BYTES = 16 << 20  # a spec file is a few kilobytes
+
+
 def _read_toml(path: str | Path) -> dict[str, Any]:
+    """A spec file: TOML, or JSON where it ends in ``.json``."""
     path = Path(path)
     if not path.is_file():
         raise RcfrError(f"no such spec file: {path}")
     try:
         with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise RcfrError(f"{path}: not valid TOML: {exc}") from None
+            raw = handle.read(MAX_SPEC_BYTES + 1)
+    except OSError as exc:
+        raise RcfrError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_SPEC_BYTES:
+        raise RcfrError(f"{path}: larger than {MAX_SPEC_BYTES >> 20} MB, not a spec file")
+    try:
+        text = raw.decode()
+    except UnicodeDecodeError:
+        raise RcfrError(f"{path}: not UTF-8 text") from None
+    kind = "JSON" if path.suffix.lower() == ".json" else "TOML"
+    try:
+        data = json.loads(text) if kind == "JSON" else tomllib.loads(text)
+    except (ValueError, RecursionError) as exc:  # TOMLDecodeError and JSONDecodeError too
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else \
+            " ".join(str(exc).split())[:160]
+        raise RcfrError(f"{path}: not valid {kind}: {reason}") from None
+    if not isinstance(data, dict):
+        raise RcfrError(f"{path}: expected a {kind} table (object), got {type(data).__name__}")
+    return data
 
 
 def load_sweep(path: str | Path) -> SweepSpec:
@@ -344,11 +405,12 @@ def load_sweep(path: str | Path) -> SweepSpec:
 
 
 def load_run_spec(path: str | Path) -> RunSpec:
-    """Read one run from TOML: a RunSpec's fields at the top level (or in a ``[run]`` table)."""
+    """Read one run from TOML (or JSON, for a ``.json`` file): a RunSpec's fields at the top
+    level (or in a ``[run]`` table); every mistake is one line naming the key."""
     data = _read_toml(path)
-    if set(data) == {"run"}:
-        data = _table(data["run"], "run")
     try:
+        if set(data) == {"run"}:
+            data = _table(data["run"], "run")
         for key, value in data.items():
             if key in _TYPES:
                 _check(key, value, "run")

@@ -16,7 +16,7 @@ from ..core.fileio import write_atomic
 from .execute import code_version
 from .runners import BACKENDS, run_inline, run_local, run_ray
 from .spec import RunSpec, SweepSpec
-from .store import Store
+from .store import Store, driver_id
 
 Progress = Callable[[dict[str, int], str], None]
 
@@ -31,6 +31,7 @@ class Plan:
     retry: int  # failed or interrupted before
     nodes: int | None  # estimated histories visited by ``todo`` (None: unknown)
     seconds: float | None  # estimated from similar runs in the store (None: no such runs)
+    repeats: int = 0  # runs that differ from another only by a seed their algorithm ignores
 
     def describe(self) -> str:
         text = (f"{self.sweep.name}: {len(self.sweep.runs)} runs, {self.complete} already "
@@ -41,6 +42,9 @@ class Plan:
             text += f"; about {self.nodes:.2g} nodes"
         if self.seconds is not None:
             text += f", about {_duration(self.seconds)} of CPU time"
+        if self.repeats:
+            text += (f"\nnote: {self.repeats} of its runs differ from another only by the "
+                     f"seed, which full-width tabular CFR ignores: they give identical results")
         return text
 
 
@@ -70,6 +74,14 @@ def _estimate_nodes(spec: RunSpec, sizes: dict[str, int | None]) -> int | None:
 
 def plan(sweep: SweepSpec, store: Store) -> Plan:
     status = store.statuses(sweep.hashes())
+    damaged = [h for h in sweep.hashes() if h in store.damaged]
+    if damaged:  # never run over (nor record into) a row that cannot be read back
+        h = damaged[0]
+        more = f" (and {len(damaged) - 1} more of its runs)" if len(damaged) > 1 else ""
+        raise RcfrError(f"{store.path}: run {h} of this sweep is damaged{more}: "
+                        f"{store.damaged[h]}; delete its row to run it again (sqlite3 "
+                        f"{store.path} \"DELETE FROM runs WHERE hash = '{h}'\") or give "
+                        f"another --db")
     todo = [r for r in sweep.runs if status.get(r.hash) != "done"]
     # runs that started before first (they resume), then one seed of every cell before the
     # next seed, so a figure fills in evenly while a long sweep runs
@@ -92,7 +104,24 @@ def plan(sweep: SweepSpec, store: Store) -> Plan:
     keys = [(r.game, r.algorithm, r.iterations, r.nodes) for r in todo]
     if todo and all(k in seen for k in keys):
         seconds = sum(seen[k] for k in keys)
-    return Plan(sweep, todo, len(sweep.runs) - len(todo), retry, nodes, seconds)
+    return Plan(sweep, todo, len(sweep.runs) - len(todo), retry, nodes, seconds,
+                _seed_repeats(sweep.runs))
+
+
+def _seed_repeats(runs: tuple[RunSpec, ...]) -> int:
+    """How many ``runs`` repeat another but for the seed, where the algorithm is full-width
+    tabular CFR (deterministic: the seed is only recorded)."""
+    from ..solvers.loop import ALGORITHMS
+
+    seen: set[str] = set()
+    repeats = 0
+    for r in runs:
+        if r.algorithm not in ALGORITHMS or r.regressor is not None:
+            continue
+        key = r.replace(seed=0).hash
+        repeats += key in seen
+        seen.add(key)
+    return repeats
 
 
 @dataclass
@@ -101,12 +130,14 @@ class SweepSummary:
     done: int = 0
     failed: int = 0
     interrupted: int = 0
+    skipped: int = 0  # held by another sweep driver on the store, or done by it meanwhile
     seconds: float = 0.0
     errors: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"ran": self.ran, "done": self.done, "failed": self.failed,
-                "interrupted": self.interrupted, "seconds": self.seconds,
+                "interrupted": self.interrupted, "skipped": self.skipped,
+                "seconds": self.seconds,
                 "errors": self.errors}
 
 
@@ -142,9 +173,18 @@ def run_sweep(sweep: SweepSpec | Plan, store: Store, *, workers: int = 1,
     counts = {"done": 0, "failed": 0, "remaining": len(todo), "total": len(todo)}
     t0 = time.perf_counter()
 
-    def on_start(spec: RunSpec) -> None:
+    owner = driver_id()
+
+    def on_start(spec: RunSpec) -> bool:
+        """Claim the run (False: another driver holds it or has done it: skipped)."""
+        if not store.claim(spec.hash, version, owner):
+            summary.skipped += 1
+            counts["remaining"] -= 1
+            if progress is not None:
+                progress(dict(counts), f"skipped: {spec.hash[:8]}")
+            return False
         running.add(spec.hash)
-        store.mark_running(spec.hash, version)
+        return True
 
     def on_result(result: dict[str, Any]) -> None:
         h = result["hash"]

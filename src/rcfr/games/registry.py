@@ -42,11 +42,17 @@ def registered_games() -> dict[str, str]:
     return {name: desc for name, (_, desc) in _REGISTRY.items()}
 
 
+MAX_GAME_STRING = 1_000_000  # characters: a 300 x 300 payoff matrix fits
+MAX_NESTING = 32  # brackets inside a game string's parameters
+
+
 def _split_top_level(text: str) -> list[str]:
     parts, depth, cur = [], 0, []
     for ch in text:
         if ch in "([{":
             depth += 1
+            if depth > MAX_NESTING:
+                raise RcfrError(f"game parameters nested more than {MAX_NESTING} deep")
         elif ch in ")]}":
             depth -= 1
             if depth < 0:
@@ -62,6 +68,15 @@ def _split_top_level(text: str) -> list[str]:
     return [p.strip() for p in parts]
 
 
+def _number(text: str, cast: Callable[[str], Any]) -> Any:
+    """``cast(text)`` for a number written in ASCII digits (Python also reads other scripts'
+    digits, such as ``١``); ValueError otherwise."""
+    if not text.isascii():
+        cast(text)  # not a number at all: ValueError
+        raise RcfrError(f"game parameter value {text!r}: write numbers with ASCII digits 0-9")
+    return cast(text)
+
+
 def _parse_value(text: str) -> Any:
     low = text.lower()
     if low in ("true", "false"):
@@ -73,12 +88,16 @@ def _parse_value(text: str) -> Any:
             raise RcfrError(f"cannot read parameter value {text!r}: {exc.msg}") from None
     if ";" in text:  # a table written row by row: "0 -1 1;1 0 -1;-1 1 0"
         try:
-            return [[float(x) for x in row.split()] for row in text.split(";")]
+            return [[_number(x, float) for x in row.split()] for row in text.split(";")]
+        except RcfrError:
+            raise
         except ValueError:
             raise RcfrError(f"cannot read table {text!r}: rows of numbers expected") from None
     for cast in (int, float):
         try:
-            return cast(text)
+            return _number(text, cast)
+        except RcfrError:
+            raise
         except ValueError:
             pass
     return text
@@ -87,6 +106,9 @@ def _parse_value(text: str) -> Any:
 def parse_game_string(spec: str) -> tuple[str, dict[str, Any]]:
     """Split ``name(k=v,...)`` into the name and a dict of typed parameters."""
     spec = spec.strip()
+    if len(spec) > MAX_GAME_STRING:
+        raise RcfrError(f"game string of {len(spec):,} characters; the limit is "
+                        f"{MAX_GAME_STRING:,}")
     if "(" not in spec:
         return spec, {}
     if not spec.endswith(")"):
