@@ -179,7 +179,7 @@ def load_game(spec: str | Game) -> Game:
 
 
 register("kuhn", KuhnPoker, "Kuhn poker")
-register("leduc", LeducPoker, "Leduc hold'em (canonical: ranks only)")
+register("leduc", LeducPoker, "Leduc hold'em (suits distinct; canonical=true: ranks only)")
 register("rps", RockPaperScissors, "rock-paper-scissors")
 register("matrix", MatrixGame, "matrix game: matrix(payoffs=[[..],..])")
 register("nl_one_card", NLOneCardPoker,
