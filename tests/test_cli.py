@@ -384,3 +384,18 @@ def test_averaging_uniform_solves_and_reports_its_run(capsys, tmp_path):
     np.testing.assert_array_equal(load_probs(f), api.average_policy().probs)
     linear = run_json(capsys, "solve", "kuhn", "-n", "50")  # cfr+'s own averaging differs
     assert linear["exploitability"] != info["exploitability"]
+
+
+def test_piped_tables_keep_whole_numbers_and_headers():
+    # piped or redirected, a table is tab-separated: Rich sized it to 80 columns and cut the
+    # numbers and headers to "hist…" (issue 30)
+    done = subprocess.run([sys.executable, "-m", "rcfr", "games", "leduc", "liars_dice"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split("\t") == ["game", "histories", "terminals", "infosets", "sequences",
+                                    "history MiB", "public nodes", "public MiB"]
+    rows = {line.split("\t")[0]: line.split("\t") for line in lines[1:3]}
+    assert rows["leduc"][1:5] == ["9,457", "5,520", "936", "2,184"]
+    assert rows["liars_dice"][1:5] == ["294,883", "147,420", "24,576", "49,140"]
+    assert "…" not in done.stdout

@@ -20,9 +20,8 @@ from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from .console import err, out  # soft-wrapped: a pipe gets whole lines
+from .console import err, out, print_table  # soft-wrapped: a pipe gets whole lines
 from .core.budget import set_memory_limit
 from .core.errors import RcfrError
 from .core.fileio import check_outputs
@@ -177,17 +176,14 @@ def games(
     if as_json:
         _emit(rows)
         return
-    table = Table("game", "histories", "terminals", "infosets", "sequences", "history MiB",
-                  "public nodes", "public MiB")
-    table.columns[0].no_wrap = True
-    for r in rows:
-        table.add_row(r["name"], *(f"{r[k]:,}" for k in ("histories", "terminals", "infosets",
-                                                          "sequences")),
-                      ("~" if r["history_mb_estimated"] else "") + f"{r['history_mb']:,.1f}",
-                      *(("-", "-") if r["public_nodes"] is None else
-                        (f"{r['public_nodes']:,}", ("~" if r.get("public_mb_estimated") else "")
-                         + f"{r['public_mb']:,.1f}")))
-    out.print(table)
+    print_table(("game", "histories", "terminals", "infosets", "sequences", "history MiB",
+                 "public nodes", "public MiB"),
+                ((r["name"], *(f"{r[k]:,}" for k in ("histories", "terminals", "infosets",
+                                                      "sequences")),
+                  ("~" if r["history_mb_estimated"] else "") + f"{r['history_mb']:,.1f}",
+                  *(("-", "-") if r["public_nodes"] is None else
+                    (f"{r['public_nodes']:,}", ("~" if r.get("public_mb_estimated") else "")
+                     + f"{r['public_mb']:,.1f}"))) for r in rows), no_wrap=(0,))
     if not names:
         families = [f"{k}: {v}" for k, v in descriptions.items()]
         families.append("openspiel:<game>: any two-player zero-sum OpenSpiel game, e.g. "

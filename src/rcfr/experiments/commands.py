@@ -18,8 +18,8 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
-from rich.table import Table
 
+from ..console import err, out, print_table
 from ..core.budget import parse_memory
 from ..core.errors import RcfrError
 from ..core.fileio import check_outputs, check_writable, write_atomic, write_json
@@ -44,8 +44,6 @@ MemoryOpt = Annotated[str | None, typer.Option(
 
 
 def _console():
-    from ..console import err, out
-
     return out, err
 
 
@@ -147,12 +145,10 @@ def _results(store: Store, where: list[str] | None, points: str | None,
             _write_csv(csv_file, rows, ["iterations", "nodes", "seconds",
                                         "exploitability", "value"])
             return
-        table = Table("iterations", "nodes", "seconds", "exploitability", "value")
-        for p in rows:
-            table.add_row(f"{p['iterations']:,}", f"{p['nodes'] or 0:,}",
-                          f"{p['seconds'] or 0:.2f}", f"{p['exploitability']:.6g}",
-                          "" if p["value"] is None else f"{p['value']:+.6f}")
-        out.print(table)
+        print_table(("iterations", "nodes", "seconds", "exploitability", "value"),
+                    ((f"{p['iterations']:,}", f"{p['nodes'] or 0:,}", f"{p['seconds'] or 0:.2f}",
+                      f"{p['exploitability']:.6g}",
+                      "" if p["value"] is None else f"{p['value']:+.6f}") for p in rows))
         return
     rows = store.runs(where=parse_where(where or []))
     if as_json:
@@ -164,16 +160,13 @@ def _results(store: Store, where: list[str] | None, points: str | None,
         _write_csv(csv_file, flat, [k for k in RUN_COLUMNS])
         out.print(f"{len(rows)} runs -> {csv_file}")
         return
-    table = Table("hash", "run", "status", "iterations", "seconds", "exploitability",
-                  "complexity")
-    for r in rows:
-        spec = RunSpec.from_dict(r["spec"])
-        table.add_row(r["hash"][:12], spec.label(), r["status"],
-                      "" if r["iterations"] is None else f"{r['iterations']:,}",
-                      "" if r["seconds"] is None else f"{r['seconds']:.2f}",
-                      "" if r["exploitability"] is None else f"{r['exploitability']:.6g}",
-                      "" if r["complexity"] is None else f"{r['complexity']:,}")
-    out.print(table)
+    print_table(("hash", "run", "status", "iterations", "seconds", "exploitability",
+                 "complexity"),
+                ((r["hash"][:12], RunSpec.from_dict(r["spec"]).label(), r["status"],
+                  "" if r["iterations"] is None else f"{r['iterations']:,}",
+                  "" if r["seconds"] is None else f"{r['seconds']:.2f}",
+                  "" if r["exploitability"] is None else f"{r['exploitability']:.6g}",
+                  "" if r["complexity"] is None else f"{r['complexity']:,}") for r in rows))
     failed = [r for r in rows if r["status"] == "failed"]
     for r in failed:
         out.print(f"failed {r['hash'][:12]}: {r['error']}")
