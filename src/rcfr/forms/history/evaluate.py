@@ -29,16 +29,6 @@ def expected_value(tree: GameTree, plan: np.ndarray) -> float:
     return float(K.expected_value(plan, tree.terminal_seq, tree.terminal_coef))
 
 
-def best_response_value(tree: GameTree, plan: np.ndarray, player: int) -> float:
-    """``player``'s best-response value against the opponent's part of ``plan``."""
-    acc = np.empty(tree.num_sequences + 2)
-    terminal_values(tree, player, plan, acc)
-    infos = tree.player_infosets(player)
-    return float(K.best_response(player, infos.start, infos.stop, tree.infoset_seq_start,
-                                 tree.infoset_num_actions, tree.infoset_parent_seq, acc,
-                                 np.zeros(tree.num_sequences)))
-
-
 @njit(cache=True)
 def _evaluate(probs, T, plan, acc, br):
     """:func:`evaluate` in one numba call over the full-width pass's arrays ``T``."""
@@ -55,7 +45,8 @@ def _evaluate(probs, T, plan, acc, br):
 
 def evaluate(tree: GameTree, probs: np.ndarray) -> tuple[float, float, float]:
     """Player 0's value and both best-response values of the behavioural profile ``probs``
-    (the same arithmetic as :func:`expected_value` and :func:`best_response_value`)."""
+    (the arithmetic of :func:`expected_value`, then each player's terminal sweep and
+    best response)."""
     S = tree.num_sequences
     T = tree.__dict__.get("_full_tree")
     if T is None:
