@@ -112,7 +112,7 @@ def solve_with_abstraction(game: GameTree | Game | str, algorithm: str = "cfr+",
     return AbstractSolveResult(str(full.game), result.algorithm, result.iterations,
                                result.seconds, policy, evaluation, curve, result.solver,
                                result.curve_nodes, result.iterations_run, result.interrupted,
-                               abstraction=info)
+                               result.checkpoint_error, abstraction=info)
 
 
 @dataclass

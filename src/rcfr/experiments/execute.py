@@ -19,6 +19,7 @@ import math
 import os
 import platform
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -228,10 +229,12 @@ def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
         if target <= done():
             continue
         budget = {"nodes": target - done()} if by_nodes else {"iterations": target - done()}
-        result = solve(tree, spec.algorithm, eval_every=spec.eval_every,
-                       eval_nodes=spec.eval_nodes, solver=solver, callback=on_chunk,
-                       checkpoint=hooks.checkpoint, checkpoint_every=hooks.checkpoint_every,
-                       should_stop=hooks.should_stop, abstraction=abstract, **budget)
+        with warnings.catch_warnings():  # a failed checkpoint write: raised below
+            warnings.simplefilter("ignore", RuntimeWarning)
+            result = solve(tree, spec.algorithm, eval_every=spec.eval_every,
+                           eval_nodes=spec.eval_nodes, solver=solver, callback=on_chunk,
+                           checkpoint=hooks.checkpoint, checkpoint_every=hooks.checkpoint_every,
+                           should_stop=hooks.should_stop, abstraction=abstract, **budget)
         results.append(result)
         if result.interrupted:
             break
@@ -252,6 +255,12 @@ def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
 
             current = lift_policy(tree, abstract, current)
         current.save(hooks.out_current)
+    failed = results[-1].checkpoint_error if results else None
+    if failed is not None:  # the strategies are written; the previous checkpoint is kept
+        written = [str(p) for p in (hooks.out, hooks.out_current, hooks.out_abstract)
+                   if p is not None]
+        raise RcfrError(failed + (f"; the strategies were written ({', '.join(written)})"
+                                  if written else ""))
     complexity = getattr(solver, "complexity", None)
     share = getattr(solver, "complexity_share", None)
     if abstract is not None:  # the abstract game's sequences, or the regressors' size

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -52,6 +53,8 @@ class SolveResult:
     iterations_run: int | None = None  # iterations in this call (fewer than ``iterations``
     # when resumed from a checkpoint); the speed is measured on these
     interrupted: bool = False  # ``should_stop`` ended the run before its budget
+    checkpoint_error: str | None = None  # why the last checkpoint write failed (the run went
+    # on; the previous checkpoint file is kept)
 
     def to_dict(self) -> dict:
         out = {"game": self.game, "algorithm": self.algorithm, "iterations": self.iterations,
@@ -225,8 +228,10 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
     ``checkpoint_every`` seconds of wall time (checked between chunks) and once at the end, so
     a run killed midway resumes from its last checkpoint.  ``should_stop()`` is asked after
     every chunk; when it returns true the run stops after the current iteration (the result
-    says ``interrupted``).  Chunks are kept short (about 0.25 s) so both react quickly; the
-    chunking never changes the result.  Abstractions go through
+    says ``interrupted``).  A failed checkpoint write does not stop the run: the previous
+    checkpoint is kept, a later write is tried, and if the last one fails the result's
+    ``checkpoint_error`` says why (with a warning).  Chunks are kept short (about 0.25 s) so
+    both react quickly; the chunking never changes the result.  Abstractions go through
     :func:`rcfr.api.solve`."""
     if nodes is None:
         _positive("iterations", iterations)
@@ -286,14 +291,25 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
         if callback is not None:
             callback(solver.iteration - it0 if nodes is None else done_nodes, expl)
         if checkpoint is not None and time.monotonic() - last_checkpoint >= checkpoint_every:
-            solver.save_checkpoint(checkpoint)
+            _save_checkpoint(solver, checkpoint)
             last_checkpoint = time.monotonic()
         if should_stop is not None and should_stop():
             interrupted = True
             break
-    if checkpoint is not None:
-        solver.save_checkpoint(checkpoint)
+    failed = None if checkpoint is None else _save_checkpoint(solver, checkpoint)
+    if failed is not None:
+        warnings.warn(failed, RuntimeWarning, stacklevel=2)
     policy = solver.average_policy()
     return SolveResult(str(tree.game), solver.name, solver.iteration, seconds, policy,
                        evaluate(tree, policy), curve, solver, curve_nodes,
-                       solver.iteration - it0, interrupted)
+                       solver.iteration - it0, interrupted, failed)
+
+
+def _save_checkpoint(solver: RegretSolver, path: str | os.PathLike) -> str | None:
+    """Write ``solver``'s checkpoint; the error line when the write failed (the atomic write
+    keeps the previous file), so a full disk does not lose the run's other outputs."""
+    try:
+        solver.save_checkpoint(path)
+    except RcfrError as exc:
+        return str(exc)
+    return None
