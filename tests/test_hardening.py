@@ -6,6 +6,7 @@ nothing heavy."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -64,3 +65,46 @@ def test_failed_checkpoint_keeps_the_previous_one(capsys, tmp_path, monkeypatch)
     assert str(ck) in line and "No space left" in line
     assert ck.read_bytes() == before
     assert out.is_file()
+
+
+# -- --regressor sklearn:CLASS takes only scikit-learn regressor classes ---------------------
+
+
+@pytest.mark.parametrize("path", ["os.abort", "sys.exit", "builtins.breakpoint", "os.getcwd",
+                                  "sklearn.tree.DecisionTreeClassifier",
+                                  "sklearn.preprocessing.StandardScaler", "builtins.int",
+                                  "sklearn.tree._classes"])
+def test_sklearn_path_must_name_a_regressor_class(capsys, monkeypatch, path):
+    import os
+    import sys
+
+    def called(*_args, **_kwargs):  # what the path names must never be called
+        raise AssertionError(f"{path} was called")
+
+    monkeypatch.setattr(os, "abort", called)
+    monkeypatch.setattr(sys, "exit", called)
+    monkeypatch.setattr(sys, "breakpointhook", called)
+    code, _, err = run(capsys, "solve", "kuhn", "-a", "rcfr", "-n", "2",
+                       "--regressor", f"sklearn:{path}")
+    line = one_line_error(code, err)
+    assert "scikit-learn regressor" in line
+
+
+def test_sklearn_abort_in_a_real_process():
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "rcfr", "solve", "kuhn", "-a", "rcfr", "-n",
+                           "2", "--regressor", "sklearn:os.abort"], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "scikit-learn regressor" in proc.stderr
+
+
+def test_sklearn_regressor_class_runs_and_help_says_so(capsys):
+    code, out, err = run(capsys, "solve", "kuhn", "-a", "rcfr", "-n", "3", "--regressor",
+                         "sklearn:sklearn.tree.DecisionTreeRegressor", "--json")
+    assert code == 0, err
+    assert json.loads(out)["iterations"] == 3
+    code, out, _ = run(capsys, "solve", "--help")
+    assert "scikit-learn regressor class" in " ".join(out.split())

@@ -15,14 +15,23 @@ from ._checks import check_fitted
 
 
 def _load(path: str) -> Any:
-    """Import ``"package.module.Class"`` and instantiate it with no arguments."""
+    """Import ``"package.module.Class"`` and instantiate it with no arguments -- only once it
+    is known to be a class deriving from scikit-learn's ``RegressorMixin``: nothing else the
+    path names is ever called (``os.abort``, ``sys.exit``, a classifier, a transformer)."""
     module, _, name = path.rpartition(".")
     if not module or not name:
-        raise RcfrError(f"estimator path {path!r} must look like 'package.module.Class'")
+        raise RcfrError(f"estimator path {path!r} must look like 'package.module.Class' (a "
+                        f"scikit-learn regressor class)")
     try:
         cls = getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError):
-        raise RcfrError(f"cannot import estimator {path!r}") from None
+    except Exception:  # ImportError, AttributeError, or a module failing as it loads
+        raise RcfrError(f"cannot import estimator {path!r} (a scikit-learn regressor class "
+                        f"such as sklearn.tree.DecisionTreeRegressor)") from None
+    if not (isinstance(cls, type) and issubclass(cls, RegressorMixin)):
+        kind = "a class" if isinstance(cls, type) else f"a {type(cls).__name__}"
+        raise RcfrError(f"{path!r} is {kind}, not a regressor: sklearn: takes a scikit-learn "
+                        f"regressor class (deriving from sklearn.base.RegressorMixin, e.g. "
+                        f"sklearn.tree.DecisionTreeRegressor)")
     try:
         return cls()
     except Exception as exc:  # any failure of a foreign constructor

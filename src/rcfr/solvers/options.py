@@ -173,7 +173,9 @@ OPTIONS: tuple[Option, ...] = (
            "exp:T (softmax with temperature T > 0).", cli=("--link",)),
     # the regressors' options, in the order make_solver names the first one it refuses
     Option("regressor", str, f"rcfr and cs/es/os/as: {', '.join(REGRESSORS)} (default "
-           "best-first; the sampling schemes are tabular without one).", group=REGRESSION,
+           "best-first; the sampling schemes are tabular without one); sklearn: names a "
+           "scikit-learn regressor class (a RegressorMixin subclass, made with no arguments; "
+           "nothing else is called).", group=REGRESSION,
            cli=("--regressor",), algorithms=_TAKE_REGRESSORS),
     Option("leaves", int, "best-first/recursive regressors: leaf budget of the regression "
            "trees, both players together (default: the game's sequences).", group=REGRESSION,
