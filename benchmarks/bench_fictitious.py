@@ -242,6 +242,8 @@ def main() -> None:
                       f"({row['rcfr_iterations_equal_time']} it)", flush=True)
     if args.part in ("nfsp", "all"):
         for game, n in zip(GAMES, nfsp_n, strict=True):
+            if n <= 0:  # (--episodes 10000,0: Kuhn only)
+                continue
             row = bench_nfsp(game, n, args.points, args.rcfr_factor, args.envs, args.hidden,
                              args.seed, not args.no_openspiel_nfsp)
             result["nfsp"].append(row)

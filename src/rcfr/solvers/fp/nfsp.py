@@ -27,12 +27,14 @@ hold information-set indices and the features are gathered when a minibatch is d
 observation is a function of the information set, so the agents act by table: after each
 learning step one network call per player gives the greedy action and the average policy at
 every information set, and every game's action is a numpy lookup (no network call per step).
-PyTorch runs on one thread, with deterministic algorithms, while :meth:`run` plays.
+The networks are numpy multilayer perceptrons (:mod:`rcfr.solvers.fp.network`: PyTorch's
+per-operation overhead dominated at these sizes), with matrix products on one BLAS thread while
+:meth:`run` plays.
 
 One iteration is one episode (``iteration`` counts finished games; a call to :meth:`run`
 ends after the batched step in which the count is reached, so where a run is cut into calls
 never changes it).  All sampling uses one numpy generator seeded by ``seed``; the networks are
-initialised from a ``torch.Generator`` seeded by it; checkpoints hold the networks, the
+initialised from a second one seeded by ``(seed, 1)``; checkpoints hold the networks, the
 optimisers' settings (plain SGD keeps no other state), both memories, the games in flight and
 the generator, and resume bit for bit.
 """
@@ -50,34 +52,13 @@ from ...forms.base import Form
 from ...games.infostate import has_infostate
 from .base import FPSolverBase
 from .memory import CircularBuffer, ReservoirBuffer
+from .network import MLP, cross_entropy_grad, masked_softmax, one_blas_thread, squared_error_grad
 from .play import BatchedGames
 
 DEFAULTS = {"hidden": "64", "eta": 0.1, "rl_lr": 0.1, "sl_lr": 0.005, "batch_size": 128,
             "rl_memory": 200_000, "sl_memory": 2_000_000, "learn_every": 64,
             "target_every": 300, "eps_start": 0.06, "envs": 128, "features": None}
 EPS_DECAY = 1000.0  # episodes: epsilon = eps_start / sqrt(1 + episodes / EPS_DECAY)
-
-
-def _torch():
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - the torch extra
-        raise RcfrError("nfsp needs PyTorch: pip install 'rcfr[torch]'") from None
-    return torch
-
-
-def _mlp(torch, sizes: list[int], generator) -> Any:
-    layers: list[Any] = []
-    for k in range(len(sizes) - 1):
-        layer = torch.nn.Linear(sizes[k], sizes[k + 1], dtype=torch.float64)
-        bound = 1.0 / math.sqrt(sizes[k])
-        with torch.no_grad():
-            layer.weight.uniform_(-bound, bound, generator=generator)
-            layer.bias.uniform_(-bound, bound, generator=generator)
-        layers.append(layer)
-        if k < len(sizes) - 2:
-            layers.append(torch.nn.ReLU())
-    return torch.nn.Sequential(*layers)
 
 
 class NFSPSolver(FPSolverBase):
@@ -95,7 +76,6 @@ class NFSPSolver(FPSolverBase):
 
     # -- set-up --------------------------------------------------------------------------
     def _init_state(self) -> None:
-        torch = _torch()
         o, t = self.options, self.tree
         try:
             hidden = [int(x) for x in str(o["hidden"]).split(",") if x.strip()]
@@ -109,26 +89,23 @@ class NFSPSolver(FPSolverBase):
         self.rng_ = np.random.default_rng(int(self.seed or 0))
         self.games_ = BatchedGames(t, int(o["envs"]), self.rng_)
         self.width_ = int(t.infoset_num_actions.max())
-        self.features_ = [torch.as_tensor(np.asarray(
-            infoset_features(t, p, o["features"], int(self.seed or 0)), dtype=np.float64))
+        self.features_ = [np.ascontiguousarray(
+            infoset_features(t, p, o["features"], int(self.seed or 0)), dtype=np.float64)
             for p in (0, 1)]
         self.first_ = [t.player_infosets(p).start for p in (0, 1)]
         cols = np.arange(self.width_)
-        self.legal_ = [torch.as_tensor(cols < t.infoset_num_actions[t.player_infosets(p)]
-                                       [:, None]) for p in (0, 1)]
-        gen = torch.Generator().manual_seed(int(self.seed or 0))
-        self.q_, self.q_target_, self.pi_, self.q_opt_, self.pi_opt_ = [], [], [], [], []
+        self.legal_ = [cols < t.infoset_num_actions[t.player_infosets(p)][:, None]
+                       for p in (0, 1)]
+        gen = np.random.default_rng([int(self.seed or 0), 1])
+        self.q_, self.q_target_, self.pi_ = [], [], []
         self.rl_mem_, self.sl_mem_ = [], []
         for p in (0, 1):
             sizes = [int(self.features_[p].shape[1]), *hidden, self.width_]
-            q, pi = _mlp(torch, sizes, gen), _mlp(torch, sizes, gen)
-            target = _mlp(torch, sizes, gen)
-            target.load_state_dict(q.state_dict())
+            q, pi, target = MLP(sizes, gen), MLP(sizes, gen), MLP(sizes, gen)
+            target.copy_from(q)
             self.q_.append(q)
             self.q_target_.append(target)
             self.pi_.append(pi)
-            self.q_opt_.append(torch.optim.SGD(q.parameters(), lr=float(o["rl_lr"])))
-            self.pi_opt_.append(torch.optim.SGD(pi.parameters(), lr=float(o["sl_lr"])))
             self.rl_mem_.append(CircularBuffer(int(o["rl_memory"]), {
                 "s": np.int32, "a": np.int8, "r": np.float64, "s2": np.int32,
                 "done": np.bool_}))
@@ -150,11 +127,8 @@ class NFSPSolver(FPSolverBase):
     def epsilon(self) -> float:
         return float(self.options["eps_start"]) / math.sqrt(1.0 + self.iteration / EPS_DECAY)
 
-    def _policy_probs(self, p: int, local: Any) -> Any:
-        torch = _torch()
-        logits = self.pi_[p](self.features_[p][local])
-        logits = logits.masked_fill(~self.legal_[p][local], -math.inf)
-        return torch.softmax(logits, dim=1)
+    def _policy_probs(self, p: int, local: Any) -> np.ndarray:
+        return masked_softmax(self.pi_[p](self.features_[p][local]), self.legal_[p][local])
 
     def _tables(self, p: int) -> tuple[np.ndarray, np.ndarray]:
         """Player ``p``'s greedy best-response action and average-policy probabilities at
@@ -162,12 +136,9 @@ class NFSPSolver(FPSolverBase):
         networks next learn (an observation is a function of the information set, so acting
         by table lookup is acting by the networks)."""
         if self.tables_[p] is None:
-            torch = _torch()
-            with torch.no_grad():
-                q = self.q_[p](self.features_[p]).masked_fill(~self.legal_[p], -math.inf)
-                greedy = torch.argmax(q, dim=1).numpy()
-                probs = self._policy_probs(p, slice(None)).numpy()
-            self.tables_[p] = (greedy, np.cumsum(probs, axis=1))
+            q = np.where(self.legal_[p], self.q_[p](self.features_[p]), -np.inf)
+            probs = self._policy_probs(p, slice(None))
+            self.tables_[p] = (np.argmax(q, axis=1), np.cumsum(probs, axis=1))
         return self.tables_[p]
 
     def _act(self, p: int, games: np.ndarray, local: np.ndarray) -> np.ndarray:
@@ -236,68 +207,50 @@ class NFSPSolver(FPSolverBase):
 
     # -- learning ------------------------------------------------------------------------
     def _learn(self, p: int) -> None:
-        torch = _torch()
+        """One SGD step of each network on a minibatch of its memory (once it holds one):
+        the average policy on the cross-entropy of its best-response actions, the Q-network on
+        the squared error against ``r + max_a' Q_target(s', a')`` (0 after the last step)."""
         self.tables_[p] = None
         size = int(self.options["batch_size"])
         feats, legal = self.features_[p], self.legal_[p]
         if len(self.sl_mem_[p]) >= size:
             batch = self.sl_mem_[p].sample(size, self.rng_)
-            s = torch.as_tensor(batch["s"].astype(np.int64))
-            logits = self.pi_[p](feats[s]).masked_fill(~legal[s], -1e9)
-            loss = torch.nn.functional.cross_entropy(
-                logits, torch.as_tensor(batch["a"].astype(np.int64)))
-            self.pi_opt_[p].zero_grad()
-            loss.backward()
-            self.pi_opt_[p].step()
+            s = batch["s"]
+            logits, inputs = self.pi_[p].forward(feats[s])
+            grad = cross_entropy_grad(logits, legal[s], batch["a"].astype(np.int64))
+            self.pi_[p].sgd_step(inputs, grad, float(self.options["sl_lr"]))
         if len(self.rl_mem_[p]) >= size:
             batch = self.rl_mem_[p].sample(size, self.rng_)
-            s = torch.as_tensor(batch["s"].astype(np.int64))
-            s2 = torch.as_tensor(batch["s2"].astype(np.int64))
-            done = torch.as_tensor(batch["done"])
-            with torch.no_grad():
-                nxt = self.q_target_[p](feats[s2]).masked_fill(~legal[s2], -math.inf)
-                best = torch.where(done, 0.0, nxt.max(dim=1).values)
-                target = torch.as_tensor(batch["r"]) + best
-            q = self.q_[p](feats[s]).gather(
-                1, torch.as_tensor(batch["a"].astype(np.int64))[:, None])[:, 0]
-            loss = torch.mean((q - target) ** 2)
-            self.q_opt_[p].zero_grad()
-            loss.backward()
-            self.q_opt_[p].step()
+            s, s2 = batch["s"], batch["s2"]
+            nxt = np.where(legal[s2], self.q_target_[p](feats[s2]), -np.inf)
+            target = batch["r"] + np.where(batch["done"], 0.0, nxt.max(axis=1))
+            q, inputs = self.q_[p].forward(feats[s])
+            grad = squared_error_grad(q, batch["a"].astype(np.int64), target)
+            self.q_[p].sgd_step(inputs, grad, float(self.options["rl_lr"]))
             if (self.learned_[p] + 1) % int(self.options["target_every"]) == 0:
-                self.q_target_[p].load_state_dict(self.q_[p].state_dict())
+                self.q_target_[p].copy_from(self.q_[p])
 
     # -- the interface solve() drives ----------------------------------------------------
     def run(self, iterations: int) -> NFSPSolver:
-        """Play until ``iterations`` more episodes have finished (whole batched steps).
-        PyTorch runs on one thread with deterministic algorithms while it plays (both
-        restored after): small networks gain nothing from more threads on a loaded machine,
-        and the result does not depend on the thread count."""
+        """Play until ``iterations`` more episodes have finished (whole batched steps), with
+        matrix products on one BLAS thread (small networks gain nothing from more, and the
+        result does not depend on the machine's thread count)."""
         from ...core.checks import whole_number
 
         iterations = whole_number(iterations, "iterations")
         self._setup()
-        torch = _torch()
-        threads, determ = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
-        torch.set_num_threads(1)
-        torch.use_deterministic_algorithms(True)
-        try:
+        with one_blas_thread():
             target = self.iteration + iterations
             while self.iteration < target:
                 self._step()
-        finally:
-            torch.set_num_threads(threads)
-            torch.use_deterministic_algorithms(determ)
         return self
 
     def network_policy(self, player: int) -> np.ndarray:
         """The average-policy network's probabilities at each of ``player``'s information
         sets (rows padded to the widest)."""
         self._setup()
-        torch = _torch()
-        with torch.no_grad():
-            n = self.features_[player].shape[0]
-            return self._policy_probs(player, torch.arange(n)).numpy()
+        with one_blas_thread():
+            return self._policy_probs(player, slice(None))
 
     def _average(self) -> np.ndarray:
         t = self.tree
@@ -320,8 +273,7 @@ class NFSPSolver(FPSolverBase):
         for p in (0, 1):
             for name, net in (("q", self.q_[p]), ("qt", self.q_target_[p]),
                               ("pi", self.pi_[p])):
-                for k, v in net.state_dict().items():
-                    out[f"{name}{p}.{k}"] = v.numpy()
+                out.update(net.state(f"{name}{p}."))
             out.update(self.rl_mem_[p].state(f"rl{p}."))
             out.update(self.sl_mem_[p].state(f"sl{p}."))
         rng = self.rng_.bit_generator.state
@@ -334,18 +286,14 @@ class NFSPSolver(FPSolverBase):
 
     def _meta(self) -> dict[str, Any]:
         return {"optimizers": "sgd (no state)",
-                "lr": [[o.param_groups[0]["lr"] for o in self.q_opt_],
-                       [o.param_groups[0]["lr"] for o in self.pi_opt_]]}
+                "lr": [float(self.options["rl_lr"]), float(self.options["sl_lr"])]}
 
     def _load_state(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
-        torch = _torch()
         self.tables_ = [None, None]
         for p in (0, 1):
             for name, net in (("q", self.q_[p]), ("qt", self.q_target_[p]),
                               ("pi", self.pi_[p])):
-                state = {k: torch.as_tensor(np.array(arrays[f"{name}{p}.{k}"]))
-                         for k in net.state_dict()}
-                net.load_state_dict(state)
+                net.load_state(f"{name}{p}.", arrays)
             self.rl_mem_[p].load_state(f"rl{p}.", arrays)
             self.sl_mem_[p].load_state(f"sl{p}.", arrays)
         n = self.games_.n
