@@ -7,11 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("torch")
-
-from rcfr.evaluate import evaluate  # noqa: E402
-from rcfr.solvers.fp.memory import ReservoirBuffer  # noqa: E402
-from rcfr.solvers.run import make_solver, solve  # noqa: E402
+from rcfr.evaluate import evaluate
+from rcfr.solvers.fp.memory import ReservoirBuffer
+from rcfr.solvers.fp.network import MLP, cross_entropy_grad, squared_error_grad
+from rcfr.solvers.run import make_solver, solve
 
 SMALL = {"envs": 32, "batch_size": 32, "rl_memory": 5000, "sl_memory": 5000,
          "learn_every": 32, "sl_lr": 0.05, "rl_lr": 0.05}
@@ -81,3 +80,46 @@ def test_nfsp_runs_on_openspiel_games():
     result = solve("openspiel:kuhn_poker", "nfsp", 3000, eval_every=1000, seed=0, **SMALL)
     assert result.policy.metadata["features"] == "infostate"
     assert result.evaluation.exploitability < result.curve[0][1]
+
+
+@pytest.mark.parametrize("loss", ["cross-entropy", "squared"])
+def test_network_sgd_step_equals_pytorch_autograd(loss):
+    """NFSP's numpy networks take the step PyTorch's autograd and SGD take on the same
+    weights, batch and loss (two hidden layers; illegal actions masked)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    net = MLP([7, 16, 8, 4], rng)
+    x = rng.normal(size=(32, 7))
+    legal = rng.random((32, 4)) < 0.7
+    legal[:, 0] = True
+    actions = np.array([rng.choice(np.flatnonzero(row)) for row in legal])
+    targets = rng.normal(size=32)
+    layers = []
+    for w, b in zip(net.weights, net.biases, strict=True):
+        lin = torch.nn.Linear(w.shape[0], w.shape[1], dtype=torch.float64)
+        with torch.no_grad():
+            lin.weight.copy_(torch.as_tensor(w.T))
+            lin.bias.copy_(torch.as_tensor(b))
+        layers += [lin, torch.nn.ReLU()]
+    model = torch.nn.Sequential(*layers[:-1])
+    out = model(torch.as_tensor(x))
+    a = torch.as_tensor(actions)
+    if loss == "cross-entropy":
+        value = torch.nn.functional.cross_entropy(
+            out.masked_fill(~torch.as_tensor(legal), -1e9), a)
+    else:
+        value = torch.mean((out.gather(1, a[:, None])[:, 0] - torch.as_tensor(targets)) ** 2)
+    value.backward()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    opt.step()
+    outputs, inputs = net.forward(x)
+    assert np.allclose(outputs, out.detach().numpy(), rtol=0, atol=1e-12)
+    grad = (cross_entropy_grad(outputs, legal, actions) if loss == "cross-entropy"
+            else squared_error_grad(outputs, actions, targets))
+    net.sgd_step(inputs, grad, 0.1)
+    lins = [m for m in model if isinstance(m, torch.nn.Linear)]
+    for w, b, lin in zip(net.weights, net.biases, lins, strict=True):
+        assert np.abs(w - lin.weight.detach().numpy().T).max() < 1e-12
+        assert np.abs(b - lin.bias.detach().numpy()).max() < 1e-12
+    assert np.abs(net.weights[0] - MLP([7, 16, 8, 4], np.random.default_rng(3)).weights[0]
+                  ).max() > 1e-6  # the step moved the first layer
