@@ -1,0 +1,25 @@
+"""Safe and nested subgame solving on top of a blueprint (Libratus's second module; Brown &
+Sandholm 2017, 2018): cut the game into public subgames (:mod:`.cut`), read beliefs and the
+opponent's counterfactual values from the blueprint (:mod:`.blueprint`), build a gadget game
+(:mod:`.gadget`), solve it with any rcfr solver (:mod:`.methods`), splice the result back and
+evaluate it exactly (:mod:`.everywhere`); nested re-solving of off-tree wagers
+(:mod:`.nested`)."""
+
+from .blueprint import Blueprint, RootInfosets
+from .cut import Subgame, find_subgames, parse_cut
+from .everywhere import ResolvedEverywhere, resolve_everywhere
+from .gadget import GadgetGame
+from .methods import (
+    METHODS,
+    Resolved,
+    maxmargin,
+    method_function,
+    reach_maxmargin,
+    resolve,
+    splice,
+    unsafe,
+)
+
+__all__ = ["Blueprint", "RootInfosets", "Subgame", "find_subgames", "parse_cut",
+           "ResolvedEverywhere", "resolve_everywhere", "GadgetGame", "METHODS", "Resolved",
+           "maxmargin", "method_function", "reach_maxmargin", "resolve", "splice", "unsafe"]
