@@ -108,3 +108,83 @@ def test_sklearn_regressor_class_runs_and_help_says_so(capsys):
     assert json.loads(out)["iterations"] == 3
     code, out, _ = run(capsys, "solve", "--help")
     assert "scikit-learn regressor class" in " ".join(out.split())
+
+
+# -- option conflicts: refused with one line, or honoured ------------------------------------
+
+
+def test_spec_with_run_options_is_refused(capsys, tmp_path):
+    spec = tmp_path / "run.toml"
+    spec.write_text('game = "kuhn"\nalgorithm = "cfr"\niterations = 5\n')
+    code, _, err = run(capsys, "solve", "--spec", spec, "-n", "999", "-a", "dcfr", "--seed", "4")
+    line = one_line_error(code, err)
+    assert "--iterations" in line and "--algorithm" in line and "--seed" in line
+    ck = tmp_path / "c.npz"  # where files go is no run option: honoured
+    code, out, err = run(capsys, "solve", "--spec", spec, "--checkpoint", ck, "--json")
+    assert code == 0, err
+    assert json.loads(out)["iterations"] == 5 and ck.is_file()
+
+
+def test_resume_keeps_the_checkpoints_seed(capsys, tmp_path):
+    ck = tmp_path / "ck.npz"
+    assert run(capsys, "solve", "kuhn", "-a", "cs", "-n", "10", "--seed", "3",
+               "--checkpoint", ck)[0] == 0
+    code, _, err = run(capsys, "solve", "kuhn", "-a", "cs", "-n", "10", "--seed", "99",
+                       "--resume", ck)
+    line = one_line_error(code, err)
+    assert "seed 3" in line and "99" in line
+    code, out, err = run(capsys, "solve", "kuhn", "-a", "cs", "-n", "10", "--resume", ck,
+                         "--json")
+    assert code == 0, err
+    resumed = json.loads(out)
+    assert resumed["seed"] == 3 and resumed["iterations"] == 20
+    code, out, err = run(capsys, "solve", "kuhn", "-a", "cs", "-n", "20", "--seed", "3",
+                         "--json")
+    assert json.loads(out)["exploitability"] == resumed["exploitability"]
+
+
+def test_iterations_and_nodes_together_are_refused(capsys):
+    code, _, err = run(capsys, "solve", "kuhn", "-n", "10", "--nodes", "10")
+    line = one_line_error(code, err)
+    assert "--iterations" in line and "--nodes" in line
+    code, out, err = run(capsys, "solve", "kuhn", "--nodes", "500", "--json")
+    assert code == 0 and json.loads(out)["nodes_visited"] >= 500
+
+
+def test_sweep_base_seed_is_every_runs_seed():
+    from rcfr.core.errors import RcfrError
+    from rcfr.experiments.spec import parse_sweep
+
+    base = {"game": "kuhn", "algorithm": "cs", "iterations": 5, "seed": 42}
+    sweep = parse_sweep({"base": base, "grid": {"algorithm": ["cs", "es"]}})
+    assert {r.seed for r in sweep.runs} == {42}
+    part = parse_sweep({"base": {"game": "kuhn", "iterations": 5},
+                        "part": [{"base": {"algorithm": "cs", "seed": 7}}]})
+    assert [r.seed for r in part.runs] == [7]
+    with pytest.raises(RcfrError, match="seed.*seeds|seeds.*seed"):
+        parse_sweep({"base": base, "seeds": 3, "grid": {"algorithm": ["cs"]}})
+
+
+# -- torch layer lists: checked, and counted against the memory budget -----------------------
+
+
+@pytest.mark.parametrize("hidden", ["64,,64", "0", "64,-3", "6.5", "64,x", ",", "64,"])
+def test_bad_hidden_layers_are_one_line(capsys, hidden):
+    pytest.importorskip("torch")
+    code, _, err = run(capsys, "solve", "kuhn", "-a", "rcfr", "-n", "2", "--regressor",
+                       "torch-mlp", "--hidden", hidden)
+    line = one_line_error(code, err)
+    assert "hidden" in line
+
+
+def test_huge_network_is_refused_by_the_memory_budget(capsys):
+    pytest.importorskip("torch")
+    code, _, err = run(capsys, "solve", "kuhn", "-a", "rcfr", "-n", "2", "--regressor",
+                       "torch-mlp", "--hidden", "100000,100000", "--max-memory", "4G")
+    line = one_line_error(code, err)
+    assert "network" in line and "--max-memory" in line
+    from rcfr.core.budget import network_bytes
+
+    # d=10 -> 100,000 -> 100,000 -> 1: 10,001,300,001 parameters, each with its gradient and
+    # Adam's two moments, in float32
+    assert network_bytes(10, (100000, 100000), 4) == 4 * 4 * 10_001_300_001

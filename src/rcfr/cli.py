@@ -26,7 +26,7 @@ from .core.budget import set_memory_limit
 from .core.errors import RcfrError
 from .core.fileio import check_outputs
 from .evaluate import evaluate as evaluate_policy
-from .experiments.execute import RunHooks, run_spec
+from .experiments.execute import RunHooks, checkpoint_seed, run_spec
 from .experiments.spec import RunSpec, load_run_spec
 from .forms.compile import check_public_choice, compile_game
 from .forms.sizes import form_sizes
@@ -254,9 +254,15 @@ def solve(
             raise RcfrError("give a game string or --spec FILE")
         if game is not None:
             raise RcfrError("give a game string or --spec FILE, not both")
+        given = [o.flag for o in OPTIONS if o.cli and options[o.cli_name] != o.on_cli_default]
+        if given:  # never silently dropped: the spec is the whole run
+            raise RcfrError(f"--spec {spec} holds the run's options; leave out "
+                            f"{', '.join(given)} (or set them in the spec)")
         run = load_run_spec(spec)
     else:
         run = run_from_options(game, options)
+        if resume is not None and options["seed"] is None:  # the checkpoint's stream goes on
+            run = run.replace(seed=checkpoint_seed(resume, run.seed))
     if checkpoint_every is not None:
         if checkpoint is None:
             raise RcfrError("--checkpoint-every needs --checkpoint FILE")
@@ -334,7 +340,11 @@ def run_from_options(game: str, values: dict[str, Any]) -> RunSpec:
         value = values[o.cli_name]
         o.check(value)
         run[o.name] = (not value) if o.invert else value
-    nodes, iterations = run["nodes"], run["iterations"]
+    budgets = [OPTION[k].flag for k in ("iterations", "nodes", "episodes") if run[k] is not None]
+    if len(budgets) > 1:
+        raise RcfrError(f"give one budget: {' or '.join(budgets)}, not both")
+    nodes, iterations = run["nodes"], run["iterations"] or 1000  # -n's default
+    run["iterations"] = iterations
     if nodes is not None or run["episodes"] is not None:  # --nodes, --episodes replace -n
         run["iterations"] = None
         iterations = run["episodes"] or iterations

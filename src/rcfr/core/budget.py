@@ -184,3 +184,23 @@ def check_matrix(rows: float, cols: float, what: str,
         raise RcfrError(f"{what} would be a {_count(rows)} x {_count(cols)} matrix "
                         f"(~{format_bytes(need)}); the limit is {format_bytes(budget)}: see "
                         f"--max-memory, or use fewer features")
+
+
+def network_bytes(inputs: int, hidden: tuple[int, ...], itemsize: int = 4) -> int:
+    """Bytes a fully connected ``inputs -> hidden... -> 1`` network holds while it trains:
+    each weight and bias, its gradient and Adam's two moments (4 arrays of ``itemsize``)."""
+    widths = (int(inputs), *map(int, hidden), 1)
+    params = sum((a + 1) * b for a, b in zip(widths[:-1], widths[1:], strict=True))
+    return 4 * itemsize * params
+
+
+def check_network(inputs: int, hidden: tuple[int, ...], itemsize: int, what: str,
+                  max_memory: str | float | int | None = None) -> None:
+    """Refuse, before it is built, a network (:func:`network_bytes`) larger than the budget."""
+    budget = parse_memory(max_memory)
+    need = network_bytes(inputs, hidden, itemsize)
+    if need > budget:
+        raise RcfrError(f"{what} ({inputs} inputs, hidden {','.join(map(str, hidden))}) "
+                        f"would need ~{format_bytes(need)} with its gradients and optimiser "
+                        f"state; the limit is {format_bytes(budget)}: see --max-memory, or "
+                        f"use smaller --hidden layers")

@@ -177,6 +177,19 @@ def _build(spec: RunSpec, hooks: RunHooks):
                                          **_solver_options(spec, tree))
 
 
+def checkpoint_seed(path: str | os.PathLike, default: int) -> int:
+    """The seed a checkpoint's header records (``default`` where it records none or cannot
+    be read: loading it reports the damage)."""
+    import numpy as np
+
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            seed = json.loads(str(data["meta"][()])).get("seed", default)
+    except Exception:
+        return default
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else default
+
+
 def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
     """Run ``spec``: the one run path of ``rcfr solve`` and of a sweep's runs.  The game is
     compiled, the solver built (on the abstract game with an abstraction) and resumed from
@@ -193,6 +206,11 @@ def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
     resumed_from = None
     if hooks.resume is not None:
         solver.load_checkpoint(hooks.resume)
+        seed = checkpoint_seed(hooks.resume, spec.seed)
+        if seed != spec.seed:  # its random stream goes on: another seed would be a lie
+            raise RcfrError(f"{hooks.resume} was run with seed {seed}, not {spec.seed}: a "
+                            f"resumed run continues its checkpoint's random stream (leave "
+                            f"out --seed)")
         resumed_from = solver.iteration
         if hooks.curve_file is not None and hooks.curve_file.is_file():
             saved = json.loads(hooks.curve_file.read_text())

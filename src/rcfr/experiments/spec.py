@@ -315,8 +315,11 @@ def parse_sweep(data: dict[str, Any], name: str = "sweep", path: str | None = No
         if key not in _TYPES:
             raise RcfrError(f"base.{key}: unknown key; a run takes {', '.join(sorted(_TYPES))}")
         _check(key, base[key], "base")
-    if "seed" in base and "seeds" not in data:  # base.seed is every run's seed (not 0)
-        data = {**data, "seeds": [_check("seed", base["seed"], "base")]}
+    if "seed" in base:  # base.seed is every run's seed (not 0)
+        seed = _check("seed", base["seed"], "base")
+        if "seeds" in data and _seeds(data["seeds"], "seeds") != [seed]:
+            raise RcfrError("base.seed: give base.seed (every run's seed) or seeds, not both")
+        data = {**data, "seeds": [seed]}
     seeds = _seeds(data.get("seeds", [0]), "seeds")
     counted = [0]
     parts = data.get("part", [])
@@ -340,6 +343,11 @@ def parse_sweep(data: dict[str, Any], name: str = "sweep", path: str | None = No
                 raise RcfrError(f"{where}base.{key}: unknown key")
             _check(key, over[key], f"{where}base")
         part_seeds = _seeds(part["seeds"], f"{where}seeds") if "seeds" in part else seeds
+        if "seed" in over:  # the part's runs' seed, as base.seed is the sweep's
+            if "seeds" in part and part_seeds != [over["seed"]]:
+                raise RcfrError(f"{where}base.seed: give {where}base.seed or {where}seeds, "
+                                f"not both")
+            part_seeds = [over["seed"]]
         if "grid" not in part and "zip" not in part:
             counted[0] += len(part_seeds)
             if counted[0] > MAX_RUNS:

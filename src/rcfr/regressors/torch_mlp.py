@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
 
+from ..core.budget import check_network
 from ..core.errors import RcfrError
 from ._checks import (
     check_choice,
@@ -46,11 +47,11 @@ def import_torch() -> Any:
 def parse_hidden(hidden: object) -> tuple[int, ...]:
     """Hidden-layer widths from ``(64, 64)``, ``64`` or ``"64,64"`` (``()``/``""``: none)."""
     if isinstance(hidden, str):
-        parts = [p.strip() for p in hidden.split(",") if p.strip()]
-        try:
-            hidden = tuple(int(p) for p in parts)
-        except ValueError:
-            raise RcfrError(f"hidden layers must be widths like 64,64, got {hidden!r}") from None
+        parts = [p.strip() for p in hidden.split(",")] if hidden.strip() else []
+        if not all(p.isascii() and p.isdigit() for p in parts):  # "64,,64", "6.5", "-3"
+            raise RcfrError(f"hidden layers must be positive whole widths like 64,64, got "
+                            f"{hidden!r}")
+        hidden = tuple(int(p) for p in parts)
     elif isinstance(hidden, numbers.Integral) and not isinstance(hidden, bool):
         hidden = (int(hidden),)
     try:
@@ -137,6 +138,8 @@ class TorchMLPRegressor(RegressorMixin, BaseEstimator):
         act = {"relu": nn.ReLU, "tanh": nn.Tanh, "elu": nn.ELU, "gelu": nn.GELU,
                "sigmoid": nn.Sigmoid}[cfg["activation"]]
         self._dev = self._device(torch, cfg["device"])
+        check_network(d, cfg["hidden"], 8 if cfg["dtype"] == "float64" else 4,
+                      "the torch-mlp regressor's network")
         seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
         gen = torch.Generator().manual_seed(seed)
         layers: list[Any] = []

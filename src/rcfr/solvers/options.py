@@ -136,8 +136,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("rule", str, f"rcfr and cs/es/os/as: the update rule, one of {', '.join(RULES)} "
            "(default cfr; rcfr+ is rcfr with cfr+).", cli=("--rule",),
            algorithms=_TAKE_REGRESSORS),
-    Option("iterations", int, "Iterations to run (with --resume: further iterations, added to "
-           "the checkpoint's).", group=RUN, cli=("--iterations", "-n"), cli_default=1000,
+    Option("iterations", int, "Iterations to run (with --resume: further iterations, added "
+           "to the checkpoint's; default 1000).", group=RUN, cli=("--iterations", "-n"),
+           cli_default=None,
            low=1, high=MAX_COUNT),
     Option("nodes", int, "Run until this many histories have been visited, instead of "
            "--iterations.", group=RUN, cli=("--nodes",), low=1, high=MAX_COUNT),
@@ -161,8 +162,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("eval_nodes", int, "Evaluate the average strategy every time this many more "
            "histories have been visited (0: only at the end).", default=0, group=RUN,
            low=0, high=MAX_COUNT),
-    Option("seed", int, "Random seed, >= 0 (recorded; full-width CFR is deterministic).",
-           default=0, cli=("--seed",), low=0, high=MAX_SEED,
+    Option("seed", int, "Random seed, >= 0 (default 0; with --resume: the checkpoint's; "
+           "recorded; full-width CFR is deterministic).",
+           default=0, cli=("--seed",), cli_default=None, low=0, high=MAX_SEED,
            bound="a whole number from 0 to 2**63 - 1"),
     Option("alternating", bool, "Simultaneous instead of alternating updates.", default=True,
            cli=("--simultaneous",), invert=True),
