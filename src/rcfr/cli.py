@@ -488,6 +488,64 @@ def lp(
 
 
 @app.command()
+def resolve(
+    game: Annotated[str, typer.Argument(help="Game string.")],
+    blueprint: Annotated[Path, typer.Argument(help="The blueprint strategy (.npz), e.g. an "
+                                                   "abstraction's lifted by solve --out.")],
+    at: Annotated[str, typer.Option("--at", help="Where the subgames start: chance:K (after "
+                                                 "the K-th chance event; Leduc's second round "
+                                                 "is chance:3) or actions:N.")],
+    method: Annotated[str, typer.Option(help="unsafe, resolve, maxmargin or "
+                                             "reach-maxmargin.")] = "reach-maxmargin",
+    iterations: Annotated[int, typer.Option("--iterations", "-n", help="Iterations per "
+                                                                       "subgame.")] = 1000,
+    algorithm: Annotated[str, typer.Option("--algorithm", "-a", help="The gadget's solver "
+                                           "(any rcfr algorithm, or lp: exact).")] = "cfr+",
+    seconds: Annotated[float | None, typer.Option(help="Seconds per subgame instead of "
+                                                       "iterations.")] = None,
+    values: Annotated[str, typer.Option(help="The opponent's alternative values: "
+                                             "best-response or blueprint (the estimated "
+                                             "variants).")] = "best-response",
+    out_file: Annotated[Path | None, typer.Option("--out", "-o", help="Write the re-solved "
+                                                  "full-game strategy here.")] = None,
+    max_memory: MaxMemoryOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Re-solve every subgame at a cut of a blueprint (safe and nested subgame solving, Brown &
+    Sandholm 2017) and evaluate the result in the full game."""
+    from .subgame import method_function, parse_cut, resolve_everywhere
+    from .subgame.blueprint import VALUES
+
+    check_outputs({"--out": out_file})
+    parse_cut(at)
+    method_function(method)
+    _count("--iterations", iterations)
+    if seconds is not None and not seconds > 0:
+        raise RcfrError(f"--seconds must be a positive number, got {seconds}")
+    if values not in VALUES:
+        raise RcfrError(f"--values is {' or '.join(VALUES)}, got {values!r}")
+    tree = compile_game(game)
+    policy = TabularPolicy.load(blueprint, tree)
+    kw: dict[str, Any] = {"algorithm": algorithm, "iterations": iterations, "seconds": seconds}
+    if method.strip().lower() != "unsafe":
+        kw["values"] = values
+    result = resolve_everywhere(policy, at, method.strip().lower(), **kw)
+    if out_file is not None:
+        result.policy.convert(tree).save(out_file)
+    if as_json:
+        _emit({"game": str(tree.game), **result.to_dict(),
+               "out": str(out_file) if out_file else None})
+        return
+    out.print(f"{result.method} at {at} in {tree.game}: {len(result.results) // 2} subgames "
+              f"re-solved for both players in {result.seconds:.2f} s")
+    out.print(f"  blueprint exploitability  {_fmt_expl(result.blueprint_evaluation)}")
+    out.print(f"  re-solved exploitability  {_fmt_expl(result.evaluation)}")
+    out.print(f"  smallest margin           {result.min_margin:+.6g}")
+    if out_file is not None:
+        out.print(f"  re-solved strategy -> {out_file}")
+
+
+@app.command()
 def play(
     game: Annotated[str, typer.Argument(help="Game string.")],
     strategy: Annotated[Path, typer.Argument(help="The strategy to play against (.npz).")],
@@ -495,6 +553,11 @@ def play(
     hands: Annotated[int, typer.Option(help="Hands to play.")] = 1,
     seed: Annotated[int, typer.Option(help="Seed for chance and the strategy's "
                                            "actions, >= 0.")] = 0,
+    resolve_method: Annotated[str | None, typer.Option(
+        "--resolve", help="Re-solve the subgames at --at with this method (unsafe, resolve, "
+                          "maxmargin, reach-maxmargin), the strategy being the blueprint.")] = None,
+    at: Annotated[str | None, typer.Option("--at", help="With --resolve: where the subgames "
+                                                        "start (chance:K or actions:N).")] = None,
     max_memory: MaxMemoryOpt = None,
 ) -> None:
     """Play against a saved strategy: pick actions by number or name; end of input stops."""
@@ -506,8 +569,19 @@ def play(
         raise RcfrError(f"--seat must be 0 or 1, got {seat}")
     _count("--hands", hands)
     OPTION["seed"].check(seed)
+    if (resolve_method is None) != (at is None):
+        raise RcfrError("--resolve and --at go together")
     tree = compile_game(game)
     policy = TabularPolicy.load(strategy, tree)
+    if resolve_method is not None:
+        # each subgame's re-solve depends on the blueprint alone, so re-solving all of them
+        # before the first hand plays as re-solving each one when it is reached would
+        from .subgame import method_function, parse_cut, resolve_everywhere
+
+        parse_cut(at)
+        method_function(resolve_method)
+        policy = resolve_everywhere(policy, at, resolve_method.strip().lower()).policy.convert(
+            tree)
     rng = np.random.default_rng(seed)
 
     def read() -> str | None:

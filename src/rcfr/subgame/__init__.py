@@ -19,7 +19,9 @@ from .methods import (
     splice,
     unsafe,
 )
+from .nested import NestedResult, OffTree, nested_resolve
 
 __all__ = ["Blueprint", "RootInfosets", "Subgame", "find_subgames", "parse_cut",
            "ResolvedEverywhere", "resolve_everywhere", "GadgetGame", "METHODS", "Resolved",
-           "maxmargin", "method_function", "reach_maxmargin", "resolve", "splice", "unsafe"]
+           "maxmargin", "method_function", "reach_maxmargin", "resolve", "splice", "unsafe",
+           "NestedResult", "OffTree", "nested_resolve"]

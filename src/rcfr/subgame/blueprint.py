@@ -112,23 +112,26 @@ class Blueprint:
                   self.reach[2, pick] * self.reach[player, pick] * v[pick])
         return cf
 
-    def gifts_for(self, subgames: list[Subgame], player: int) -> dict[int, np.ndarray]:
+    def gifts_for(self, subgames: list[Subgame], player: int,
+                  skip_entry: bool = False) -> dict[int, np.ndarray]:
         """:meth:`gifts` by subgame index (cached)."""
-        key = (player, tuple(int(s.roots[0]) for s in subgames))
+        key = (player, skip_entry, tuple(int(s.roots[0]) for s in subgames))
         if key not in self._gifts:
             sets = [self.root_infosets(s, player) for s in subgames]
-            gifts = self.gifts(subgames, player, sets)
+            gifts = self.gifts(subgames, player, sets, skip_entry)
             self._gifts[key] = {s.index: g for s, g in zip(subgames, gifts, strict=True)}
         return self._gifts[key]
 
-    def gifts(self, subgames: list[Subgame], player: int,
-              sets: list[RootInfosets]) -> list[np.ndarray]:
+    def gifts(self, subgames: list[Subgame], player: int, sets: list[RootInfosets],
+              skip_entry: bool = False) -> list[np.ndarray]:
         """What the opponent gave up earlier on the path to each root set (Brown & Sandholm
         2017, sec. 5, "Reach subgame solving"): at each of its earlier sequences ``s =
         (I', a')`` the gift ``g(s) = max_a CBV(I', a) - CBV(I', a')``, shared among every root
         set below ``s`` in all ``subgames`` in proportion to their weights ``w(J)``, summed
         along the path (counterfactual units).  Sharing keeps the sum of what the root sets
-        below ``s`` may gain within ``g(s)``, so re-solving every subgame stays safe."""
+        below ``s`` may gain within ``g(s)``, so re-solving every subgame stays safe.
+        ``skip_entry``: leave out the sequence that enters the subgame (nested solving, where
+        the alternative value already compares the entering action with the others)."""
         tree, opp = self.tree, 1 - player
         inside = np.zeros(tree.num_nodes, dtype=np.bool_)
         for sg in subgames:
@@ -148,6 +151,8 @@ class Blueprint:
             per = []
             for j, node in enumerate(first):
                 path, s = [], int(tree.node_seq[opp, node])
+                if skip_entry and s < S:
+                    s = int(tree.infoset_parent_seq[tree.seq_infoset[s]])
                 while s < S:
                     path.append(s)
                     s = int(tree.infoset_parent_seq[tree.seq_infoset[s]])

@@ -8,8 +8,9 @@
 * :func:`reach_maxmargin`: Maxmargin with each margin increased by what the opponent gave up
   earlier on the path (Brown & Sandholm 2017, "Reach-Maxmargin").
 
-A margin is ``M(J) = (CBV(J) - CBV'(J)) / w(J)``: how much less the opponent's root set ``J``
-gets against the re-solved strategy than against the blueprint, per unit of its weight.  Each
+A margin is ``M(J) = t(J) - CBV'(J) / w(J)``: how much less the opponent's root set ``J`` gets
+against the re-solved strategy than its alternative value ``t(J)`` (by default the blueprint's
+``CBV(J) / w(J)``), per unit of its weight ``w(J)``.  Each
 function solves the gadget game with any rcfr solver (``algorithm``, ``iterations`` or
 ``seconds``; ``"lp"``: exactly, by the sequence-form LP) and reports the re-solver's strategy
 in the subgame, the margins, seconds and iterations."""
@@ -125,9 +126,10 @@ def _copy_back(full, gadget, probs: np.ndarray, player: int) -> tuple[np.ndarray
 
 
 def _margins(blueprint: Blueprint, sets, subgame: Subgame, player: int,
-             sequences: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    """``M(J)``: the blueprint's counterfactual best-response values minus the re-solved
-    strategy's, per unit of weight (the opponent best-responds in the subgame)."""
+             sequences: np.ndarray, probs: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """``M(J) = t(J) - CBV'(J) / w(J)``: the alternative value (per unit of weight) minus the
+    re-solved strategy's counterfactual best-response value (the opponent best-responds in
+    the subgame)."""
     from ..evaluate import best_response
     from . import kernels as K
 
@@ -138,29 +140,31 @@ def _margins(blueprint: Blueprint, sets, subgame: Subgame, player: int,
     v0 = K.values(blueprint.tree, br)[subgame.roots]
     v = v0 if player == 1 else -v0
     new = np.bincount(sets.of_root, sets.weight * v, minlength=len(sets.keys))
-    return sets.normalised(sets.cbv - new)
+    return target - sets.normalised(new)
 
 
 def _resolve(kind: str, blueprint: Blueprint, subgame: Subgame, player: int, *,
              algorithm: str, iterations: int, seconds: float | None, values: str,
              alternative: np.ndarray | None, gifts: np.ndarray | None,
-             options: dict) -> Resolved:
+             options: dict, beliefs: np.ndarray | None = None) -> Resolved:
     if player not in (0, 1):
         raise RcfrError(f"the re-solver is player 0 or 1, got {player!r}")
     t0 = time.perf_counter()
     sets = blueprint.root_infosets(subgame, player)
     states = blueprint.states(subgame)
+    if alternative is None:
+        cbv = sets.cbv if values == "best-response" else sets.estimated
+        alt = sets.normalised(cbv)
+    else:
+        alt = np.asarray(alternative, dtype=np.float64)
+    target = alt
     if kind == "unsafe":
         r = blueprint.reach[:, subgame.roots]
-        weights, alt = r[0] * r[1] * r[2], np.zeros(len(sets.keys))
+        opp = r[1 - player] if beliefs is None else np.asarray(beliefs, dtype=np.float64)
+        weights = sets.weight * opp
         gadget_kind = "unsafe"
     else:
         weights = sets.weight
-        if alternative is None:
-            cbv = sets.cbv if values == "best-response" else sets.estimated
-            alt = sets.normalised(cbv)
-        else:
-            alt = np.asarray(alternative, dtype=np.float64)
         if gifts is not None:
             alt = alt + sets.normalised(gifts)
         gadget_kind = "resolve" if kind == "resolve" else "maxmargin"
@@ -177,18 +181,23 @@ def _resolve(kind: str, blueprint: Blueprint, subgame: Subgame, player: int, *,
     seqs, vals = _copy_back(blueprint.tree, tree, probs, player)
     seconds_used = time.perf_counter() - t0
     gexp = evaluate(tree, TabularPolicy(tree, probs)).exploitability
-    margins = _margins(blueprint, sets, subgame, player, seqs, vals)
+    margins = _margins(blueprint, sets, subgame, player, seqs, vals, target)
     return Resolved(kind, subgame, player, seqs, vals, alt, margins, per_gift,
                     sets.set_weight, gexp, seconds_used, done, sets.keys)
 
 
 def unsafe(blueprint: Blueprint, subgame: Subgame, player: int, *, algorithm: str = "cfr+",
-           iterations: int = 1000, seconds: float | None = None, **options) -> Resolved:
+           iterations: int = 1000, seconds: float | None = None,
+           beliefs: np.ndarray | None = None, alternative: np.ndarray | None = None,
+           **options) -> Resolved:
     """Unsafe re-solving: the subgame with the blueprint's beliefs of both players at its
-    root (Ganzfried & Sandholm 2015; Brown & Sandholm 2017, sec. 3)."""
+    root (Ganzfried & Sandholm 2015; Brown & Sandholm 2017, sec. 3).  ``beliefs``: the
+    opponent's reach of each root instead of the blueprint's (nested solving uses the
+    translated action's); margins are measured against ``alternative`` (default: the
+    blueprint's counterfactual best-response values)."""
     return _resolve("unsafe", blueprint, subgame, player, algorithm=algorithm,
                     iterations=iterations, seconds=seconds, values="best-response",
-                    alternative=None, gifts=None, options=options)
+                    alternative=alternative, gifts=None, options=options, beliefs=beliefs)
 
 
 def resolve(blueprint: Blueprint, subgame: Subgame, player: int, *, algorithm: str = "cfr+",
@@ -220,15 +229,16 @@ def reach_maxmargin(blueprint: Blueprint, subgame: Subgame, player: int, *,
                     subgames: list[Subgame] | None = None, algorithm: str = "cfr+",
                     iterations: int = 1000, seconds: float | None = None,
                     values: str = "best-response", alternative: np.ndarray | None = None,
-                    **options) -> Resolved:
+                    skip_entry: bool = False, **options) -> Resolved:
     """Reach-Maxmargin (Brown & Sandholm 2017, sec. 5): Maxmargin with each margin increased
     by the opponent's gifts on the path to its root set (:meth:`Blueprint.gifts`), shared
     among the root sets of ``subgames`` (every subgame that will be re-solved; default: this
-    one alone, which is safe only if no other subgame below the same earlier actions is)."""
+    one alone, which is safe only if no other subgame below the same earlier actions is);
+    ``skip_entry``: no gift for the action entering the subgame (nested solving)."""
     subgames = [subgame] if subgames is None else list(subgames)
     if not any(s.index == subgame.index for s in subgames):
         raise RcfrError("reach_maxmargin: the subgame is not among the subgames given")
-    gifts = blueprint.gifts_for(subgames, player)[subgame.index]
+    gifts = blueprint.gifts_for(subgames, player, skip_entry)[subgame.index]
     return _resolve("reach-maxmargin", blueprint, subgame, player, algorithm=algorithm,
                     iterations=iterations, seconds=seconds, values=values,
                     alternative=alternative, gifts=gifts, options=options)
