@@ -210,3 +210,47 @@ def test_bad_cuts_are_refused():
         find_subgames(LEDUC, "chance:9")
     # after the first private card no information set separates the roots: one subgame
     assert len(find_subgames(LEDUC, "chance:1")) == 1
+
+
+# -- nested solving for off-tree wagers ----------------------------------------------------
+def test_nested_resolving_beats_translation_on_one_card_poker():
+    """No-limit one-card poker with the pot-bet abstraction P (check, raise to 3, all-in):
+    translating a raise to 2 chips lets player 0 win more than with any abstract opening;
+    nested Resolve brings every off-tree opening back to the abstract openings' value."""
+    from rcfr.games.transforms.parse import parse_abstraction
+    from rcfr.subgame import nested_resolve
+
+    policy = rcfr.solve("nl_one_card", "cfr+", 500, abstraction="P").policy
+    abstraction = parse_abstraction("P", rcfr.load_game("nl_one_card"))
+    out = nested_resolve(policy, abstraction, "actions:1", "resolve", algorithm="lp")
+    assert [r.action for r in out.rows] == [2, 4, 5, 6, 7, 8, 9]
+    base = out.in_tree_value[0]
+    by_size = {r.action: r for r in out.rows}
+    assert by_size[2].translation_value > base + 0.1
+    for r in out.rows:
+        assert r.translation_value >= base - TOL
+        assert r.nested_value == pytest.approx(base, abs=1e-7)
+    assert evaluate(out.policy).exploitability < evaluate(policy).exploitability / 2
+
+
+def test_cli_resolve(tmp_path, capsys):
+    from rcfr.cli import main
+
+    bp, out = tmp_path / "bp.npz", tmp_path / "re.npz"
+    assert main(["solve", LEDUC, "--abstraction", "J.QK", "-n", "100", "-o", str(bp)]) == 0
+    capsys.readouterr()
+    assert main(["resolve", LEDUC, str(bp), "--at", "chance:3", "--method", "resolve",
+                 "-n", "200", "--out", str(out), "--json"]) == 0
+    import json
+
+    info = json.loads(capsys.readouterr().out)
+    assert info["subgames"] == 15 and info["method"] == "resolve"
+    assert info["exploitability"] < info["blueprint_exploitability"]
+    saved = TabularPolicy.load(out, LEDUC)
+    assert evaluate(saved).exploitability == pytest.approx(info["exploitability"])
+    for args, message in ((["--at", "flop"], "chance:K or actions:N"),
+                          (["--at", "chance:3", "--method", "bogus"], "unknown re-solving"),
+                          (["--at", "chance:3", "-n", "0"], "--iterations")):
+        assert main(["resolve", LEDUC, str(bp), *args]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error:") and message in err and len(err.splitlines()) == 1
