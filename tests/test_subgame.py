@@ -254,3 +254,19 @@ def test_cli_resolve(tmp_path, capsys):
         assert main(["resolve", LEDUC, str(bp), *args]) == 2
         err = capsys.readouterr().err
         assert err.startswith("error:") and message in err and len(err.splitlines()) == 1
+
+
+def test_cli_play_with_resolving(tmp_path, capsys, monkeypatch):
+    """``rcfr play --resolve`` plays the re-solved strategy (a scripted hand of calls)."""
+    import io
+
+    from rcfr.cli import main
+
+    bp = tmp_path / "bp.npz"
+    assert main(["solve", LEDUC, "--abstraction", "J.QK", "-n", "50", "-o", str(bp)]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr("sys.stdin", io.StringIO("call\n" * 8))
+    assert main(["play", LEDUC, str(bp), "--resolve", "resolve", "--at", "chance:3"]) == 0
+    assert "you played 1 hand(s)" in capsys.readouterr().out
+    assert main(["play", LEDUC, str(bp), "--resolve", "resolve"]) == 2
+    assert "--resolve and --at go together" in capsys.readouterr().err

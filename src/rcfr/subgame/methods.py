@@ -28,7 +28,7 @@ from ..forms.compile import compile_game
 from ..lp import solve_lp
 from ..policy import TabularPolicy
 from ..solvers.run import make_solver
-from .blueprint import Blueprint
+from .blueprint import VALUES, Blueprint
 from .cut import Subgame
 from .gadget import GadgetGame
 
@@ -149,6 +149,8 @@ def _resolve(kind: str, blueprint: Blueprint, subgame: Subgame, player: int, *,
              options: dict, beliefs: np.ndarray | None = None) -> Resolved:
     if player not in (0, 1):
         raise RcfrError(f"the re-solver is player 0 or 1, got {player!r}")
+    if values not in VALUES:
+        raise RcfrError(f"values are {' or '.join(VALUES)}, got {values!r}")
     t0 = time.perf_counter()
     sets = blueprint.root_infosets(subgame, player)
     states = blueprint.states(subgame)
