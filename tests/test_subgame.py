@@ -268,5 +268,9 @@ def test_cli_play_with_resolving(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO("call\n" * 8))
     assert main(["play", LEDUC, str(bp), "--resolve", "resolve", "--at", "chance:3"]) == 0
     assert "you played 1 hand(s)" in capsys.readouterr().out
-    assert main(["play", LEDUC, str(bp), "--resolve", "resolve"]) == 2
-    assert "--resolve and --at go together" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", io.StringIO("call\n" * 8))
+    assert main(["play", LEDUC, str(bp), "--resolve", "maxmargin"]) == 0  # default cut
+    capsys.readouterr()
+    assert main(["play", LEDUC, str(bp), "--at", "chance:3"]) == 2
+    assert "--at goes with --resolve" in capsys.readouterr().err
+    assert main(["play", LEDUC, str(bp), "--resolve", "resolve", "--at", "x"]) == 2

@@ -492,9 +492,10 @@ def resolve(
     game: Annotated[str, typer.Argument(help="Game string.")],
     blueprint: Annotated[Path, typer.Argument(help="The blueprint strategy (.npz), e.g. an "
                                                    "abstraction's lifted by solve --out.")],
-    at: Annotated[str, typer.Option("--at", help="Where the subgames start: chance:K (after "
-                                                 "the K-th chance event; Leduc's second round "
-                                                 "is chance:3) or actions:N.")],
+    at: Annotated[str | None, typer.Option(
+        "--at", help="Where the subgames start: chance:K (after the K-th chance event) or "
+                     "actions:N (default: leduc chance:3, nl_one_card actions:1, nl_holdem2 "
+                     "chance:4).")] = None,
     method: Annotated[str, typer.Option(help="unsafe, resolve, maxmargin or "
                                              "reach-maxmargin.")] = "reach-maxmargin",
     iterations: Annotated[int, typer.Option("--iterations", "-n", help="Iterations per "
@@ -513,11 +514,12 @@ def resolve(
 ) -> None:
     """Re-solve every subgame at a cut of a blueprint (safe and nested subgame solving, Brown &
     Sandholm 2017) and evaluate the result in the full game."""
-    from .subgame import method_function, parse_cut, resolve_everywhere
+    from .subgame import default_cut, method_function, parse_cut, resolve_everywhere
     from .subgame.blueprint import VALUES
 
     check_outputs({"--out": out_file})
-    parse_cut(at)
+    if at is not None:
+        parse_cut(at)
     method_function(method)
     _count("--iterations", iterations)
     if seconds is not None and not seconds > 0:
@@ -525,6 +527,7 @@ def resolve(
     if values not in VALUES:
         raise RcfrError(f"--values is {' or '.join(VALUES)}, got {values!r}")
     tree = compile_game(game)
+    at = default_cut(tree) if at is None else at
     policy = TabularPolicy.load(blueprint, tree)
     kw: dict[str, Any] = {"algorithm": algorithm, "iterations": iterations, "seconds": seconds}
     if method.strip().lower() != "unsafe":
@@ -557,7 +560,8 @@ def play(
         "--resolve", help="Re-solve the subgames at --at with this method (unsafe, resolve, "
                           "maxmargin, reach-maxmargin), the strategy being the blueprint.")] = None,
     at: Annotated[str | None, typer.Option("--at", help="With --resolve: where the subgames "
-                                                        "start (chance:K or actions:N).")] = None,
+                                                        "start (chance:K or actions:N; default: "
+                                                        "the game's usual cut).")] = None,
     max_memory: MaxMemoryOpt = None,
 ) -> None:
     """Play against a saved strategy: pick actions by number or name; end of input stops."""
@@ -569,15 +573,17 @@ def play(
         raise RcfrError(f"--seat must be 0 or 1, got {seat}")
     _count("--hands", hands)
     OPTION["seed"].check(seed)
-    if (resolve_method is None) != (at is None):
-        raise RcfrError("--resolve and --at go together")
+    if resolve_method is None and at is not None:
+        raise RcfrError("--at goes with --resolve")
     tree = compile_game(game)
     policy = TabularPolicy.load(strategy, tree)
     if resolve_method is not None:
         # each subgame's re-solve depends on the blueprint alone, so re-solving all of them
         # before the first hand plays as re-solving each one when it is reached would
-        from .subgame import method_function, parse_cut, resolve_everywhere
+        from .subgame import default_cut, method_function, parse_cut, resolve_everywhere
 
+        if at is None:
+            at = default_cut(tree)
         parse_cut(at)
         method_function(resolve_method)
         policy = resolve_everywhere(policy, at, resolve_method.strip().lower()).policy.convert(

@@ -6,7 +6,7 @@ evaluate it exactly (:mod:`.everywhere`); nested re-solving of off-tree wagers
 (:mod:`.nested`)."""
 
 from .blueprint import Blueprint, RootInfosets
-from .cut import Subgame, find_subgames, parse_cut
+from .cut import Subgame, default_cut, find_subgames, parse_cut
 from .everywhere import ResolvedEverywhere, resolve_everywhere
 from .gadget import GadgetGame
 from .methods import (
@@ -21,7 +21,7 @@ from .methods import (
 )
 from .nested import NestedResult, OffTree, nested_resolve
 
-__all__ = ["Blueprint", "RootInfosets", "Subgame", "find_subgames", "parse_cut",
+__all__ = ["Blueprint", "RootInfosets", "Subgame", "default_cut", "find_subgames", "parse_cut",
            "ResolvedEverywhere", "resolve_everywhere", "GadgetGame", "METHODS", "Resolved",
            "maxmargin", "method_function", "reach_maxmargin", "resolve", "splice", "unsafe",
            "NestedResult", "OffTree", "nested_resolve"]

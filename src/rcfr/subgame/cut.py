@@ -19,6 +19,9 @@ from ..games.protocol import State
 from . import kernels as K
 
 CUT_KINDS = ("chance", "actions")
+# where each poker game's subgames usually start: Leduc's second round, one-card poker after
+# the first wager, 2-NL Hold'em(k)'s flop (after both players' flop buckets)
+DEFAULT_CUTS = {"leduc": "chance:3", "nl_one_card": "actions:1", "nl_holdem2": "chance:4"}
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,15 @@ def parse_cut(cut: str) -> tuple[str, int]:
     if kind not in CUT_KINDS or not count.strip().isdigit() or int(count) < 1:
         raise RcfrError(f"a cut is chance:K or actions:N (K, N >= 1), got {cut!r}")
     return kind, int(count)
+
+
+def default_cut(game) -> str:
+    """The usual cut of a poker game (:data:`DEFAULT_CUTS`); other games must name one."""
+    base = compile_game(game).game
+    cut = DEFAULT_CUTS.get(getattr(base, "short_name", ""))
+    if cut is None:
+        raise RcfrError(f"no default cut for {base}; give one (chance:K or actions:N)")
+    return cut
 
 
 def history_tree(game):
