@@ -188,3 +188,20 @@ def test_huge_network_is_refused_by_the_memory_budget(capsys):
     # d=10 -> 100,000 -> 100,000 -> 1: 10,001,300,001 parameters, each with its gradient and
     # Adam's two moments, in float32
     assert network_bytes(10, (100000, 100000), 4) == 4 * 4 * 10_001_300_001
+
+
+# -- game-string parameters: bounded, one line -----------------------------------------------
+
+
+@pytest.mark.parametrize("game, words", [
+    ("nl_holdem2(stack=1000)", "at most 200"),  # was a RecursionError traceback
+    ("nl_holdem2(stack=100000)", "at most 200"),
+    ("nl_holdem2(suits=100)", "suits"),
+    ("nl_holdem2(ranks=0)", "ranks"),
+    ("liars_dice(dice=\u0661)", "ASCII digits"),
+    ("liars_dice(dice=1,faces=\u0666)", "ASCII digits"),
+    ("kuhn(players=\uff13)", "ASCII digits"),
+])
+def test_game_parameters_are_bounded(capsys, game, words):
+    line = one_line_error(*run(capsys, "games", game)[::2])
+    assert words in line

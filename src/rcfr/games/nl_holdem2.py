@@ -51,6 +51,9 @@ FOLD, CALL = 0, 1
 SMALL_BLIND, BIG_BLIND = 1, 2
 PREFLOP, FLOP, SHOWDOWN = 0, 1, 2
 MIN_STACK = 4  # the smallest stack that allows a raise (to 4)
+# the largest stack whose betting tree is counted (betting_counts: O(stack^3) Python work, about
+# 8 s and 5e18 public nodes at 200 -- far beyond any memory; 1000 overflowed the recursion)
+MAX_STACK = 200
 
 
 class Betting:
@@ -200,6 +203,10 @@ class NLHoldem2(Game):
         if stack < MIN_STACK:
             raise RcfrError(f"nl_holdem2's stack must be at least {MIN_STACK} chips (the "
                             f"blinds are 1 and 2), got {stack}")
+        if stack > MAX_STACK:
+            raise RcfrError(f"nl_holdem2's stack must be at most {MAX_STACK} chips (its sizes "
+                            f"are counted up to there; stack {MAX_STACK} already has ~5e18 "
+                            f"public nodes), got {stack}")
         if buckets < 1:
             raise RcfrError(f"nl_holdem2 needs at least 1 bucket per round, got {buckets}")
         if isinstance(abstraction, str):
