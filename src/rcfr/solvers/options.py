@@ -19,12 +19,13 @@ from ..core.errors import RcfrError
 from ..core.rules import RULES
 from ..forms.compile import FORMS
 from ..forms.sampling import SCHEMES
+from .deep import DEEP_ALGORITHMS
 from .fp import FP_ALGORITHMS
 from .loop import ALGORITHMS
 from .rcfr import RCFR_ALGORITHMS, REGRESSORS
 from .sampling import TABLE_DTYPES
 
-ALL_ALGORITHMS = (*ALGORITHMS, *RCFR_ALGORITHMS, *SCHEMES, *FP_ALGORITHMS)
+ALL_ALGORITHMS = (*ALGORITHMS, *RCFR_ALGORITHMS, *SCHEMES, *FP_ALGORITHMS, *DEEP_ALGORITHMS)
 MAX_COUNT = 2**62  # counts reach numba as 64-bit integers
 MAX_SEED = 2**63 - 1
 
@@ -124,6 +125,7 @@ class Option:
 
 _TAKE_REGRESSORS = (*RCFR_ALGORITHMS, *SCHEMES)
 _NFSP = ("nfsp",)
+_DEEP = DEEP_ALGORITHMS
 
 OPTIONS: tuple[Option, ...] = (
     Option("algorithm", str, f"One of: {', '.join(ALL_ALGORITHMS)} (cfr ... pdcfr+: tabular, "
@@ -131,7 +133,8 @@ OPTIONS: tuple[Option, ...] = (
            "(discounted) CFR+; rcfr/rcfr+: regression CFR; cs/es/os/as: Monte Carlo CFR with "
            "chance, external, outcome or average strategy sampling; fp: normal-form "
            "fictitious play; xfp/fsp: extensive-form and sampled fictitious (self-)play; "
-           "nfsp: neural fictitious self-play).",
+           "nfsp: neural fictitious self-play; deep-cfr/sd-cfr/dream: Deep CFR, Single Deep CFR "
+           "and DREAM).",
            default="cfr+", group=RUN, cli=("--algorithm", "-a")),
     Option("rule", str, f"rcfr and cs/es/os/as: the update rule, one of {', '.join(RULES)} "
            "(default cfr; rcfr+ is rcfr with cfr+).", cli=("--rule",),
@@ -145,7 +148,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("episodes", int, "nfsp: games of self-play to run, instead of --iterations (one "
            "nfsp iteration is one episode).", group=RUN, cli=("--episodes",), low=1,
            high=MAX_COUNT),
-    Option("epsilon", float, "os/as: exploration (default 0.5 for os, 0.05 for as).",
+    Option("epsilon", float, "os/as/dream: exploration (default 0.5 for os and dream, 0.05 "
+           "for as).",
            group=NUMERIC, cli=("--epsilon",), schemes=("os", "as")),
     Option("alpha", float, "dcfr/pdcfr+: exponent of the positive-regret discount (default "
            "1.5).", group=NUMERIC, cli=("--alpha",), rules=("dcfr", "pdcfr+")),
@@ -185,8 +189,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("features", str, "regressors: thesis, onehot or hashing:K (default: thesis for "
            "poker, onehot otherwise; hashing:5 for ridge); nfsp: the observation: infostate "
            "(OpenSpiel's information-state tensor; the default on kuhn, leduc and openspiel: "
-           "games), onehot (the default elsewhere) or hashing:K.", group=REGRESSION,
-           cli=("--features",), algorithms=(*_TAKE_REGRESSORS, *_NFSP)),
+           "games), onehot (the default elsewhere) or hashing:K; deep-cfr/sd-cfr/dream: their "
+           "networks' input, as nfsp.", group=REGRESSION,
+           cli=("--features",), algorithms=(*_TAKE_REGRESSORS, *_NFSP, *_DEEP)),
     Option("bootstrap", bool, "regressors: bootstrapped targets (thesis Algorithm 2) instead "
            "of a stored regret table.", default=False, group=REGRESSION, cli=("--bootstrap",),
            algorithms=_TAKE_REGRESSORS),
@@ -198,8 +203,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("ridge_alpha", float, "--regressor ridge: the ridge penalty (default 1e-3).",
            group=REGRESSION, cli=("--ridge-alpha",), algorithms=_TAKE_REGRESSORS),
     Option("hidden", str, "--regressor torch-mlp: hidden-layer widths, e.g. 64,64 (the "
-           "default); nfsp: its networks' (default 64, the NFSP paper's Leduc networks).",
-           group=REGRESSION, cli=("--hidden",), algorithms=(*_TAKE_REGRESSORS, *_NFSP)),
+           "default); nfsp: its networks' (default 64, the NFSP paper's Leduc networks); "
+           "deep-cfr/sd-cfr/dream: theirs (default 64).",
+           group=REGRESSION, cli=("--hidden",), algorithms=(*_TAKE_REGRESSORS, *_NFSP, *_DEEP)),
     Option("minibatch", bool, "sampling schemes with a regressor that trains incrementally "
            "(torch-mlp): fit only the sequences each pass touched, no dense feature matrix.",
            group=REGRESSION, cli=("--minibatch/--no-minibatch",), algorithms=SCHEMES),
@@ -231,8 +237,9 @@ OPTIONS: tuple[Option, ...] = (
            algorithms=_NFSP, low=0, low_open=True),
     Option("sl_lr", float, "nfsp: the average-policy network's learning rate (default "
            "0.005).", cli=("--sl-lr",), algorithms=_NFSP, low=0, low_open=True),
-    Option("batch_size", int, "nfsp: minibatch size of both networks (default 128).",
-           cli=("--batch-size",), algorithms=_NFSP, low=1, high=MAX_COUNT),
+    Option("batch_size", int, "nfsp: minibatch size of both networks (default 128); "
+           "deep-cfr/sd-cfr/dream: of their networks (default 256).",
+           cli=("--batch-size",), algorithms=(*_NFSP, *_DEEP), low=1, high=MAX_COUNT),
     Option("rl_memory", int, "nfsp: capacity of the circular memory M_RL (default 200000).",
            cli=("--rl-memory",), algorithms=_NFSP, low=1, high=MAX_COUNT),
     Option("sl_memory", int, "nfsp: capacity of the reservoir memory M_SL (default "
@@ -248,6 +255,22 @@ OPTIONS: tuple[Option, ...] = (
            low=0, high=1),
     Option("envs", int, "nfsp: games stepped at once (batched self-play; default 128).",
            cli=("--envs",), algorithms=_NFSP, low=1, high=1 << 20),
+    # the Deep CFR family (rcfr.solvers.deep)
+    Option("traversals", int, "deep-cfr/sd-cfr/dream: traversals per player and iteration "
+           "(default 375).", cli=("--traversals",), algorithms=_DEEP, low=1, high=MAX_COUNT),
+    Option("train_steps", int, "deep-cfr/sd-cfr/dream: minibatch steps that train an "
+           "advantage network each iteration (default 375).", cli=("--train-steps",),
+           algorithms=_DEEP, low=1, high=MAX_COUNT),
+    Option("policy_steps", int, "deep-cfr/dream: minibatch steps that train the average-"
+           "strategy network (default 2500).", cli=("--policy-steps",),
+           algorithms=("deep-cfr", "dream"), low=1, high=MAX_COUNT),
+    Option("memory", int, "deep-cfr/sd-cfr/dream: capacity of each reservoir memory, in rows "
+           "(default 100000).", cli=("--memory",), algorithms=_DEEP, low=1, high=MAX_COUNT),
+    Option("lr", float, "deep-cfr/sd-cfr/dream: Adam's learning rate (default 0.01).",
+           cli=("--lr",), algorithms=_DEEP, low=0, low_open=True),
+    Option("warm_start", bool, "deep-cfr/sd-cfr/dream: keep training the advantage networks "
+           "instead of re-initialising them every iteration.", cli=("--warm-start",),
+           algorithms=_DEEP),
     Option("abstraction", str, "Solve an abstract game and play it in the full game: "
            "identity; leduc's JQK, J.QK, JQ.K, J.Q.K; wager abstractions null, P, HP, PD, HPD "
            "or bets:0.5,1,2 (pot fractions).", group=RUN, cli=("--abstraction",)),
@@ -259,9 +282,10 @@ OPTIONS: tuple[Option, ...] = (
 OPTION: dict[str, Option] = {o.name: o for o in OPTIONS}
 # what make_solver sorts the options by (issue 22: derived, never listed by hand)
 RCFR_OPTIONS = tuple(o.name for o in OPTIONS if o.group == REGRESSION)
-# the options only the fictitious-play family takes (make_solver refuses them elsewhere)
+# the options only the fictitious-play and Deep CFR families take (make_solver refuses them
+# elsewhere)
 FP_OPTIONS = tuple(o.name for o in OPTIONS
-                   if o.algorithms and set(o.algorithms) <= set(FP_ALGORITHMS))
+                   if o.algorithms and set(o.algorithms) <= {*FP_ALGORITHMS, *DEEP_ALGORITHMS})
 AVERAGE_OPTIONS = tuple(o.name for o in OPTIONS if o.group == AVERAGE)
 SCHEME_OPTIONS = {s: tuple(o.name for o in OPTIONS if s in o.schemes) for s in SCHEMES}
 RULE_OPTIONS = {r: names for r in RULES

@@ -17,6 +17,7 @@ from ..forms.base import Form
 from ..forms.compile import compile_game
 from ..forms.sampling import SCHEMES
 from ..policy import TabularPolicy
+from .deep import DEEP_ALGORITHMS, make_deep_solver
 from .fp import FP_ALGORITHMS, make_fp_solver
 from .loop import ALGORITHMS, CFRSolver, RegretSolver
 from .options import (
@@ -127,6 +128,8 @@ def make_solver(game: Form | str, algorithm: str, *, rule: str | UpdateRule | No
                         f"{OPTION['ridge_alpha'].flag}")
     if key in FP_ALGORITHMS:
         return _make_fp(game, key, rule, options, given)
+    if key in DEEP_ALGORITHMS:
+        return _make_deep(game, key, rule, options, given)
     for k in FP_OPTIONS:
         if k in given:
             raise RcfrError(f"{OPTION[k].flag} applies to {'/'.join(OPTION[k].algorithms)}, "
@@ -204,6 +207,33 @@ def _make_fp(game, key: str, rule, options: dict, given: set):
     if key == "nfsp":
         kwargs.pop("alternating", None)
     return make_fp_solver(game, key, **kwargs)
+
+
+# what each algorithm of the Deep CFR family takes (rcfr.solvers.deep)
+_DEEP_COMMON = ("seed", "alternating", "hidden", "features", "traversals", "train_steps",
+                "batch_size", "memory", "lr", "warm_start")
+_DEEP_TAKES = {"deep-cfr": (*_DEEP_COMMON, "policy_steps"), "sd-cfr": _DEEP_COMMON,
+               "dream": (*_DEEP_COMMON, "policy_steps", "epsilon")}
+
+
+def _make_deep(game, key: str, rule, options: dict, given: set):
+    """A solver of the Deep CFR family (:mod:`rcfr.solvers.deep`); options it would ignore
+    are refused."""
+    if rule is not None:
+        raise RcfrError(f"{OPTION['rule'].flag} applies to rcfr and the sampling schemes, "
+                        f"not {key}")
+    takes = _DEEP_TAKES[key]
+    for k in sorted(given, key=lambda k: list(OPTION).index(k) if k in OPTION else -1):
+        if k not in takes:
+            o = OPTION.get(k)
+            users = "/".join(o.algorithms or o.schemes or o.rules) if o is not None else ""
+            raise RcfrError(f"{o.flag if o is not None else k} applies to "
+                            f"{users or 'the regret algorithms'}, not {key}")
+    if options.get("alternating") is False:
+        raise RcfrError(f"{OPTION['alternating'].flag}: {key} updates the players in turn "
+                        f"(alternating), as the Deep CFR paper")
+    kwargs = {k: options[k] for k in takes if options.get(k) is not None and k != "alternating"}
+    return make_deep_solver(game, key, **kwargs)
 
 
 def _positive(name: str, value, allow_zero: bool = False) -> int:
