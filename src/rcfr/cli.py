@@ -30,6 +30,7 @@ from .experiments.execute import RunHooks, checkpoint_seed, run_spec
 from .experiments.spec import RunSpec, load_run_spec
 from .forms.compile import check_public_choice, compile_game
 from .forms.sizes import form_sizes
+from .forms.threads import kernel_threads
 from .games.registry import STANDARD_GAMES, load_game, registered_games
 from .lp import solve_lp
 from .policy import TabularPolicy
@@ -297,7 +298,8 @@ def solve(
             progress.update(task, completed=done, **fields)
 
         hooks.progress, hooks.should_stop = tick, stop
-        outcome = run_spec(run, hooks)
+        with kernel_threads(run.threads):  # (the same numbers on any count)
+            outcome = run_spec(run, hooks)
     result = outcome.result
     info = result.to_dict()
     info.update({"out": str(out_file) if out_file else None,

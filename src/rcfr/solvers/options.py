@@ -277,6 +277,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("form", str, "Compiled form: history, public (poker and dice games) or auto (the "
            "public form where the history form would not fit).", group=RUN, cli=("--form",),
            cli_default="auto", choices=FORMS),
+    Option("threads", int, "Threads of the public form's full-width kernels and exact "
+           "evaluation (default: the cores available); any count gives the same numbers bit "
+           "for bit.", group=RUN, cli=("--threads",), low=1, high=4096),
 )
 
 OPTION: dict[str, Option] = {o.name: o for o in OPTIONS}

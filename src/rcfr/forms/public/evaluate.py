@@ -7,29 +7,45 @@ from __future__ import annotations
 from numba import njit, uint64
 
 from ...core import kernels as K
-from .full_width import _back_up
+from .full_width import BEST_RESPONSE, _back_levels, _back_up, plan_threaded
 from .terminals import _terminal_values, terminal_values
 
 
 @njit(cache=True)
-def evaluate_public(probs, tree, T, dense, plan, acc, br):
+def evaluate_public(probs, tree, T, dense, plan, acc, br, threads=1, LV=None):
     """Player 0's value and both best-response values of the profile ``probs`` in one call:
     the realization plans, one terminal sweep per player (player 0's gives the value and its
-    best response) and the best responders' backward sweeps (:mod:`rcfr.evaluate`)."""
-    b, sb = tree.bounds, tree.seq_bounds
-    K.realization_plan(probs, 0, b[2], tree.seq_start, tree.num_actions, tree.parent_seq, plan)
+    best response) and the best responders' backward sweeps (:mod:`rcfr.evaluate`); on
+    ``threads`` threads (the plans and backward sweeps with the levels ``LV``), bit for bit the
+    one-thread numbers."""
+    sb = tree.seq_bounds
+    plan_threaded(probs, LV, 0, 2, tree, plan, 0.0, br, False, threads)
     S = sb[2]
-    terminal_values(0, plan, T, dense, sb[0], sb[1], acc)
+    terminal_values(0, plan, T, dense, sb[0], sb[1], acc, threads)
     value = 0.0
     for s in range(sb[0], sb[1]):
         value += acc[s] * plan[s]
     value += acc[S] * plan[S]
-    br0 = K.best_response(0, b[0], b[1], tree.seq_start, tree.num_actions, tree.parent_seq,
-                          acc, br)
-    terminal_values(1, plan, T, dense, sb[1], sb[2], acc)
-    br1 = K.best_response(1, b[1], b[2], tree.seq_start, tree.num_actions, tree.parent_seq,
-                          acc, br)
+    br0 = _best_response(0, tree, acc, br, LV, threads)
+    terminal_values(1, plan, T, dense, sb[1], sb[2], acc, threads)
+    br1 = _best_response(1, tree, acc, br, LV, threads)
     return value, br0, br1
+
+
+@njit(cache=True)
+def _best_response(p, tree, acc, br, LV, threads):
+    """:func:`rcfr.core.kernels.best_response` for player ``p``, by levels on ``threads``
+    threads where ``LV`` is given (:func:`rcfr.forms.public.full_width._back_levels`)."""
+    b = tree.bounds
+    if LV is None:
+        return K.best_response(p, b[p], b[p + 1], tree.seq_start, tree.num_actions,
+                               tree.parent_seq, acc, br)
+    if threads < 2:
+        return K.best_response(p, b[p], b[p + 1], tree.seq_start, tree.num_actions,
+                               tree.parent_seq, acc, br)
+    _back_levels(BEST_RESPONSE, p, False, False, 0.0, acc, tree.seq_start, tree.num_actions,
+                 tree.parent_seq, LV, acc, br, threads)
+    return acc[acc.shape[0] - 2 + p]
 
 
 @njit(cache=True)
@@ -63,7 +79,7 @@ def _best_response_layout(player, j_lo, j_hi, L, acc, v):
 
 
 @njit(cache=True)
-def evaluate_layout(probs, tree, T, L, plan, acc, v):
+def evaluate_layout(probs, tree, T, L, plan, acc, v, threads=1):
     """:func:`evaluate_public` in the layout of :mod:`rcfr.forms.public.layout` (``probs`` in the
     contract's order)."""
     sb = tree.seq_bounds
@@ -71,12 +87,12 @@ def evaluate_layout(probs, tree, T, L, plan, acc, v):
     seq_parent, seq_contract = L.seq_parent, L.seq_contract
     for s in range(S):  # both plans, reading ``probs`` through the layout's index
         plan[s] = plan[seq_parent[s]] * probs[seq_contract[s]]
-    _terminal_values(0, plan, T, L.term_base, L.term_stride, False, sb[0], sb[1], acc)
+    _terminal_values(0, plan, T, L.term_base, L.term_stride, False, sb[0], sb[1], acc, threads)
     value = 0.0
     for s in range(sb[0], sb[1]):
         value += acc[s] * plan[s]
     value += acc[S] * plan[S]
     br0 = _best_response_layout(0, L.node_lo[0], L.node_lo[1], L, acc, v)
-    _terminal_values(1, plan, T, L.term_base, L.term_stride, False, sb[1], sb[2], acc)
+    _terminal_values(1, plan, T, L.term_base, L.term_stride, False, sb[1], sb[2], acc, threads)
     br1 = _best_response_layout(1, L.node_lo[1], L.node_lo[2], L, acc, v)
     return value, br0, br1

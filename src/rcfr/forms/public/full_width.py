@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit, uint64
+from numba import get_num_threads, njit, prange, uint64
 
 from ...core import kernels as K
 from ...core.links import POLYNOMIAL, link_slice, matched, positive
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 
 @njit(cache=True)
-def public_pass(p_lo, p_hi, weight, tree, T, dense, strategy, avg, work):
+def public_pass(p_lo, p_hi, weight, tree, T, dense, strategy, avg, work, threads=1):
     """Players ``[p_lo, p_hi)`` at the same strategy: their counterfactual regrets into
     ``work.inst`` and ``weight`` times their realization plans into the average-strategy sums
     (:func:`rcfr.forms.history.full_width.full_width_pass` with the public terminal sweep)."""
@@ -45,7 +45,7 @@ def public_pass(p_lo, p_hi, weight, tree, T, dense, strategy, avg, work):
                        tree.parent_seq, work.plan)
     for p in range(p_lo, p_hi):
         terminal_values(p, work.plan, T, dense, tree.seq_bounds[p], tree.seq_bounds[p + 1],
-                        work.acc)
+                        work.acc, threads)
         K.counterfactual_regrets(p, strategy, tree.bounds[p], tree.bounds[p + 1],
                                  tree.seq_start, tree.num_actions, tree.parent_seq, work.acc,
                                  work.inst)
@@ -91,34 +91,152 @@ def _regrets_absorbed(p, t, rule, link_kind, link_param, strategy, tree, acc, in
     clipped = rule.kind == CLIPPED
     matching = link_param == 2.0  # regret matching, written out (link_slice's arithmetic)
     for i in range(hi - 1, lo - 1, -1):
+        _absorb_one(i, clipped, matching, link_param, strategy, seq_start, num_actions,
+                    parent_seq, acc, regrets)
+
+
+@njit(cache=True, inline="always")
+def _absorb_one(i, clipped, matching, link_param, strategy, seq_start, num_actions, parent_seq,
+                acc, regrets):
+    """:func:`_regrets_absorbed` at information set ``i``."""
+    start = seq_start[i]
+    end = start + num_actions[i]
+    v = K.back_up(strategy, acc, start, end, parent_seq[i])
+    if not matching:
+        for s in range(start, end):
+            regrets[s] = absorbed(regrets[s], acc[s] - v, clipped)
+        link_slice(POLYNOMIAL, link_param, regrets, start, end, strategy)
+        return
+    total = 0.0
+    for s in range(start, end):
+        r = absorbed(regrets[s], acc[s] - v, clipped)
+        regrets[s] = r
+        total += positive(r)
+    u = 1.0 / (end - start)
+    for s in range(start, end):
+        strategy[s] = matched(regrets[s], total, u)
+
+
+ABSORB, REGRETS, BEST_RESPONSE = 0, 1, 2  # what :func:`_back_levels` computes
+
+
+@njit(cache=True, inline="always")
+def _back_one(kind, i, clipped, matching, link_param, strategy, seq_start, num_actions,
+              parent_seq, acc, out):
+    """Information set ``i`` of the backward sweep: absorbed regrets (``out``: the regrets,
+    :func:`_absorb_one`), instantaneous regrets (``out``, as
+    :func:`rcfr.core.kernels.counterfactual_regrets`) or the best response (``out``, as
+    :func:`rcfr.core.kernels.best_response`)."""
+    if kind == ABSORB:
+        _absorb_one(i, clipped, matching, link_param, strategy, seq_start, num_actions,
+                    parent_seq, acc, out)
+    elif kind == REGRETS:
         start = seq_start[i]
         end = start + num_actions[i]
         v = K.back_up(strategy, acc, start, end, parent_seq[i])
-        if not matching:
-            for s in range(start, end):
-                regrets[s] = absorbed(regrets[s], acc[s] - v, clipped)
-            link_slice(POLYNOMIAL, link_param, regrets, start, end, strategy)
+        for s in range(start, end):
+            out[s] = acc[s] - v
+    else:
+        start = seq_start[i]
+        best = start
+        for s in range(start + 1, start + num_actions[i]):
+            if acc[s] > acc[best]:
+                best = s
+        for s in range(start, start + num_actions[i]):
+            out[s] = 0.0
+        out[best] = 1.0
+        acc[parent_seq[i]] += acc[best]
+
+
+@njit(cache=True, parallel=True)
+def _back_levels(kind, p, clipped, matching, link_param, strategy, seq_start, num_actions,
+                 parent_seq, LV, acc, out, threads):
+    """Player ``p``'s backward sweep level by level, deepest first
+    (:mod:`rcfr.forms.public.levels`): a level's groups of information sets that share a parent
+    sequence split over ``threads`` threads, each group in decreasing order, so each sum is the
+    one-thread sweep's bit for bit."""
+    for lv in range(LV.player_lo[p + 1] - 1, LV.player_lo[p] - 1, -1):
+        a, b = LV.level_lo[lv], LV.level_lo[lv + 1]
+        if b - a < LV.min_infosets:
+            for i in range(b - 1, a - 1, -1):
+                _back_one(kind, i, clipped, matching, link_param, strategy, seq_start,
+                          num_actions, parent_seq, acc, out)
             continue
-        total = 0.0
-        for s in range(start, end):
-            r = absorbed(regrets[s], acc[s] - v, clipped)
-            regrets[s] = r
-            total += positive(r)
-        u = 1.0 / (end - start)
-        for s in range(start, end):
-            strategy[s] = matched(regrets[s], total, u)
+        g0 = LV.group_lo[lv]
+        ng = LV.group_lo[lv + 1] - g0
+        nch = min(threads, ng)
+        for c in prange(nch):
+            for g in range(g0 + ng * c // nch, g0 + ng * (c + 1) // nch):
+                for k in range(LV.group_start[g], LV.group_start[g + 1]):
+                    _back_one(kind, LV.back_order[k], clipped, matching, link_param, strategy,
+                              seq_start, num_actions, parent_seq, acc, out)
+
+
+@njit(cache=True, parallel=True)
+def _plan_levels(strategy, LV, p_lo, p_hi, seq_start, num_actions, parent_seq, plan, weight,
+                 avg, average, threads):
+    """:func:`_plan` for players ``[p_lo, p_hi)`` level by level, each level's information sets
+    split over ``threads`` threads (each sequence's arithmetic unchanged)."""
+    for lv in range(LV.player_lo[p_lo], LV.player_lo[p_hi]):
+        a, b = LV.level_lo[lv], LV.level_lo[lv + 1]
+        n = b - a
+        if n < LV.min_infosets:
+            _plan(strategy, a, b, seq_start, num_actions, parent_seq, plan, weight, avg, average)
+            continue
+        for c in prange(threads):
+            _plan(strategy, a + n * c // threads, a + n * (c + 1) // threads, seq_start,
+                  num_actions, parent_seq, plan, weight, avg, average)
+
+
+@njit(cache=True)
+def plan_threaded(strategy, LV, p_lo, p_hi, tree, plan, weight, avg, average, threads):
+    """:func:`_plan` for players ``[p_lo, p_hi)``, on ``threads`` threads where ``LV`` (the
+    tree's levels) is given (:func:`_plan_levels`)."""
+    b = tree.bounds
+    if LV is None:
+        _plan(strategy, b[p_lo], b[p_hi], tree.seq_start, tree.num_actions, tree.parent_seq,
+              plan, weight, avg, average)
+    elif threads > 1:
+        _plan_levels(strategy, LV, p_lo, p_hi, tree.seq_start, tree.num_actions,
+                     tree.parent_seq, plan, weight, avg, average, threads)
+    else:
+        _plan(strategy, b[p_lo], b[p_hi], tree.seq_start, tree.num_actions, tree.parent_seq,
+              plan, weight, avg, average)
+
+
+@njit(cache=True)
+def _regrets_threaded(p, t, rule, link_kind, link_param, strategy, tree, acc, inst, regrets,
+                      prediction, values, LV, threads):
+    """:func:`_regrets_absorbed` on ``threads`` threads where ``LV`` is given (the backward
+    sweep by :func:`_back_levels`; the rule's update after it stays on one thread)."""
+    if LV is None:
+        _regrets_absorbed(p, t, rule, link_kind, link_param, strategy, tree, acc, inst,
+                          regrets, prediction, values)
+    elif threads > 1:
+        fused = (rule.kind == PLAIN or rule.kind == CLIPPED) and link_kind == POLYNOMIAL
+        if fused:
+            _back_levels(ABSORB, p, rule.kind == CLIPPED, link_param == 2.0, link_param,
+                         strategy, tree.seq_start, tree.num_actions, tree.parent_seq, LV, acc,
+                         regrets, threads)
+        else:
+            _back_levels(REGRETS, p, False, False, link_param, strategy, tree.seq_start,
+                         tree.num_actions, tree.parent_seq, LV, acc, inst, threads)
+            absorb(p, t, rule, link_kind, link_param, tree, inst, regrets, prediction, values,
+                   strategy)
+    else:
+        _regrets_absorbed(p, t, rule, link_kind, link_param, strategy, tree, acc, inst,
+                          regrets, prediction, values)
 
 
 @njit(cache=True)
 def run_public(n_iters, t0, alternating, avg_power, rule, link_kind, link_param, tree, T, dense,
-               regrets, prediction, values, strategy, avg, work):
+               regrets, prediction, values, strategy, avg, work, threads=1, LV=None):
     """``n_iters`` iterations of vector-form CFR with any update ``rule``, in the order of
     :func:`rcfr.forms.history.full_width.run_tabular` (so both forms give the same strategies),
     fused: a
     player's realization plan is recomputed only after its strategy changed, averaging rides
-    on the plan and absorbing on the backward sweep."""
-    b, sb = tree.bounds, tree.seq_bounds
-    seq_start, num_actions, parent = tree.seq_start, tree.num_actions, tree.parent_seq
+    on the plan and absorbing on the backward sweep.  On ``threads`` threads: the terminal
+    sweeps, and with the levels ``LV`` the plans and backward sweeps (the same numbers)."""
     plan, acc, inst = work.plan, work.acc, work.inst
     for it in range(n_iters):
         t = t0 + it + 1
@@ -126,25 +244,26 @@ def run_public(n_iters, t0, alternating, avg_power, rule, link_kind, link_param,
         if alternating:
             # player 0's plan is current from its update in the previous iteration on
             if it == 0:
-                _plan(strategy, b[0], b[1], seq_start, num_actions, parent, plan, weight, avg,
-                      True)
-            _plan(strategy, b[1], b[2], seq_start, num_actions, parent, plan, weight, avg, True)
-            terminal_values(0, plan, T, dense, sb[0], sb[1], acc)
-            _regrets_absorbed(0, t, rule, link_kind, link_param, strategy, tree, acc, inst,
-                              regrets, prediction, values)
+                plan_threaded(strategy, LV, 0, 1, tree, plan, weight, avg, True, threads)
+            plan_threaded(strategy, LV, 1, 2, tree, plan, weight, avg, True, threads)
+            terminal_values(0, plan, T, dense, tree.seq_bounds[0], tree.seq_bounds[1], acc,
+                            threads)
+            _regrets_threaded(0, t, rule, link_kind, link_param, strategy, tree, acc, inst,
+                              regrets, prediction, values, LV, threads)
             nxt = float(t + 1) ** avg_power
-            _plan(strategy, b[0], b[1], seq_start, num_actions, parent, plan, nxt, avg,
-                  it + 1 < n_iters)
-            terminal_values(1, plan, T, dense, sb[1], sb[2], acc)
-            _regrets_absorbed(1, t, rule, link_kind, link_param, strategy, tree, acc, inst,
-                              regrets, prediction, values)
+            plan_threaded(strategy, LV, 0, 1, tree, plan, nxt, avg, it + 1 < n_iters, threads)
+            terminal_values(1, plan, T, dense, tree.seq_bounds[1], tree.seq_bounds[2], acc,
+                            threads)
+            _regrets_threaded(1, t, rule, link_kind, link_param, strategy, tree, acc, inst,
+                              regrets, prediction, values, LV, threads)
         else:
-            _plan(strategy, b[0], b[2], seq_start, num_actions, parent, plan, weight, avg, True)
+            plan_threaded(strategy, LV, 0, 2, tree, plan, weight, avg, True, threads)
             for p in range(2):
-                terminal_values(p, plan, T, dense, sb[p], sb[p + 1], acc)
+                terminal_values(p, plan, T, dense, tree.seq_bounds[p], tree.seq_bounds[p + 1],
+                                acc, threads)
             for p in range(2):  # (both sweeps read the plan at the same strategies)
-                _regrets_absorbed(p, t, rule, link_kind, link_param, strategy, tree, acc, inst,
-                                  regrets, prediction, values)
+                _regrets_threaded(p, t, rule, link_kind, link_param, strategy, tree, acc, inst,
+                                  regrets, prediction, values, LV, threads)
 
 
 @njit(cache=True)
@@ -239,7 +358,7 @@ def _absorb_layout(j_lo, j_hi, clipped, L, strategy, acc, regrets, v):
 
 @njit(cache=True)
 def run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, regrets,
-                      strategy, avg, work, v):
+                      strategy, avg, work, v, threads=1):
     """:func:`run_public` for CFR and CFR+ with regret matching on sequence vectors in the
     layout of :mod:`rcfr.forms.public.layout` (the same arithmetic in the same order)."""
     lo, sb = L.node_lo, tree.seq_bounds
@@ -252,28 +371,29 @@ def run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, 
             if it == 0:
                 _plan_layout(strategy, sb[0], sb[1], L.seq_parent, plan, weight, avg, True)
             _plan_layout(strategy, sb[1], sb[2], L.seq_parent, plan, weight, avg, True)
-            _terminal_values(0, plan, T, tb, ts, False, sb[0], sb[1], acc)
+            _terminal_values(0, plan, T, tb, ts, False, sb[0], sb[1], acc, threads)
             _absorb_layout(lo[0], lo[1], clipped, L, strategy, acc, regrets, v)
             nxt = float(t + 1) ** avg_power
             _plan_layout(strategy, sb[0], sb[1], L.seq_parent, plan, nxt, avg, it + 1 < n_iters)
-            _terminal_values(1, plan, T, tb, ts, False, sb[1], sb[2], acc)
+            _terminal_values(1, plan, T, tb, ts, False, sb[1], sb[2], acc, threads)
             _absorb_layout(lo[1], lo[2], clipped, L, strategy, acc, regrets, v)
         else:
             _plan_layout(strategy, sb[0], sb[2], L.seq_parent, plan, weight, avg, True)
             for p in range(2):
-                _terminal_values(p, plan, T, tb, ts, False, sb[p], sb[p + 1], acc)
+                _terminal_values(p, plan, T, tb, ts, False, sb[p], sb[p + 1], acc,
+                                 threads)
             for p in range(2):
                 _absorb_layout(lo[p], lo[p + 1], clipped, L, strategy, acc, regrets, v)
 
 
 @njit(cache=True)
 def run_fused_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, regrets,
-                     strategy, avg, work, scratch, v):
+                     strategy, avg, work, scratch, v, threads=1):
     """:func:`run_public_layout` on the contract's arrays: they are transposed into the
     layout (``scratch``: three sequence vectors) at entry and back at exit."""
     state_to_layout(regrets, strategy, avg, scratch, L.seq_contract)
     run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, scratch[0],
-                      scratch[1], scratch[2], work, v)
+                      scratch[1], scratch[2], work, v, threads)
     state_from_layout(scratch, regrets, strategy, avg, L.seq_contract)
 
 
@@ -290,7 +410,7 @@ class PublicFullWidthPass:
 
     def run(self, players, strategy, weight, avg, inst) -> int:
         public_pass(players[0], players[-1] + 1, weight, self.arrays, self.tree.arrays,
-                    self.dense, strategy, avg, self.work._replace(inst=inst))
+                    self.dense, strategy, avg, self.work._replace(inst=inst), get_num_threads())
         return len(players) * self.tree.num_nodes
 
     def fuses(self, rule) -> bool:
@@ -317,11 +437,13 @@ class PublicFullWidthPass:
             run_fused_layout(iterations, solver.iteration, solver.alternating,
                              solver.avg_power_, solver.rule_.params.kind == CLIPPED,
                              self.arrays, self.tree.arrays, L, est.regrets, solver.strategy_,
-                             solver.avg_weights_, self.work, self._scratch, self._row_values)
+                             solver.avg_weights_, self.work, self._scratch, self._row_values,
+                             get_num_threads())
         else:
             run_public(iterations, solver.iteration, solver.alternating, solver.avg_power_,
                        solver.rule_.params, solver.link_.kind, solver.link_.param, self.arrays,
                        self.tree.arrays, self.dense, est.regrets, est.prediction, est.values_,
-                       solver.strategy_, solver.avg_weights_, self.work)
+                       solver.strategy_, solver.avg_weights_, self.work, get_num_threads(),
+                       self.tree._levels)
         solver.iteration += iterations
         solver.nodes_visited += iterations * per

@@ -7,9 +7,36 @@ rule allows it."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, uint64
+from numba import njit, prange, uint64
 
 from ...games.public import COUNT_RULE, FOLD_RULE, MATRIX_RULE, SHOWDOWN_RULE
+from .. import threads as _threads  # noqa: F401 (numba's threading layer, set before any call)
+
+# Terminal sweeps with less work than this (public terminals times private states) stay on one
+# thread: a parallel region costs more than they do (Leduc, Bluff(1,1)).
+PARALLEL_MIN_WORK = 50_000
+
+
+def terminal_groups(term_seq_base: np.ndarray, num_private, min_work: int = PARALLEL_MIN_WORK):
+    """Per player, the public terminals grouped by the sequence vector the player's values go
+    to (``term_seq_base``; -1: the empty sequence): ``order[p]`` lists the terminals group by
+    group, each group in increasing order, group ``g`` is ``order[p, start[p, g]:start[p, g +
+    1]]``, and ``groups[p]`` counts them (0 where the sweep has less than ``min_work`` work: it
+    stays on one thread).  Groups write disjoint elements, so they can run on any threads."""
+    Z = term_seq_base.shape[1]
+    order = np.empty((2, Z), dtype=np.int64)
+    start = np.zeros((2, Z + 1), dtype=np.int64)
+    groups = np.zeros(2, dtype=np.int64)
+    threaded = Z * (int(num_private[0]) + int(num_private[1])) >= min_work
+    for p in range(2):
+        key = term_seq_base[p]
+        order[p] = np.argsort(key, kind="stable")
+        first = np.flatnonzero(np.diff(key[order[p]]) != 0) + 1
+        g = first.size + 1 if Z else 0
+        start[p, 1:g] = first
+        start[p, g] = Z
+        groups[p] = g if threaded else 0
+    return order, start, groups
 
 
 @njit(cache=True, inline="always")
@@ -41,22 +68,26 @@ def _dense_values(player, c, rule, value, miss, q, face, ro, joint, rank, counts
 
 
 @njit(cache=True)
-def terminal_values(player, plan, T, dense, s_lo, s_hi, acc):
+def terminal_values(player, plan, T, dense, s_lo, s_hi, acc, threads=1):
     """``acc[s]``: sum over the terminals whose last ``player`` sequence is ``s`` of the
     player's payoff times chance and opponent reach (``acc`` padded, as
     :func:`rcfr.core.kernels.terminal_values` fills it)."""
-    _terminal_values(player, plan, T, T.term_seq_base, T.term_stride, dense, s_lo, s_hi, acc)
+    _terminal_values(player, plan, T, T.term_seq_base, T.term_stride, dense, s_lo, s_hi, acc,
+                     threads)
 
 
 @njit(cache=True)
-def _terminal_values(player, plan, T, tsb, tst, dense, s_lo, s_hi, acc):
+def _terminal_values(player, plan, T, tsb, tst, dense, s_lo, s_hi, acc, threads=1):
     """:func:`terminal_values` with the players' sequence at terminal ``z`` holding row ``k``
-    at ``tsb[p, z] + k * tst[p, z]`` (the contract's, or :mod:`rcfr.forms.public.layout`'s)."""
+    at ``tsb[p, z] + k * tst[p, z]`` (the contract's, or :mod:`rcfr.forms.public.layout`'s:
+    both map a terminal to the same sequences, so :func:`terminal_groups` serves both).  On
+    several numba threads where the tree has groups (bit for bit the one-thread sums)."""
+    ngroups = T.term_groups[player] if threads > 1 else 0
     _sweep(player, plan, dense, s_lo, s_hi, T.num_private, T.exclusive, T.dense_deal, T.term_ctx,
            T.term_rule, T.term_value, T.term_miss, T.term_q, T.term_face, tsb, tst,
            T.term_row_ctx, T.weight, T.valid, T.row_of, T.full, T.rank,
            T.rank_order, T.rank_lt, T.rank_le, T.num_valid, T.joint, T.counts, T.max_count,
-           T.matrix, T.pay, acc)
+           T.matrix, T.pay, T.term_order[player], T.term_group[player], ngroups, threads, acc)
 
 
 @njit(cache=True, inline="always")
@@ -74,6 +105,39 @@ def _one_die_everywhere(term_rule, max_count, full):
     return True
 
 
+@njit(cache=True, inline="always")
+def _one_die_terminal(z, plan, sign, empty, empty_reach, term_ctx, term_value, term_miss, term_q,
+                      term_face, base_opp, stride_opp, base_own, stride_own, w_opp, w_own,
+                      cnt_opp, cnt_own, nmax, n_opp, n_own, ro, acc):
+    """:func:`_sweep_one_die` at terminal ``z``."""
+    cw = uint64(term_ctx[z]) * nmax
+    fc = uint64(term_face[z]) * nmax
+    base = base_opp[z]
+    total = 0.0
+    h = 0.0
+    if base < 0:
+        for x in range(n_opp):
+            ro[x] = w_opp[cw + x] * empty_reach
+            total += ro[x]
+        for x in range(n_opp):
+            h += ro[x] * cnt_opp[fc + x]
+    else:
+        ub, stride = uint64(base), uint64(stride_opp[z])
+        for x in range(n_opp):
+            r = w_opp[cw + x] * plan[ub + x * stride]
+            total += r
+            h += r * cnt_opp[fc + x]
+    q = term_q[z]
+    hit = sign * term_value[z]
+    miss = sign * term_miss[z]
+    ob = base_own[z]
+    d, ost = (uint64(ob), uint64(stride_own[z])) if ob >= 0 else (empty, uint64(0))
+    for x in range(n_own):
+        need = q - cnt_own[fc + x]  # held: total (need <= 0), h (1), 0 (2 or more)
+        hv = total if need <= 0 else (h if need == 1 else 0.0)
+        acc[d + x * ost] += w_own[cw + x] * (hit * hv + miss * (total - hv))
+
+
 @njit(cache=True)
 def _sweep_one_die(player, plan, term_ctx, term_value, term_miss, term_q, term_face, tsb, tst,
                    w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, acc):
@@ -85,47 +149,198 @@ def _sweep_one_die(player, plan, term_ctx, term_value, term_miss, term_q, term_f
     empty_reach = plan[plan.shape[0] - 2 + opp]
     sign = 1.0 if player == 0 else -1.0
     ro = np.empty(n_opp)
-    base_opp, stride_opp = tsb[opp], tst[opp]
-    base_own, stride_own = tsb[player], tst[player]
     for z in range(term_ctx.shape[0]):
-        cw = uint64(term_ctx[z]) * nmax
-        fc = uint64(term_face[z]) * nmax
-        base = base_opp[z]
-        total = 0.0
-        h = 0.0
-        if base < 0:
-            for x in range(n_opp):
-                ro[x] = w_opp[cw + x] * empty_reach
-                total += ro[x]
-            for x in range(n_opp):
-                h += ro[x] * cnt_opp[fc + x]
-        else:
-            ub, stride = uint64(base), uint64(stride_opp[z])
+        _one_die_terminal(z, plan, sign, empty, empty_reach, term_ctx, term_value, term_miss,
+                          term_q, term_face, tsb[opp], tst[opp], tsb[player], tst[player], w_opp,
+                          w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, ro, acc)
+
+
+@njit(cache=True, inline="always")
+def _chunk_start(gstart, ngroups, c, nchunks):
+    """The first group of chunk ``c`` of ``nchunks`` (chunks of about equal terminal counts;
+    a group is never split)."""
+    if c >= nchunks:
+        return ngroups
+    target = (gstart[ngroups] * c) // nchunks
+    return np.searchsorted(gstart[:ngroups], target)
+
+
+@njit(cache=True, parallel=True)
+def _sweep_one_die_par(player, plan, term_ctx, term_value, term_miss, term_q, term_face, tsb,
+                       tst, w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, order, gstart,
+                       ngroups, threads, acc):
+    """:func:`_sweep_one_die` on ``threads`` threads: the terminals whose player's values go to the
+    same sequences (a group of ``order``) run on one thread in increasing order, so every
+    element of ``acc`` gets the same sums in the same order as on one thread."""
+    opp = 1 - player
+    empty = uint64(acc.shape[0] - 2 + player)
+    empty_reach = plan[plan.shape[0] - 2 + opp]
+    sign = 1.0 if player == 0 else -1.0
+    nchunks = min(ngroups, threads)  # (numba gives each thread one chunk)
+    for c in prange(nchunks):
+        ro = np.empty(n_opp)
+        for g in range(_chunk_start(gstart, ngroups, c, nchunks),
+                       _chunk_start(gstart, ngroups, c + 1, nchunks)):
+            for i in range(gstart[g], gstart[g + 1]):
+                _one_die_terminal(order[i], plan, sign, empty, empty_reach, term_ctx, term_value,
+                                  term_miss, term_q, term_face, tsb[opp], tst[opp], tsb[player],
+                                  tst[player], w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp,
+                                  n_own, ro, acc)
+
+
+@njit(cache=True, inline="always")
+def _terminal(z, player, plan, flags, terms, opp_rows, own_rows, tables, scratch, acc):
+    """:func:`_sweep` at terminal ``z`` (its arguments in tuples: a call takes at most 30 to
+    be inlined; ``scratch``: ``ro``, ``v``, ``dst``, ``prefix``, ``held``)."""
+    dense, exclusive, dense_deal, empty, sign, empty_reach, n_opp, n_own, nmax, top = flags
+    term_ctx, term_rule, term_value, term_miss, term_q, term_face = terms
+    base_opp, stride_opp, ctx_opp, w_opp, rows_opp, full_opp, cnt_opp, order_opp, nvalid_opp = (
+        opp_rows)
+    base_own, stride_own, ctx_own, w_own, rows_own, full_own, cnt_own, lt_own, le_own = own_rows
+    joint, rank, counts, matrix, pay = tables
+    ro, v, dst, prefix, held = scratch
+    c = term_ctx[z]
+    cw = uint64(c) * nmax  # the context's row of the per-state tables
+    rule = term_rule[z]
+    base = base_opp[z]
+    stride = uint64(stride_opp[z])
+    total = 0.0
+    h = 0.0  # liar's dice, one die: the opponent's reach with a matching die
+    f = term_face[z]
+    fc = uint64(f) * nmax
+    one_die = rule == COUNT_RULE and top == 1
+    rc = uint64(ctx_opp[z])
+    if base < 0:
+        for x in range(n_opp):
+            ro[x] = w_opp[cw + x] * empty_reach
+            total += ro[x]
+    elif full_opp[rc]:  # every private state possible, each its own row
+        ub = uint64(base)
+        if one_die:
             for x in range(n_opp):
                 r = w_opp[cw + x] * plan[ub + x * stride]
+                ro[x] = r
                 total += r
-                h += r * cnt_opp[fc + x]
+                h += r * cnt_opp[fc + x]  # (+0 where the die does not match)
+        else:
+            for x in range(n_opp):
+                ro[x] = w_opp[cw + x] * plan[ub + x * stride]
+                total += ro[x]
+    else:  # an impossible state (row -1) has weight 0: read row 0 instead of branching
+        ub = uint64(base)
+        rr = rc * nmax
+        for x in range(n_opp):
+            ro[x] = w_opp[cw + x] * plan[ub + uint64(max(rows_opp[rr + x], 0)) * stride]
+            total += ro[x]
+    if one_die and not (base >= 0 and full_opp[rc]):
+        for x in range(n_opp):
+            h += ro[x] * cnt_opp[fc + x]
+    # where the player's values go: the empty sequence, the state's row, or through
+    # row_of (an impossible state's value is +-0 (weight 0): row 0 takes it unchanged)
+    ob = base_own[z]
+    ost = uint64(stride_own[z])
+    orc = uint64(ctx_own[z])
+    if ob < 0:
+        for x in range(n_own):
+            dst[x] = empty
+    elif full_own[orc]:
+        for x in range(n_own):
+            dst[x] = uint64(ob) + x * ost
+    else:
+        rr = orc * nmax
+        for x in range(n_own):
+            dst[x] = uint64(ob) + uint64(max(rows_own[rr + x], 0)) * ost
+    if dense or (dense_deal and (rule == SHOWDOWN_RULE or rule == COUNT_RULE)):
+        _dense_values(player, c, rule, term_value[z], term_miss[z], term_q[z], f, ro,
+                      joint, rank, counts, matrix, v)
+        for x in range(n_own):
+            acc[dst[x]] += v[x]
+    elif rule == FOLD_RULE:  # a scalar times the opponent's reach (less the one card
+        # it cannot hold when both were dealt from one deck; a dense deal: times the joint
+        # weights, a matrix-vector product)
+        scale = sign * term_value[z]
+        if dense_deal:
+            for x in range(n_own):
+                t = 0.0
+                for y in range(n_opp):
+                    t += (joint[c, x, y] if player == 0 else joint[c, y, x]) * ro[y]
+                acc[dst[x]] += scale * t
+        elif exclusive:
+            for x in range(n_own):
+                acc[dst[x]] += w_own[cw + x] * scale * (total - ro[x])
+        else:
+            for x in range(n_own):
+                acc[dst[x]] += w_own[cw + x] * scale * total
+    elif rule == SHOWDOWN_RULE:  # the higher rank wins the stake: running sums of the
+        # opponent's reach sorted by rank, O(n0 + n1); rank_lt / rank_le: how many of the
+        # opponent's possible states rank below (not above) each state, fixed per context
+        # (a card the opponent cannot hold ties with itself, so it drops out)
+        stake = term_value[z]
+        prefix[0] = 0.0
+        for i in range(uint64(nvalid_opp[c])):
+            prefix[i + 1] = prefix[i] + ro[uint64(order_opp[cw + i])]
+        for x in range(n_own):  # (+-0 where impossible: weight 0)
+            acc[dst[x]] += w_own[cw + x] * stake * (prefix[uint64(lt_own[cw + x])] - (
+                total - prefix[uint64(le_own[cw + x])]))
+    elif rule == MATRIX_RULE:  # the stake times the payoff matrix (times the joint
+        # weights of a dense deal, less the pairs one deck cannot deal): a matrix-vector
+        # product with the opponent's reach
+        stake = sign * term_value[z]
+        for x in range(n_own):
+            t = 0.0
+            for y in range(n_opp):
+                t += (pay[c, x, y] if player == 0 else pay[c, y, x]) * ro[y]
+            acc[dst[x]] += stake * t * (1.0 if dense_deal else w_own[cw + x])
+    else:  # liar's dice: the bid holds (player 0 gets ``hit``, else ``miss``) if both
+        # players' dice for ``face`` reach ``q``; held[k]: the opponent's reach with at
+        # least k such dice, from its reach bucketed by count (O(n0 + n1 + max count))
         q = term_q[z]
         hit = sign * term_value[z]
         miss = sign * term_miss[z]
-        ob = base_own[z]
-        d, ost = (uint64(ob), uint64(stride_own[z])) if ob >= 0 else (empty, uint64(0))
+        if one_die:
+            held[1] = h
+        else:
+            for k in range(top + 2):
+                held[k] = 0.0
+            for y in range(n_opp):
+                held[uint64(cnt_opp[fc + y])] += ro[y]
+            for k in range(top - 1, 0, -1):
+                held[k] += held[k + 1]
+        held[top + 1] = 0.0
+        held[0] = total
         for x in range(n_own):
-            need = q - cnt_own[fc + x]  # held: total (need <= 0), h (1), 0 (2 or more)
-            hv = total if need <= 0 else (h if need == 1 else 0.0)
-            acc[d + x * ost] += w_own[cw + x] * (hit * hv + miss * (total - hv))
+            need = uint64(min(max(q - cnt_own[fc + x], 0), top + 1))
+            acc[dst[x]] += w_own[cw + x] * (hit * held[need] + miss * (total - held[need]))
+
+
+@njit(cache=True, parallel=True)
+def _sweep_par(player, plan, flags, terms, opp_rows, own_rows, tables, order, gstart, ngroups,
+               threads, acc):
+    """The loop of :func:`_sweep` on several threads (as :func:`_sweep_one_die_par`: each
+    group of terminals that add into the same sequences on one thread, in increasing order)."""
+    n_opp, n_own, top = flags[6], flags[7], flags[9]
+    nchunks = min(ngroups, threads)  # (numba gives each thread one chunk)
+    for c in prange(nchunks):
+        scratch = (np.empty(n_opp), np.empty(n_own), np.empty(n_own, dtype=np.uint64),
+                   np.empty(n_opp + 1), np.empty(top + 2))
+        for g in range(_chunk_start(gstart, ngroups, c, nchunks),
+                       _chunk_start(gstart, ngroups, c + 1, nchunks)):
+            for i in range(gstart[g], gstart[g + 1]):
+                _terminal(order[i], player, plan, flags, terms, opp_rows, own_rows, tables,
+                          scratch, acc)
 
 
 @njit(cache=True)
 def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, term_ctx, term_rule,
            term_value, term_miss, term_q, term_face, tsb, tst, trc, weight, valid, row_of, full,
            rank, rank_order, rank_lt, rank_le, num_valid, joint, counts, max_count, matrix,
-           pay, acc):
+           pay, order, gstart, ngroups, threads, acc):
     """:func:`terminal_values` on plain arrays (numba handles them far faster than fields
     of a large named tuple inside the loop).  Per terminal: one loop gathers the opponent's
     reach (chance weight times realization weight), one finds the player's sequences, one
     computes the player's values and adds them there.  The per-state tables are read as flat
-    rows at unsigned offsets (no wraparound of negative indices in the loops)."""
+    rows at unsigned offsets (no wraparound of negative indices in the loops).  With
+    ``ngroups`` > 0 the terminals run on ``threads`` threads (:func:`_sweep_par`)."""
     for s in range(s_lo, s_hi):
         acc[s] = 0.0
     empty = acc.shape[0] - 2 + player
@@ -134,12 +349,7 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, 
     n_opp = uint64(num_private[opp])
     n_own = uint64(num_private[player])
     nmax = uint64(weight.shape[2])
-    ro = np.empty(n_opp)
-    v = np.zeros(n_own)
-    dst = np.empty(n_own, dtype=np.uint64)
-    prefix = np.empty(n_opp + 1)
     top = max_count[opp]
-    held = np.empty(top + 2)
     w_opp = (valid[opp] if dense or dense_deal else weight[opp]).ravel()
     w_own = weight[player].ravel()
     rows_opp, rows_own = row_of[opp].ravel(), row_of[player].ravel()
@@ -152,119 +362,26 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, 
     sign = 1.0 if player == 0 else -1.0
     empty_reach = plan[plan.shape[0] - 2 + opp]
     if not dense and not dense_deal and _one_die_everywhere(term_rule, max_count, full):
-        _sweep_one_die(player, plan, term_ctx, term_value, term_miss, term_q, term_face, tsb,
-                       tst, w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, acc)
-        return
-    for z in range(term_ctx.shape[0]):
-        c = term_ctx[z]
-        cw = uint64(c) * nmax  # the context's row of the per-state tables
-        rule = term_rule[z]
-        base = base_opp[z]
-        stride = uint64(stride_opp[z])
-        total = 0.0
-        h = 0.0  # liar's dice, one die: the opponent's reach with a matching die
-        f = term_face[z]
-        fc = uint64(f) * nmax
-        one_die = rule == COUNT_RULE and top == 1
-        rc = uint64(ctx_opp[z])
-        if base < 0:
-            for x in range(n_opp):
-                ro[x] = w_opp[cw + x] * empty_reach
-                total += ro[x]
-        elif full_opp[rc]:  # every private state possible, each its own row
-            ub = uint64(base)
-            if one_die:
-                for x in range(n_opp):
-                    r = w_opp[cw + x] * plan[ub + x * stride]
-                    ro[x] = r
-                    total += r
-                    h += r * cnt_opp[fc + x]  # (+0 where the die does not match)
-            else:
-                for x in range(n_opp):
-                    ro[x] = w_opp[cw + x] * plan[ub + x * stride]
-                    total += ro[x]
-        else:  # an impossible state (row -1) has weight 0: read row 0 instead of branching
-            ub = uint64(base)
-            rr = rc * nmax
-            for x in range(n_opp):
-                ro[x] = w_opp[cw + x] * plan[ub + uint64(max(rows_opp[rr + x], 0)) * stride]
-                total += ro[x]
-        if one_die and not (base >= 0 and full_opp[rc]):
-            for x in range(n_opp):
-                h += ro[x] * cnt_opp[fc + x]
-        # where the player's values go: the empty sequence, the state's row, or through
-        # row_of (an impossible state's value is +-0 (weight 0): row 0 takes it unchanged)
-        ob = base_own[z]
-        ost = uint64(stride_own[z])
-        orc = uint64(ctx_own[z])
-        if ob < 0:
-            for x in range(n_own):
-                dst[x] = empty
-        elif full_own[orc]:
-            for x in range(n_own):
-                dst[x] = uint64(ob) + x * ost
+        if ngroups > 0:
+            _sweep_one_die_par(player, plan, term_ctx, term_value, term_miss, term_q, term_face,
+                               tsb, tst, w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own,
+                               order, gstart, ngroups, threads, acc)
         else:
-            rr = orc * nmax
-            for x in range(n_own):
-                dst[x] = uint64(ob) + uint64(max(rows_own[rr + x], 0)) * ost
-        if dense or (dense_deal and (rule == SHOWDOWN_RULE or rule == COUNT_RULE)):
-            _dense_values(player, c, rule, term_value[z], term_miss[z], term_q[z], f, ro,
-                          joint, rank, counts, matrix, v)
-            for x in range(n_own):
-                acc[dst[x]] += v[x]
-        elif rule == FOLD_RULE:  # a scalar times the opponent's reach (less the one card
-            # it cannot hold when both were dealt from one deck; a dense deal: times the joint
-            # weights, a matrix-vector product)
-            scale = sign * term_value[z]
-            if dense_deal:
-                for x in range(n_own):
-                    t = 0.0
-                    for y in range(n_opp):
-                        t += (joint[c, x, y] if player == 0 else joint[c, y, x]) * ro[y]
-                    acc[dst[x]] += scale * t
-            elif exclusive:
-                for x in range(n_own):
-                    acc[dst[x]] += w_own[cw + x] * scale * (total - ro[x])
-            else:
-                for x in range(n_own):
-                    acc[dst[x]] += w_own[cw + x] * scale * total
-        elif rule == SHOWDOWN_RULE:  # the higher rank wins the stake: running sums of the
-            # opponent's reach sorted by rank, O(n0 + n1); rank_lt / rank_le: how many of the
-            # opponent's possible states rank below (not above) each state, fixed per context
-            # (a card the opponent cannot hold ties with itself, so it drops out)
-            stake = term_value[z]
-            prefix[0] = 0.0
-            for i in range(uint64(num_valid[opp, c])):
-                prefix[i + 1] = prefix[i] + ro[uint64(order_opp[cw + i])]
-            for x in range(n_own):  # (+-0 where impossible: weight 0)
-                acc[dst[x]] += w_own[cw + x] * stake * (prefix[uint64(lt_own[cw + x])] - (
-                    total - prefix[uint64(le_own[cw + x])]))
-        elif rule == MATRIX_RULE:  # the stake times the payoff matrix (times the joint
-            # weights of a dense deal, less the pairs one deck cannot deal): a matrix-vector
-            # product with the opponent's reach
-            stake = sign * term_value[z]
-            for x in range(n_own):
-                t = 0.0
-                for y in range(n_opp):
-                    t += (pay[c, x, y] if player == 0 else pay[c, y, x]) * ro[y]
-                acc[dst[x]] += stake * t * (1.0 if dense_deal else w_own[cw + x])
-        else:  # liar's dice: the bid holds (player 0 gets ``hit``, else ``miss``) if both
-            # players' dice for ``face`` reach ``q``; held[k]: the opponent's reach with at
-            # least k such dice, from its reach bucketed by count (O(n0 + n1 + max count))
-            q = term_q[z]
-            hit = sign * term_value[z]
-            miss = sign * term_miss[z]
-            if one_die:
-                held[1] = h
-            else:
-                for k in range(top + 2):
-                    held[k] = 0.0
-                for y in range(n_opp):
-                    held[uint64(cnt_opp[fc + y])] += ro[y]
-                for k in range(top - 1, 0, -1):
-                    held[k] += held[k + 1]
-            held[top + 1] = 0.0
-            held[0] = total
-            for x in range(n_own):
-                need = uint64(min(max(q - cnt_own[fc + x], 0), top + 1))
-                acc[dst[x]] += w_own[cw + x] * (hit * held[need] + miss * (total - held[need]))
+            _sweep_one_die(player, plan, term_ctx, term_value, term_miss, term_q, term_face, tsb,
+                           tst, w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, acc)
+        return
+    flags = (dense, exclusive, dense_deal, uint64(empty), sign, empty_reach, n_opp, n_own, nmax,
+             top)
+    terms = (term_ctx, term_rule, term_value, term_miss, term_q, term_face)
+    opp_rows = (base_opp, stride_opp, ctx_opp, w_opp, rows_opp, full_opp, cnt_opp, order_opp,
+                num_valid[opp])
+    own_rows = (base_own, stride_own, ctx_own, w_own, rows_own, full_own, cnt_own, lt_own, le_own)
+    tables = (joint, rank, counts, matrix, pay)
+    if ngroups > 0:
+        _sweep_par(player, plan, flags, terms, opp_rows, own_rows, tables, order, gstart,
+                   ngroups, threads, acc)
+        return
+    scratch = (np.empty(n_opp), np.zeros(n_own), np.empty(n_own, dtype=np.uint64),
+               np.empty(n_opp + 1), np.empty(top + 2))
+    for z in range(term_ctx.shape[0]):
+        _terminal(z, player, plan, flags, terms, opp_rows, own_rows, tables, scratch, acc)

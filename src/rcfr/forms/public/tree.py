@@ -46,6 +46,7 @@ from collections import namedtuple
 from dataclasses import dataclass, field
 from functools import cached_property
 
+import numba
 import numpy as np
 
 from ...core.budget import check_public
@@ -65,7 +66,9 @@ from ..history.full_width import FullTree
 from .evaluate import evaluate_layout, evaluate_public
 from .full_width import PublicFullWidthPass
 from .layout import build_layout, uses_layout
+from .levels import build_levels
 from .sampled import PublicSampledPass
+from .terminals import terminal_groups
 from .terminals import terminal_values as _terminal_values
 
 # what the numba passes read (rcfr.forms.public.full_width)
@@ -80,6 +83,9 @@ PublicArrays = namedtuple("PublicArrays", [
     # ... and, from it, the player's sequence at terminal z holding x:
     # term_seq_base[p, z] + row_of[p, term_row_ctx[p, z], x] * term_stride[p, z] (-1: empty)
     "term_seq_base", "term_stride", "term_row_ctx",
+    # int64 [2, Z], [2, Z + 1], [2]: the terminals grouped by the player's sequence vector, for
+    # the threaded sweep (rcfr.forms.public.terminals.terminal_groups; 0 groups: one thread)
+    "term_order", "term_group", "term_groups",
     "weight",  # float64 [2, C, nmax]: factored weights (0 where impossible)
     "valid",  # float64 [2, C, nmax]: 1 where the private state is possible
     "row_of",  # int32 [2, C, nmax]: row of the private state at nodes of context C (-1)
@@ -247,7 +253,8 @@ class PublicTree(SequenceIndex):
         ``player`` sequence is ``s`` (``plan``: padded realization plans; see
         :func:`rcfr.core.kernels.terminal_values`).  ``dense`` uses the n0 x n1 matrices."""
         seqs = self.player_sequences(player)
-        _terminal_values(player, plan, self.arrays, dense, seqs.start, seqs.stop, acc)
+        _terminal_values(player, plan, self.arrays, dense, seqs.start, seqs.stop, acc,
+                         numba.get_num_threads())
 
     def evaluate(self, probs: np.ndarray) -> tuple[float, float, float]:
         """Player 0's value and both best-response values of the behavioural profile
@@ -262,16 +269,23 @@ class PublicTree(SequenceIndex):
         probs = np.ascontiguousarray(probs, dtype=np.float64)
         if uses_layout(self):
             v, b0, b1 = evaluate_layout(probs, self._full_arrays, self.arrays, self._layout,
-                                        plan, acc, np.empty(self._layout.max_rows))
+                                        plan, acc, np.empty(self._layout.max_rows),
+                                        numba.get_num_threads())
         else:
             v, b0, b1 = evaluate_public(probs, self._full_arrays, self.arrays, False, plan,
-                                        acc, work)
+                                        acc, work, numba.get_num_threads(), self._levels)
         return float(v), float(b0), float(b1)
 
     @cached_property
     def _layout(self):
         """The actions-major layout of the full-width kernels (:mod:`rcfr.forms.public.layout`)."""
         return build_layout(self)
+
+    @cached_property
+    def _levels(self):
+        """The information sets by public depth, for the threaded plans and backward sweeps
+        (:mod:`rcfr.forms.public.levels`)."""
+        return build_levels(self)
 
     @cached_property
     def _full_arrays(self):
@@ -287,6 +301,19 @@ class PublicTree(SequenceIndex):
         T = self.arrays._replace(term_value=np.ascontiguousarray(value, dtype=np.float64),
                                  term_miss=np.ascontiguousarray(miss, dtype=np.float64))
         return dataclasses.replace(self, arrays=T, _eval_scratch=None)
+
+    def with_thread_groups(self, min_work: int, min_infosets: int | None = None) -> PublicTree:
+        """This tree with its terminal sweeps threaded from ``min_work`` (public terminals times
+        private states) on (:func:`rcfr.forms.public.terminals.terminal_groups`) and its plans
+        and backward sweeps from levels of ``min_infosets`` information sets on
+        (:func:`rcfr.forms.public.levels.build_levels`): tests thread small games this way."""
+        groups = terminal_groups(self.arrays.term_seq_base, self.arrays.num_private, min_work)
+        T = self.arrays._replace(term_order=groups[0], term_group=groups[1],
+                                 term_groups=groups[2])
+        tree = dataclasses.replace(self, arrays=T, _eval_scratch=None)
+        if min_infosets is not None:
+            tree.__dict__["_levels"] = build_levels(tree, min_infosets)
+        return tree
 
     def expected_value(self, plan: np.ndarray) -> float:
         """Player 0's expected payoff under the padded realization plans."""
@@ -551,6 +578,8 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> Publ
             np.ones(n[0]), np.ones(n[1]), spec.pairing))
     tl = last_node[:, terminal_nodes]
     tls = np.maximum(tl, 0)
+    term_seq_base = np.where(tl < 0, -1, node_seq_base[tls] + last_k[:, terminal_nodes])
+    term_order, term_group, term_groups = terminal_groups(term_seq_base, n)
     arrays = PublicArrays(
         num_private=np.asarray(n, dtype=np.int64),
         exclusive=spec.pairing == "exclusive",
@@ -566,9 +595,12 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> Publ
         term_miss=-rule_arr[:, 1],
         term_last=np.ascontiguousarray(tl.astype(np.int32)),
         term_last_act=np.ascontiguousarray(last_k[:, terminal_nodes].astype(np.int32)),
-        term_seq_base=np.where(tl < 0, -1, node_seq_base[tls] + last_k[:, terminal_nodes]),
+        term_seq_base=term_seq_base,
         term_stride=np.where(tl < 0, 0, node_nact[tls]).astype(np.int64),
         term_row_ctx=np.where(tl < 0, 0, node_ctx[tls]).astype(np.int64),
+        term_order=term_order,
+        term_group=term_group,
+        term_groups=term_groups,
         weight=weight,
         valid=valid,
         row_of=row_of,

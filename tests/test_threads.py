@@ -1,0 +1,142 @@
+"""Threads in the public form's kernels (issue 23): the full-width pass of every update rule,
+alternating and simultaneous, and exact evaluation give the same numbers bit for bit on 1, 2
+and 3 threads, and equal the one-thread sweep the public form ran before (terminals in their
+own order); ``--threads`` and ``solve(threads=)`` set the count."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+import rcfr
+from rcfr.cli import main
+from rcfr.core import kernels as K
+from rcfr.core.errors import RcfrError
+from rcfr.evaluate import evaluate
+from rcfr.forms.public.evaluate import evaluate_public
+from rcfr.forms.public.tree import compile_public
+from rcfr.forms.threads import kernel_threads
+from rcfr.policy import TabularPolicy
+from rcfr.solvers.run import make_solver
+
+GAMES = ["leduc", "liars_dice", "nl_holdem2(buckets=5,ranks=6,stack=6,suits=3)"]
+RULES = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+"]
+ITERATIONS = 8
+
+
+def _runs(threaded: bool) -> dict[str, np.ndarray]:
+    """Every rule on every game, both update orders: the solver's tables after a few
+    iterations and the exact evaluation of its average strategy (``threaded``: the terminal
+    sweeps split into their groups even where the tree is small)."""
+    out = {}
+    for game in GAMES:
+        tree = compile_public(game)
+        if threaded:
+            tree = tree.with_thread_groups(0, 0)
+        for rule in RULES:
+            for alternating in (True, False):
+                s = make_solver(tree, rule, alternating=alternating).run(ITERATIONS)
+                key = f"{game}|{rule}|{alternating}"
+                out[f"{key}|strategy"] = s.strategy_
+                out[f"{key}|average"] = s.avg_weights_
+                out[f"{key}|regrets"] = s.estimator_.regrets
+                out[f"{key}|evaluate"] = np.array(tree.evaluate(s.average_policy().probs))
+    return out
+
+
+# run in a fresh interpreter: numba's pool size is fixed when numba loads
+_CHILD = """
+import sys, numpy as np
+sys.path.insert(0, {tests!r})
+from test_threads import _runs
+from rcfr.forms.threads import kernel_threads
+with kernel_threads(3) as n:
+    assert n == 3, n
+    np.savez({path!r}, **_runs(True))
+"""
+
+
+def test_thread_count_changes_no_number(tmp_path):
+    with kernel_threads(1):
+        serial = _runs(False)  # the tree's own one-thread sweep
+        one = _runs(True)
+    with kernel_threads(2) as n:
+        two = _runs(True)
+    assert n == min(2, numba.config.NUMBA_NUM_THREADS)
+    path = tmp_path / "three.npz"
+    env = dict(os.environ, NUMBA_NUM_THREADS="3")
+    code = _CHILD.format(tests=str(Path(__file__).parent), path=str(path))
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    three = dict(np.load(path))
+    assert len(serial) == len(GAMES) * len(RULES) * 2 * 4
+    for key, ref in serial.items():
+        for other in (one, two, three):
+            assert np.array_equal(other[key], ref), key
+
+
+def test_evaluation_on_any_thread_count_gives_the_known_value():
+    tree = compile_public("liars_dice").with_thread_groups(0)
+    assert tree.arrays.term_groups.min() > 1
+    for n in (1, 2):
+        with kernel_threads(n):
+            assert evaluate(TabularPolicy.uniform(tree)).exploitability == pytest.approx(
+                0.78074432, abs=1e-8)
+
+
+def test_groups_cover_each_terminal_once_in_order():
+    tree = compile_public("nl_holdem2(buckets=5,ranks=6,stack=6,suits=3)").with_thread_groups(0)
+    T = tree.arrays
+    Z = T.term_ctx.shape[0]
+    for p in (0, 1):
+        g = T.term_groups[p]
+        order, start = T.term_order[p], T.term_group[p, :g + 1]
+        assert sorted(order) == list(range(Z)) and start[0] == 0 and start[-1] == Z
+        keys = T.term_seq_base[p]
+        for a, b in zip(start[:-1], start[1:], strict=True):
+            members = order[a:b]
+            assert (np.diff(members) > 0).all() and len(set(keys[members])) == 1
+        assert len(set(keys[order[start[:-1]]])) == g  # one group per sequence vector
+
+
+def test_exact_evaluation_by_levels_in_the_contracts_order():
+    """The evaluator of trees too large for the layout: plans and best responses by levels."""
+    tree = compile_public(GAMES[2]).with_thread_groups(0, 0)
+    probs = make_solver(tree, "dcfr").run(5).average_policy().probs
+    S = tree.num_sequences
+
+    def run(threads, levels):
+        return evaluate_public(probs, tree._full_arrays, tree.arrays, False, K.padded(S),
+                               np.empty(S + 2), np.empty(S), threads, levels)
+
+    ref = run(1, None)
+    assert ref == pytest.approx(tree.evaluate(probs), rel=1e-12)  # (the layout's evaluator)
+    with kernel_threads(2) as n:
+        assert run(n, tree._levels) == ref
+    assert run(3, tree._levels) == ref  # three chunks a level on numba's pool
+    L = tree._levels
+    assert L.level_lo[-1] == tree.num_infosets and sorted(L.back_order) == list(
+        range(tree.num_infosets))
+
+
+def test_threads_option(capsys):
+    tree = compile_public("liars_dice").with_thread_groups(0)
+    result = rcfr.solve(tree, "cfr+", 20, threads=1)
+    again = rcfr.solve(tree, "cfr+", 20, threads=2)
+    assert result.evaluation.exploitability == again.evaluation.exploitability
+    with pytest.raises(RcfrError, match="threads"):
+        rcfr.solve("leduc", "cfr+", 5, threads=0)
+    assert main(["solve", "kuhn", "--form", "public", "-n", "50", "--threads", "2",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["iterations"] == 50
+    assert main(["solve", "kuhn", "-n", "5", "--threads", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1 and "--threads" in err
