@@ -56,9 +56,9 @@ from .traverse import regret_matching, scatter_rows, traverse
 DEFAULTS: dict[str, Any] = {
     "hidden": "64", "traversals": 375, "train_steps": 375, "batch_size": 256,
     "memory": 100_000, "lr": 1e-2, "policy_steps": 2500, "warm_start": False,
-    "features": None, "scheme": "es", "model": "net", "fallback": "argmax"}
+    "features": None, "scheme": "es", "model": "net", "fallback": "argmax", "backend": "numpy"}
 _CHOICES = {"scheme": ("es", "full"), "model": ("net", "tabular"),
-            "fallback": ("argmax", "uniform")}
+            "fallback": ("argmax", "uniform"), "backend": ("numpy", "torch")}
 
 
 @contextlib.contextmanager
@@ -120,7 +120,8 @@ class DeepCFRSolver(FPSolverBase):
     # -- set-up --------------------------------------------------------------------------
     @property
     def _nets(self) -> bool:
-        return self.options["model"] == "net"
+        """Whether PyTorch networks run (one thread, deterministic, while iterating)."""
+        return self.options["model"] == "net" and self.options["backend"] == "torch"
 
     def _init_state(self) -> None:
         o, t = self.options, self.tree
@@ -138,7 +139,7 @@ class DeepCFRSolver(FPSolverBase):
         for p in (0, 1):
             lo, hi = self.bounds_[p], self.bounds_[p + 1]
             feats = (np.asarray(infoset_features(t, p, o["features"], seed), dtype=np.float64)
-                     if self._nets else np.zeros((hi - lo, 0)))
+                     if o["model"] == "net" else np.zeros((hi - lo, 0)))
             self.features_.append(feats)
             self.adv_mem_.append(Reservoir(int(o["memory"]), self.width_))
             self.strat_mem_.append(Reservoir(int(o["memory"]), self.width_))
@@ -160,7 +161,7 @@ class DeepCFRSolver(FPSolverBase):
         lo, hi = self.bounds_[p], self.bounds_[p + 1]
         return make_model(self.options["model"], self.features_[p],
                           self.tree.infoset_num_actions[lo:hi], self.width_, self.hidden_,
-                          role, float(self.options["lr"]))
+                          role, float(self.options["lr"]), self.options["backend"])
 
     def _config(self) -> dict[str, Any]:
         return {k: (str(v) if k in ("hidden", "features") else v)

@@ -40,7 +40,7 @@ class SDCFRSolver(DeepCFRSolver):
         self.avg_weights_[seqs.start:seqs.stop] += t * plan[seqs.start:seqs.stop]
 
     def _after_update(self, p: int, t: int) -> None:
-        if not self._nets:
+        if self.options["model"] != "net":
             return
         if p == 0:
             self.snapshots.append([])
