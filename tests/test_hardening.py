@@ -205,3 +205,70 @@ def test_huge_network_is_refused_by_the_memory_budget(capsys):
 def test_game_parameters_are_bounded(capsys, game, words):
     line = one_line_error(*run(capsys, "games", game)[::2])
     assert words in line
+
+
+# -- a seed repeats every regressor's run bit for bit ----------------------------------------
+
+
+def _policy(game: str, algorithm: str, n: int, **options) -> np.ndarray:
+    from rcfr.solvers.run import make_solver
+
+    solver = make_solver(game, algorithm, seed=0, **options)
+    solver.run(n)
+    return solver.average_policy().probs.copy()
+
+
+@pytest.mark.parametrize("game, algorithm, n, options", [
+    # on Leduc, external sampling's minibatch fits differed between 1 and 2 threads (7.7e-8
+    # after 3 iterations) before each fit pinned one thread
+    ("leduc", "es", 3, {"regressor": "torch-mlp", "hidden": "64", "minibatch": True}),
+    ("kuhn", "es", 20, {"regressor": "torch-mlp", "hidden": "64"}),
+    ("kuhn", "rcfr", 5, {"regressor": "torch-mlp", "hidden": "64,64"}),
+])
+def test_torch_regressors_repeat_whatever_the_thread_count(game, algorithm, n, options):
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        two = _policy(game, algorithm, n, **options)
+        torch.set_num_threads(1)
+        one = _policy(game, algorithm, n, **options)
+    finally:
+        torch.set_num_threads(before)
+    assert torch.get_num_threads() == before
+    np.testing.assert_array_equal(one, two)
+
+
+def test_sklearn_regressor_repeats():
+    options = {"regressor": "sklearn:sklearn.neural_network.MLPRegressor"}
+    np.testing.assert_array_equal(_policy("kuhn", "rcfr", 3, **options),
+                                  _policy("kuhn", "rcfr", 3, **options))
+
+
+def test_seeded_solve_twice_is_identical(capsys):
+    pytest.importorskip("torch")
+    args = ("solve", "kuhn", "-a", "es", "--regressor", "torch-mlp", "--hidden", "64",
+            "--minibatch", "--seed", "0", "-n", "40", "--json")
+    first, second = (json.loads(run(capsys, *args)[1]) for _ in range(2))
+    assert first["exploitability"] == second["exploitability"]
+    assert first["curve"] == second["curve"]
+
+
+# -- evaluate is judged by its own peak ------------------------------------------------------
+
+
+def test_evaluate_counts_what_evaluation_needs(capsys):
+    from rcfr.core import budget
+    from rcfr.core.errors import RcfrError
+    from rcfr.games.registry import load_game
+
+    game = load_game("nl_holdem2(stack=36)")  # 199,672,165 public sequences
+    with pytest.raises(RcfrError, match="20.5 GB to compile and solve"):
+        budget.check_public(game, "20G")
+    with budget.evaluation_only():  # measured: evaluation peaks at 16.7 GB
+        assert budget.check_public(game, "20G")
+        assert budget.check_game(load_game("random_game(seed=1)"), "4100") == 10
+    assert budget.check_game(load_game("random_game(seed=1)"), "4500") == 10  # 450 a history
+    line = one_line_error(*run(capsys, "evaluate", "nl_holdem2(stack=36)", "--uniform",
+                               "--max-memory", "10G")[::2])
+    assert "17.1 GB to compile and evaluate" in line

@@ -22,7 +22,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .console import err, out, print_table  # soft-wrapped: a pipe gets whole lines
-from .core.budget import set_memory_limit
+from .core.budget import evaluation_only, set_memory_limit
 from .core.errors import RcfrError
 from .core.fileio import check_outputs
 from .evaluate import evaluate as evaluate_policy
@@ -432,7 +432,8 @@ def evaluate(
         raise RcfrError("give either a strategy file or --uniform")
     if rounds is not None:
         return _evaluate_rounds(game, rounds, strategy, as_json)
-    tree = compile_game(game, form)
+    with evaluation_only():  # judged by evaluation's own peak: no solver tables
+        tree = compile_game(game, form)
     policy = TabularPolicy.uniform(tree) if uniform else TabularPolicy.load(strategy, tree)
     ev = evaluate_policy(tree, policy)
     if as_json:

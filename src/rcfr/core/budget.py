@@ -34,6 +34,31 @@ NL_EXACT_STACK = 1500  # one-card poker's closed form is O(stack^2); above, a lo
 BYTES_PER_PUBLIC_SEQUENCE = 110
 BYTES_PER_PUBLIC_SEQUENCE_FLOAT32 = 92  # the sampled solvers' dtype="float32" tables
 PUBLIC_TREE_BYTES_PER_SEQUENCE = 20
+# What evaluation alone needs (no regret or average tables): the compile peak.  Measured: a
+# history form's uniform evaluation peaks at 407 bytes per history (goofspiel(num_cards=6),
+# as its compile does); 2-NL Hold'em(36)'s public form at 16.7 GB, 84-90 per sequence.
+BYTES_PER_HISTORY_EVALUATE = 410
+BYTES_PER_PUBLIC_SEQUENCE_EVALUATE = 92
+_evaluating: list[bool] = []  # set by evaluation_only()
+
+
+@contextmanager
+def evaluation_only() -> Iterator[None]:
+    """Within the block, the guard counts what evaluating a strategy needs (the compiled game
+    and the evaluation's arrays), not a solver's tables."""
+    _evaluating.append(True)
+    try:
+        yield
+    finally:
+        _evaluating.pop()
+
+
+def _per_history() -> int:
+    return BYTES_PER_HISTORY_EVALUATE if _evaluating else BYTES_PER_HISTORY
+
+
+def _purpose() -> str:
+    return "to compile and evaluate" if _evaluating else "to compile and solve"
 
 
 @dataclass(frozen=True)
@@ -46,7 +71,7 @@ class SizeEstimate:
 
     @property
     def bytes(self) -> float:
-        return self.histories * BYTES_PER_HISTORY
+        return self.histories * _per_history()
 
 
 def available_memory() -> int:
@@ -128,7 +153,7 @@ def estimate_size(game) -> SizeEstimate | None:
 def _refusal(what: str, est: SizeEstimate, budget: int) -> RcfrError:
     about = "more than" if est.at_least else "about"
     return RcfrError(f"{what} has {about} {_count(est.histories)} histories "
-                     f"(~{format_bytes(est.bytes)} to compile and solve); the limit is "
+                     f"(~{format_bytes(est.bytes)} {_purpose()}); the limit is "
                      f"{format_bytes(budget)}: see --max-memory, or choose a smaller game")
 
 
@@ -139,7 +164,7 @@ def check_game(game, max_memory: str | float | int | None = None) -> int:
     est = estimate_size(game)
     if est is not None and est.bytes > budget:
         raise _refusal(str(game), est, budget)
-    return max(1, budget // BYTES_PER_HISTORY)
+    return max(1, budget // _per_history())
 
 
 def public_sequences(game) -> int | None:
@@ -161,10 +186,12 @@ def check_public(game, max_memory: str | float | int | None = None,
         return False
     budget = parse_memory(max_memory)
     per = BYTES_PER_PUBLIC_SEQUENCE_FLOAT32 if dtype == "float32" else BYTES_PER_PUBLIC_SEQUENCE
+    if _evaluating:
+        per = BYTES_PER_PUBLIC_SEQUENCE_EVALUATE
     need = per * float(sequences)
     if need > budget:
         raise RcfrError(f"{game}'s public form has about {_count(sequences)} sequences "
-                        f"(~{format_bytes(need)} to compile and solve); the limit is "
+                        f"(~{format_bytes(need)} {_purpose()}); the limit is "
                         f"{format_bytes(budget)}: see --max-memory, or choose a smaller game")
     return True
 

@@ -9,6 +9,8 @@ fit, so importing :mod:`rcfr` never needs it.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -42,6 +44,25 @@ def import_torch() -> Any:
         raise RcfrError("the torch-mlp regressor needs PyTorch: pip install 'rcfr[torch]'") \
             from None
     return torch
+
+
+@contextmanager
+def _repeatable(torch: Any) -> Iterator[None]:
+    """One thread and deterministic algorithms within a fit or a prediction (the caller's
+    settings restored after): a seed then gives the same numbers bit for bit whatever the
+    thread count around it (on Leduc with external sampling, 2 threads and 1 differed)."""
+    threads, determ = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
+    if threads != 1:
+        torch.set_num_threads(1)
+    if not determ:
+        torch.use_deterministic_algorithms(True)
+    try:
+        yield
+    finally:
+        if threads != 1:
+            torch.set_num_threads(threads)
+        if not determ:
+            torch.use_deterministic_algorithms(False)
 
 
 def parse_hidden(hidden: object) -> tuple[int, ...]:
@@ -84,8 +105,8 @@ class TorchMLPRegressor(RegressorMixin, BaseEstimator):
     on Leduc, 100 iterations of RCFR+ with the thesis features reach exploitability 0.30 this
     way, 0.88 on average regrets) or ``"average"`` ones, ``R / t`` (bounded; regret matching
     does not depend on the scale).  ``complexity`` is the number of weights and biases.  Same
-    seed, same thread count and ``torch.use_deterministic_algorithms(True)`` give identical
-    fits on CPU.
+    seed gives identical fits and predictions on CPU whatever the thread count: each runs on
+    one thread with deterministic algorithms (the caller's settings restored after).
     """
 
     def __init__(self, hidden: Any = (64, 64), activation: str = "relu",
@@ -169,7 +190,8 @@ class TorchMLPRegressor(RegressorMixin, BaseEstimator):
 
     def _tensor(self, torch: Any, A: np.ndarray) -> Any:
         Z = (A - self.x_mean_) / self.x_scale_
-        return torch.as_tensor(Z, dtype=self._dt, device=self._dev)
+        # a copy in PyTorch's own (aligned) memory: numpy's alignment varies between runs
+        return torch.tensor(Z, dtype=self._dt, device=self._dev)
 
     def _inputs(self, torch: Any, X: object, fresh: bool, w: Any = None) -> tuple:
         """The standardised tensor of ``X``'s distinct rows, the index of each row of ``X``
@@ -209,6 +231,11 @@ class TorchMLPRegressor(RegressorMixin, BaseEstimator):
 
     def _fit(self, X: Any, y: Any, sample_weight: Any, warm: bool) -> TorchMLPRegressor:
         torch = import_torch()
+        with _repeatable(torch):
+            return self._fit_pinned(torch, X, y, sample_weight, warm)
+
+    def _fit_pinned(self, torch: Any, X: Any, y: Any, sample_weight: Any,
+                    warm: bool) -> TorchMLPRegressor:
         cfg = self._config()
         built = getattr(self, "_built", None)
         warm = warm and hasattr(self, "loss_") and built is not None and \
@@ -237,7 +264,7 @@ class TorchMLPRegressor(RegressorMixin, BaseEstimator):
             Z = full
         dev = self._dev
         Y = torch.tensor(t, dtype=self._dt, device=dev)
-        W = None if w is None else torch.as_tensor(w / w.mean(), dtype=self._dt, device=dev)
+        W = None if w is None else torch.tensor(w / w.mean(), dtype=self._dt, device=dev)
         batch = n if cfg["batch"] is None else min(cfg["batch"], n)
         per_epoch = -(-n // batch)
         steps = cfg["steps"] if cfg["steps"] is not None else cfg["epochs"] * per_epoch
@@ -267,10 +294,11 @@ class TorchMLPRegressor(RegressorMixin, BaseEstimator):
         """The network's output for every row of ``X`` (float64)."""
         check_fitted(self, "loss_")
         torch = import_torch()
-        Z, inverse, _ = self._inputs(torch, X, fresh=False)
-        self._net.eval()
-        with torch.inference_mode():
-            out = self._net(Z).squeeze(1).cpu().numpy().astype(np.float64)
+        with _repeatable(torch):
+            Z, inverse, _ = self._inputs(torch, X, fresh=False)
+            self._net.eval()
+            with torch.inference_mode():
+                out = self._net(Z).squeeze(1).cpu().numpy().astype(np.float64)
         return out if inverse is None else out[inverse]
 
     @property
