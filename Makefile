@@ -1,19 +1,25 @@
 # Two commands do everything on a fresh machine: `make demo` and `make test`; `make docs` builds
-# the documentation site into site/.
+# the documentation site into site/.  The demo needs only the core (numpy, numba, scipy,
+# scikit-learn, ...); the tests install the extras they run (PyTorch, OpenSpiel, Ray, docs).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+CORE   := $(VENV)/.installed-core
+EXTRAS := $(VENV)/.installed-extras
 
 .PHONY: demo test bench lint docs clean
 
-$(STAMP): pyproject.toml
+$(CORE): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,torch,ray,docs]'
-	touch $(STAMP)
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(CORE)
 
-demo: $(STAMP)
+$(EXTRAS): $(CORE)
+	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,torch,ray,docs]'
+	touch $(EXTRAS)
+
+demo: $(CORE)
 	mkdir -p results
 	$(BIN)/rcfr games
 	$(BIN)/rcfr solve leduc --algorithm cfr+ --iterations 10000 --eval-every 1000 \
@@ -23,7 +29,7 @@ demo: $(STAMP)
 		--out results/leduc_rcfr+_45pct.npz
 	$(BIN)/rcfr solve liars_dice --algorithm as --nodes 20000000 --seed 0
 
-test: $(STAMP)
+test: $(EXTRAS)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/lint-imports --no-cache
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
@@ -31,11 +37,11 @@ test: $(STAMP)
 
 # The documentation site (mkdocs-material + mkdocstrings): warnings are errors.  Installs the
 # docs extra into the venv if it is missing.
-docs: $(STAMP)
+docs: $(CORE)
 	@test -x $(BIN)/mkdocs || $(BIN)/python -m pip install --quiet -e '.[docs]'
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
-bench: $(STAMP)
+bench: $(EXTRAS)
 	$(BIN)/python benchmarks/bench_core.py
 
 clean:

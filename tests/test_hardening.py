@@ -272,3 +272,52 @@ def test_evaluate_counts_what_evaluation_needs(capsys):
     line = one_line_error(*run(capsys, "evaluate", "nl_holdem2(stack=36)", "--uniform",
                                "--max-memory", "10G")[::2])
     assert "17.1 GB to compile and evaluate" in line
+
+
+# -- make demo installs the core, make test the extras ---------------------------------------
+
+
+def _make_rules() -> dict[str, tuple[list[str], list[str]]]:
+    """The Makefile's rules: target -> (prerequisites, recipe lines), variables expanded."""
+    text = (Path(__file__).resolve().parents[1] / "Makefile").read_text()
+    variables, rules, current = {}, {}, None
+    for line in text.splitlines():
+        if line.startswith("\t") and current is not None:
+            rules[current][1].append(line.strip())
+            continue
+        current = None
+        if ":=" in line or "?=" in line:
+            name, value = (p.strip() for p in line.replace("?=", ":=").split(":=", 1))
+            variables[name] = value
+        elif ":" in line and not line.startswith(("#", ".")) and "=" not in line:
+            target, deps = line.split(":", 1)
+            current = target.strip()
+            rules[current] = (deps.split(), [])
+
+    def expand(word: str) -> str:
+        for _ in range(5):
+            for name, value in variables.items():
+                word = word.replace(f"$({name})", value)
+        return word
+
+    return {expand(t): ([expand(d) for d in deps], [expand(r) for r in recipe])
+            for t, (deps, recipe) in rules.items()}
+
+
+def _installs(rules, target: str, seen=()) -> list[str]:
+    """The pip install lines that making ``target`` may run (through its prerequisites)."""
+    deps, recipe = rules.get(target, ([], []))
+    lines = [r for r in recipe if "pip install" in r and "--upgrade pip" not in r]
+    for dep in deps:
+        if dep not in seen:
+            lines += _installs(rules, dep, (*seen, target))
+    return lines
+
+
+def test_make_demo_installs_only_the_core():
+    rules = _make_rules()
+    demo = _installs(rules, "demo")
+    assert demo and all("[" not in line for line in demo), demo  # no extras: no torch, ray
+    test = " ".join(_installs(rules, "test"))
+    for extra in ("test", "torch", "openspiel"):
+        assert extra in test.split("[", 1)[1], test
