@@ -9,7 +9,7 @@ import pytest
 
 from rcfr.evaluate import evaluate
 from rcfr.solvers.fp.memory import ReservoirBuffer
-from rcfr.solvers.fp.network import MLP, cross_entropy_grad, squared_error_grad
+from rcfr.solvers.mlp import MLP, cross_entropy_grad, squared_error_grad
 from rcfr.solvers.run import make_solver, solve
 
 SMALL = {"envs": 32, "batch_size": 32, "rl_memory": 5000, "sl_memory": 5000,
@@ -95,7 +95,7 @@ def test_network_sgd_step_equals_pytorch_autograd(loss):
     actions = np.array([rng.choice(np.flatnonzero(row)) for row in legal])
     targets = rng.normal(size=32)
     layers = []
-    for w, b in zip(net.weights, net.biases, strict=True):
+    for w, b in zip(net.params[::2], net.params[1::2], strict=True):
         lin = torch.nn.Linear(w.shape[0], w.shape[1], dtype=torch.float64)
         with torch.no_grad():
             lin.weight.copy_(torch.as_tensor(w.T))
@@ -116,10 +116,11 @@ def test_network_sgd_step_equals_pytorch_autograd(loss):
     assert np.allclose(outputs, out.detach().numpy(), rtol=0, atol=1e-12)
     grad = (cross_entropy_grad(outputs, legal, actions) if loss == "cross-entropy"
             else squared_error_grad(outputs, actions, targets))
-    net.sgd_step(inputs, grad, 0.1)
+    net.backward(inputs, grad)
+    net.sgd_step(0.1)
     lins = [m for m in model if isinstance(m, torch.nn.Linear)]
-    for w, b, lin in zip(net.weights, net.biases, lins, strict=True):
+    for w, b, lin in zip(net.params[::2], net.params[1::2], lins, strict=True):
         assert np.abs(w - lin.weight.detach().numpy().T).max() < 1e-12
         assert np.abs(b - lin.bias.detach().numpy()).max() < 1e-12
-    assert np.abs(net.weights[0] - MLP([7, 16, 8, 4], np.random.default_rng(3)).weights[0]
+    assert np.abs(net.params[0] - MLP([7, 16, 8, 4], np.random.default_rng(3)).params[0]
                   ).max() > 1e-6  # the step moved the first layer

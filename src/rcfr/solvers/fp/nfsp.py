@@ -27,7 +27,7 @@ hold information-set indices and the features are gathered when a minibatch is d
 observation is a function of the information set, so the agents act by table: after each
 learning step one network call per player gives the greedy action and the average policy at
 every information set, and every game's action is a numpy lookup (no network call per step).
-The networks are numpy multilayer perceptrons (:mod:`rcfr.solvers.fp.network`: PyTorch's
+The networks are numpy multilayer perceptrons (:mod:`rcfr.solvers.mlp`: PyTorch's
 per-operation overhead dominated at these sizes), with matrix products on one BLAS thread while
 :meth:`run` plays.
 
@@ -50,9 +50,9 @@ from ...core.errors import RcfrError
 from ...features import infoset_features
 from ...forms.base import Form
 from ...games.infostate import has_infostate
+from ..mlp import MLP, cross_entropy_grad, masked_softmax, one_blas_thread, squared_error_grad
 from .base import FPSolverBase
 from .memory import CircularBuffer, ReservoirBuffer
-from .network import MLP, cross_entropy_grad, masked_softmax, one_blas_thread, squared_error_grad
 from .play import BatchedGames
 
 DEFAULTS = {"hidden": "64", "eta": 0.1, "rl_lr": 0.1, "sl_lr": 0.005, "batch_size": 128,
@@ -218,7 +218,8 @@ class NFSPSolver(FPSolverBase):
             s = batch["s"]
             logits, inputs = self.pi_[p].forward(feats[s])
             grad = cross_entropy_grad(logits, legal[s], batch["a"].astype(np.int64))
-            self.pi_[p].sgd_step(inputs, grad, float(self.options["sl_lr"]))
+            self.pi_[p].backward(inputs, grad)
+            self.pi_[p].sgd_step(float(self.options["sl_lr"]))
         if len(self.rl_mem_[p]) >= size:
             batch = self.rl_mem_[p].sample(size, self.rng_)
             s, s2 = batch["s"], batch["s2"]
@@ -226,7 +227,8 @@ class NFSPSolver(FPSolverBase):
             target = batch["r"] + np.where(batch["done"], 0.0, nxt.max(axis=1))
             q, inputs = self.q_[p].forward(feats[s])
             grad = squared_error_grad(q, batch["a"].astype(np.int64), target)
-            self.q_[p].sgd_step(inputs, grad, float(self.options["rl_lr"]))
+            self.q_[p].backward(inputs, grad)
+            self.q_[p].sgd_step(float(self.options["rl_lr"]))
             if (self.learned_[p] + 1) % int(self.options["target_every"]) == 0:
                 self.q_target_[p].copy_from(self.q_[p])
 
