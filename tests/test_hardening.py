@@ -321,3 +321,60 @@ def test_make_demo_installs_only_the_core():
     test = " ".join(_installs(rules, "test"))
     for extra in ("test", "torch", "openspiel"):
         assert extra in test.split("[", 1)[1], test
+
+
+# -- rcfr --version and import rcfr load nothing heavy ---------------------------------------
+
+
+def test_version_and_import_load_nothing_heavy():
+    import subprocess
+    import sys
+    import tomllib
+
+    heavy = ("sklearn", "numba", "scipy", "matplotlib", "torch")
+    code = ("import sys\nsys.argv = ['rcfr', '--version']\nfrom rcfr.__main__ import entry\n"
+            "try:\n    entry()\nexcept SystemExit as e:\n    assert e.code == 0\n"
+            "import rcfr\nassert rcfr.RcfrError\n"
+            f"print(','.join(m for m in {heavy!r} if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    first, loaded = proc.stdout.splitlines()
+    assert first.startswith("rcfr ") and loaded == ""
+    root = Path(__file__).resolve().parents[1]
+    scripts = tomllib.loads((root / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["rcfr"] == "rcfr.__main__:entry"
+
+
+def test_the_lazy_package_exports_what_it_did():
+    import rcfr
+    import rcfr.evaluate  # noqa: F401 (the submodule does not shadow the function)
+    from rcfr.evaluate import evaluate
+
+    assert rcfr.evaluate is evaluate and callable(rcfr.solve)
+    assert set(rcfr.__all__) <= set(dir(rcfr))
+    for name in rcfr.__all__:
+        assert getattr(rcfr, name) is not None
+
+
+# -- a solve stops at a target exploitability ------------------------------------------------
+
+
+def test_solve_stops_at_the_target_exploitability(capsys):
+    code, out, err = run(capsys, "solve", "kuhn", "-a", "cfr+", "-n", "100000", "--eval-every",
+                         "10", "--target-exploitability", "0.01", "--json")
+    assert code == 0, err
+    info = json.loads(out)
+    it = info["target_iteration"]
+    assert info["target_reached"] is True and it == info["iterations"] and it % 10 == 0
+    assert info["exploitability"] <= 0.01 < dict(info["curve"])[it - 10]
+    code, out, err = run(capsys, "solve", "leduc", "-n", "50", "--eval-every", "10",
+                         "--target-mbb", "1", "--json")
+    info = json.loads(out)
+    assert info["target_reached"] is False and info["iterations"] == 50
+    import rcfr
+
+    result = rcfr.solve("kuhn", "cfr+", 100000, 10, target_exploitability=0.01)
+    assert result.iterations == it and result.target_reached
+    line = one_line_error(*run(capsys, "solve", "kuhn", "--target-exploitability", "-1")[::2])
+    assert "--target-exploitability" in line

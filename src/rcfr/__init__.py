@@ -1,14 +1,65 @@
 """rcfr: counterfactual regret minimization and Regression CFR for two-player zero-sum games."""
 
-from .api import solve
+import sys
+import types
+from typing import TYPE_CHECKING
+
 from .core.errors import RcfrError
-from .evaluate import Evaluation, best_response, evaluate, expected_value, exploitability, nash_conv
-from .forms import GameTree
-from .forms.compile import compile_game
-from .games import Game, State, load_game, registered_games
-from .lp import LPSolution, solve_lp
-from .policy import TabularPolicy
-from .solvers import CFRSolver, MCCFRSolver, RCFRSolver, RegretSolver, SolveResult
+
+if TYPE_CHECKING:  # what the package exports; imported on first use (PEP 562), so that
+    # `import rcfr` and `rcfr --version` do not load scikit-learn, numba or scipy
+    from .api import solve
+    from .evaluate import (
+        Evaluation,
+        best_response,
+        evaluate,
+        expected_value,
+        exploitability,
+        nash_conv,
+    )
+    from .forms import GameTree
+    from .forms.compile import compile_game
+    from .games import Game, State, load_game, registered_games
+    from .lp import LPSolution, solve_lp
+    from .policy import TabularPolicy
+    from .solvers import CFRSolver, MCCFRSolver, RCFRSolver, RegretSolver, SolveResult
+
+_LAZY = {"solve": "api", "Evaluation": "evaluate", "best_response": "evaluate",
+         "evaluate": "evaluate", "expected_value": "evaluate", "exploitability": "evaluate",
+         "nash_conv": "evaluate", "GameTree": "forms", "compile_game": "forms.compile",
+         "Game": "games", "State": "games", "load_game": "games",
+         "registered_games": "games", "LPSolution": "lp", "solve_lp": "lp",
+         "TabularPolicy": "policy", "CFRSolver": "solvers", "MCCFRSolver": "solvers",
+         "RCFRSolver": "solvers", "RegretSolver": "solvers", "SolveResult": "solvers"}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rcfr' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # once: later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
+class _Package(types.ModuleType):
+    """The package: importing a submodule named like an export (``rcfr.evaluate``) leaves
+    the export (the function) in place, as the eager imports did."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in _LAZY and isinstance(value, types.ModuleType) and name not in vars(self):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
 
 __version__ = "0.1.0"
 

@@ -410,6 +410,9 @@ def _print_solve(result, info: dict, tree, out_file) -> None:
     if "complexity" in info:
         out.print(f"  complexity          {info['complexity']:,} "
                   f"({100 * info['complexity_share']:.1f}% of {tree.num_sequences:,} sequences)")
+    if info.get("target_reached") is not None:
+        out.print("  stopped at the target exploitability" if info["target_reached"] else
+                  "  target exploitability not reached in the budget")
     if out_file is not None:
         out.print(f"  average strategy -> {out_file}")
 

@@ -79,6 +79,10 @@ def solve_with_abstraction(game: GameTree | Game | str, algorithm: str = "cfr+",
                         f"{full.game}")
     run = {k: options.pop(k) for k in ("nodes", "eval_nodes", "checkpoint", "checkpoint_every",
                                         "should_stop") if k in options}
+    for k in ("target_exploitability", "target_mbb"):
+        if options.pop(k, None) is not None:  # the abstract game's curve is not the full game's
+            raise RcfrError(f"--{k.replace('_', '-')} stops a solve of the full game; leave it "
+                            f"out with --abstraction")
     solver = options.pop("solver", None)
     if solver is None:
         solver = make_solver(abstract, algorithm, **options)
@@ -112,7 +116,8 @@ def solve_with_abstraction(game: GameTree | Game | str, algorithm: str = "cfr+",
     return AbstractSolveResult(str(full.game), result.algorithm, result.iterations,
                                result.seconds, policy, evaluation, curve, result.solver,
                                result.curve_nodes, result.iterations_run, result.interrupted,
-                               result.checkpoint_error, abstraction=info)
+                               result.checkpoint_error, result.target_reached,
+                               abstraction=info)
 
 
 @dataclass

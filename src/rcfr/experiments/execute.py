@@ -252,9 +252,11 @@ def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
             result = solve(tree, spec.algorithm, eval_every=spec.eval_every,
                            eval_nodes=spec.eval_nodes, solver=solver, callback=on_chunk,
                            checkpoint=hooks.checkpoint, checkpoint_every=hooks.checkpoint_every,
-                           should_stop=hooks.should_stop, abstraction=abstract, **budget)
+                           should_stop=hooks.should_stop, abstraction=abstract,
+                           target_exploitability=spec.target_exploitability,
+                           target_mbb=spec.target_mbb, **budget)
         results.append(result)
-        if result.interrupted:
+        if result.interrupted or result.target_reached:
             break
         if spec.eval_log and not (points and points[-1]["iterations"] == solver.iteration):
             on_chunk(0, result.evaluation.exploitability)

@@ -166,6 +166,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("eval_nodes", int, "Evaluate the average strategy every time this many more "
            "histories have been visited (0: only at the end).", default=0, group=RUN,
            low=0, high=MAX_COUNT),
+    Option("target_exploitability", float, "Stop once the average strategy's exploitability "
+           "is at most this (game units), checked at each --eval-every point.", group=RUN,
+           cli=("--target-exploitability",), low=0, low_open=True),
+    Option("target_mbb", float, "Stop once the exploitability is at most this many mbb/g "
+           "(poker games), checked at each --eval-every point.", group=RUN,
+           cli=("--target-mbb",), low=0, low_open=True),
     Option("seed", int, "Random seed, >= 0 (default 0; with --resume: the checkpoint's; "
            "recorded; full-width CFR is deterministic).",
            default=0, cli=("--seed",), cli_default=None, low=0, high=MAX_SEED,

@@ -56,6 +56,7 @@ class SolveResult:
     interrupted: bool = False  # ``should_stop`` ended the run before its budget
     checkpoint_error: str | None = None  # why the last checkpoint write failed (the run went
     # on; the previous checkpoint file is kept)
+    target_reached: bool | None = None  # None: no target; else whether the run stopped at it
 
     def to_dict(self) -> dict:
         out = {"game": self.game, "algorithm": self.algorithm, "iterations": self.iterations,
@@ -76,6 +77,9 @@ class SolveResult:
         out["nodes_visited"] = getattr(self.solver, "nodes_visited", None)
         out["curve_nodes"] = list(self.curve_nodes)
         out["interrupted"] = self.interrupted
+        if self.target_reached is not None:
+            out["target_reached"] = self.target_reached
+            out["target_iteration"] = self.iterations if self.target_reached else None
         return out
 
 
@@ -246,6 +250,7 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
           callback: Callable[[int, float | None], None] | None = None,
           checkpoint: str | os.PathLike | None = None, checkpoint_every: float = 60.0,
           should_stop: Callable[[], bool] | None = None,
+          target_exploitability: float | None = None, target_mbb: float | None = None,
           **options) -> SolveResult:
     """Run ``iterations`` iterations of ``algorithm`` on ``game`` -- or, with ``nodes``, whole
     iterations until that many more histories have been visited.  The average strategy is
@@ -261,7 +266,10 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
     says ``interrupted``).  A failed checkpoint write does not stop the run: the previous
     checkpoint is kept, a later write is tried, and if the last one fails the result's
     ``checkpoint_error`` says why (with a warning).  Chunks are kept short (about 0.25 s) so
-    both react quickly; the chunking never changes the result.  Abstractions go through
+    both react quickly; the chunking never changes the result.  With
+    ``target_exploitability`` (game units) or ``target_mbb`` (mbb/g, poker games) the run
+    stops at the first evaluation point where the average strategy is that close to
+    equilibrium (the result says ``target_reached``).  Abstractions go through
     :func:`rcfr.api.solve`."""
     if nodes is None:
         _positive("iterations", iterations)
@@ -273,6 +281,7 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
         raise RcfrError(f"checkpoint-every must be a positive number of seconds, "
                         f"got {checkpoint_every!r}")
     tree = compile_game(game)
+    target = _target(tree, target_exploitability, target_mbb, eval_every or eval_nodes)
     solver = solver if solver is not None else make_solver(tree, algorithm, **options)
     solver._setup()  # validation and kernel loading happen outside the timed runs
     it0, nodes0 = solver.iteration, solver.nodes_visited
@@ -323,16 +332,40 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
         if checkpoint is not None and time.monotonic() - last_checkpoint >= checkpoint_every:
             _save_checkpoint(solver, checkpoint)
             last_checkpoint = time.monotonic()
+        if target is not None and expl is not None and expl <= target:
+            break
         if should_stop is not None and should_stop():
             interrupted = True
             break
+    reached = None if target is None else bool(curve) and curve[-1][1] <= target
     failed = None if checkpoint is None else _save_checkpoint(solver, checkpoint)
     if failed is not None:
         warnings.warn(failed, RuntimeWarning, stacklevel=2)
     policy = solver.average_policy()
     return SolveResult(str(tree.game), solver.name, solver.iteration, seconds, policy,
                        evaluate(tree, policy), curve, solver, curve_nodes,
-                       solver.iteration - it0, interrupted, failed)
+                       solver.iteration - it0, interrupted, failed, reached)
+
+
+def _target(tree: Form, exploitability: float | None, mbb: float | None,
+            scheduled: int) -> float | None:
+    """The exploitability (game units) a run stops at, from ``target_exploitability`` and
+    ``target_mbb``; refused where nothing is evaluated before the end."""
+    if exploitability is None and mbb is None:
+        return None
+    for name, value in (("target-exploitability", exploitability), ("target-mbb", mbb)):
+        if value is not None and not 0 < value < float("inf"):
+            raise RcfrError(f"--{name} must be a positive number, got {value}")
+    targets = [] if exploitability is None else [float(exploitability)]
+    if mbb is not None:
+        big_blind = getattr(tree.game, "big_blind", None)
+        if not big_blind:
+            raise RcfrError(f"--target-mbb counts milli-big-blinds; {tree.game} has no big "
+                            f"blind: use --target-exploitability")
+        targets.append(float(mbb) * big_blind / 1000.0)
+    if not scheduled:
+        raise RcfrError("a target is checked at evaluation points: give --eval-every K")
+    return min(targets)
 
 
 def _save_checkpoint(solver: RegretSolver, path: str | os.PathLike) -> str | None:
