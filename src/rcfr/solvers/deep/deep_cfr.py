@@ -19,8 +19,8 @@ batched call), so the traversals are the form's numba pass over a strategy table
 of OpenSpiel's Deep CFR example for small poker games (one hidden layer of 64 units, 375
 traversals per player and iteration, 375 Adam steps of minibatch 256, memories of 100,000
 rows, 2,500 steps for the average network) except the learning rate, 1e-2 rather than 1e-3
-(with advantages fitted in units of their root mean square; measured on Leduc, 0.40 against
-0.54 exploitability after 15 iterations) -- the paper's own settings (4,000 steps of minibatch
+(with advantages fitted in units of their root mean square; measured on Leduc, 0.40
+exploitability after 15 iterations at 1e-2, 0.54 at 3e-3) -- the paper's own settings (4,000 steps of minibatch
 10,000, memories of 40 million rows, three-layer card/bet networks) are sized for heads-up
 no-limit hold'em.  Features are rcfr's providers (:mod:`rcfr.features`):
 ``infostate`` (OpenSpiel's information-state tensor) where the game has one and the history
