@@ -378,3 +378,61 @@ def test_solve_stops_at_the_target_exploitability(capsys):
     assert result.iterations == it and result.target_reached
     line = one_line_error(*run(capsys, "solve", "kuhn", "--target-exploitability", "-1")[::2])
     assert "--target-exploitability" in line
+
+
+# -- scikit-learn: defaults for every parameter, and checkpoints of SklearnRegressor ---------
+
+
+def test_tree_regressors_have_defaults():
+    from rcfr.regressors import BestFirstTree, RecursivePartitioningTree
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(40, 3)), rng.normal(size=40)
+    for tree in (BestFirstTree(), RecursivePartitioningTree()):  # no budget: every row a leaf
+        assert tree.fit(X, y).n_leaves_ == 40
+        np.testing.assert_allclose(tree.predict(X), y)
+    assert BestFirstTree().get_params()["max_leaves"] is None
+    assert RecursivePartitioningTree().get_params()["threshold"] == 0.0
+
+
+@pytest.mark.parametrize("path", ["sklearn.neural_network.MLPRegressor",
+                                  "sklearn.linear_model.SGDRegressor",
+                                  "sklearn.tree.DecisionTreeRegressor"])
+def test_sklearn_regressor_resumes_bit_identically(capsys, tmp_path, path):
+    import warnings
+
+    ck, whole = tmp_path / "ck.npz", tmp_path / "whole.npz"
+    args = ("solve", "kuhn", "-a", "rcfr", "--regressor", f"sklearn:{path}",
+            "--features", "onehot", "--json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert run(capsys, *args, "-n", "6", "-o", whole)[0] == 0
+        assert run(capsys, *args, "-n", "3", "--checkpoint", ck)[0] == 0
+        code, out, err = run(capsys, *args, "-n", "3", "--resume", ck, "-o", tmp_path / "r.npz")
+    assert code == 0, err
+    assert json.loads(out)["iterations"] == 6
+    with np.load(whole) as a, np.load(tmp_path / "r.npz") as b:
+        np.testing.assert_array_equal(a["probs"], b["probs"])
+
+
+# -- two drivers creating one store at once --------------------------------------------------
+
+
+def test_a_store_created_by_another_driver_meanwhile_is_not_damaged(tmp_path):
+    from rcfr.experiments.store import Store
+
+    path = tmp_path / "r.db"
+    first, second = Store(path), Store(path)
+    begin = second.transaction
+
+    def raced():  # the other driver migrates between this one's reading the version and
+        first._prepare()  # its transaction (the flaky "damaged (table runs already exists)")
+        return begin()
+
+    second.transaction = raced
+    try:
+        second._prepare()
+        assert second.version == first.version > 0
+    finally:
+        first.close()
+        second.close()

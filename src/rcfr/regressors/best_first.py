@@ -14,14 +14,17 @@ class BestFirstTree(RegressionTree):
     ``criterion="squared_error"`` (leaf value = weighted mean) or ``"absolute_error"`` (leaf
     value = weighted median); every leaf keeps at least ``min_samples_leaf`` samples.  With
     squared error it grows the tree scikit-learn's ``DecisionTreeRegressor(max_leaf_nodes=k)``
-    grows (same split rule and order), up to ties between equally good splits.
+    grows (same split rule and order), up to ties between equally good splits.  Without a
+    budget (``max_leaves=None``, the default) it grows until no node can be split.
     """
 
-    def __init__(self, max_leaves: int, criterion: str = "squared_error",
+    def __init__(self, max_leaves: int | None = None, criterion: str = "squared_error",
                  min_samples_leaf: int = 1) -> None:
         self.max_leaves = max_leaves
         self.criterion = criterion
         self.min_samples_leaf = min_samples_leaf
 
     def _growth(self) -> tuple[int | None, float]:
+        if self.max_leaves is None:
+            return None, 0.0
         return check_int("max_leaves", self.max_leaves, 1), 0.0

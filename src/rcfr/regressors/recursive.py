@@ -17,8 +17,8 @@ class RecursivePartitioningTree(RegressionTree):
     (the one that most reduces its error).  Without ``max_leaves`` the order of the splits does
     not matter; with it, nodes are expanded best-first (largest error reduction first) until the
     budget is spent.  Without a budget, a larger threshold gives a subtree of the tree a
-    smaller one gives (so never more leaves), and ``threshold=0`` splits until every leaf is
-    pure or its samples cannot be told apart.
+    smaller one gives (so never more leaves), and ``threshold=0`` (the default) splits until
+    every leaf is pure or its samples cannot be told apart.
 
     In the RCFR loop the threshold applies to average regrets (thesis Algorithms 1-2), so the
     loop fits this tree on ``target / t`` (``target_scale = "average"``).
@@ -26,7 +26,7 @@ class RecursivePartitioningTree(RegressionTree):
 
     target_scale = "average"
 
-    def __init__(self, threshold: float, max_leaves: int | None = None,
+    def __init__(self, threshold: float = 0.0, max_leaves: int | None = None,
                  criterion: str = "squared_error", min_samples_leaf: int = 1) -> None:
         self.threshold = threshold
         self.max_leaves = max_leaves

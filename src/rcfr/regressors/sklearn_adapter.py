@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 import warnings
 from typing import Any
 
@@ -36,6 +37,43 @@ def _load(path: str) -> Any:
         return cls()
     except Exception as exc:  # any failure of a foreign constructor
         raise RcfrError(f"cannot instantiate {path!r}: {exc}") from None
+
+
+def _encode(value: Any, key: str, arrays: dict[str, np.ndarray]) -> Any:
+    """A JSON description of ``value`` (a number, string, ``None``, a numeric array, or a
+    list/tuple of those), its arrays put in ``arrays``; ``None`` if it is none of these."""
+    if value is None or isinstance(value, (bool, str)):
+        return {"v": value}
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        arrays[key] = np.asarray(value).copy()
+        return {"a": key}
+    if isinstance(value, np.ndarray):
+        if value.dtype == object:
+            return None
+        arrays[key] = value.copy()
+        return {"a": key}
+    if isinstance(value, (list, tuple)):
+        items = [_encode(v, f"{key}_{i}", arrays) for i, v in enumerate(value)]
+        if any(item is None for item in items):
+            return None
+        return {"l" if isinstance(value, list) else "t": items}
+    return None
+
+
+def _decode(spec: Any, arrays: dict[str, np.ndarray]) -> Any:
+    """The value :func:`_encode` described."""
+    if not isinstance(spec, dict) or len(spec) != 1:
+        raise ValueError("layout")
+    ((kind, value),) = spec.items()
+    if kind == "v":
+        return value
+    if kind == "a":
+        array = np.array(arrays[f"a{value}"])
+        return array[()] if array.ndim == 0 else array
+    if kind in ("l", "t"):
+        items = [_decode(v, arrays) for v in value]
+        return items if kind == "l" else tuple(items)
+    raise ValueError("layout")
 
 
 def _warm_startable(est: Any) -> bool:
@@ -92,7 +130,52 @@ class SklearnRegressor(RegressorMixin, BaseEstimator):
             else:
                 method(X, y, sample_weight=sample_weight)
         self.estimator_ = est
+        self.__dict__.pop("_complexity", None)
         return self
+
+    # -- checkpoints (plain arrays, no pickle) ---------------------------------------------
+    def state(self) -> dict[str, np.ndarray]:
+        """The wrapped estimator's fitted attributes that are numbers, strings or arrays (or
+        lists of them) as plain arrays, so a warm-started estimator (linear models, MLPs)
+        resumes where it stopped; an estimator refit from scratch each time needs none (its
+        other attributes -- a tree's ``tree_`` -- are rebuilt by its next fit)."""
+        check_fitted(self, "estimator_")
+        est, arrays, layout = self.estimator_, {}, {}
+        params = set(est.get_params(deep=False)) if callable(
+            getattr(est, "get_params", None)) else set()
+        for name, value in sorted(vars(est).items()):
+            if name in params or name.startswith("__"):
+                continue
+            encoded = _encode(value, f"{len(arrays)}", arrays)
+            if encoded is not None:
+                layout[name] = encoded
+        out = {f"a{k}": v for k, v in arrays.items()}
+        out["layout"] = np.array(json.dumps(layout, sort_keys=True))
+        out["complexity"] = np.array(self.complexity, dtype=np.int64)
+        return out
+
+    def load_state(self, arrays: dict[str, np.ndarray]) -> SklearnRegressor:
+        """Restore :meth:`state`'s attributes on the wrapped estimator (``ValueError`` if they
+        are not such a state)."""
+        try:
+            layout = json.loads(str(np.asarray(arrays["layout"])[()]))
+            complexity = int(np.asarray(arrays["complexity"]).reshape(()))
+            if not isinstance(layout, dict):
+                raise ValueError("layout")
+            est = self._resolve()  # the instance fit() continues from, as it does in place
+            for name, spec in layout.items():
+                setattr(est, str(name), _decode(spec, arrays))
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            raise ValueError("not the state of a scikit-learn regressor") from None
+        self.estimator_ = est
+        self._complexity = complexity
+        return self
+
+    @property
+    def n_features_in_(self) -> int:
+        """The wrapped estimator's number of features (after a fit)."""
+        check_fitted(self, "estimator_")
+        return int(getattr(self.estimator_, "n_features_in_", 0))
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """The wrapped estimator's predictions as a float vector."""
@@ -105,6 +188,8 @@ class SklearnRegressor(RegressorMixin, BaseEstimator):
         est = getattr(self, "estimator_", None)
         if est is None:
             return 0
+        if "_complexity" in vars(self):  # restored from a checkpoint, not refit since
+            return self._complexity
         if callable(getattr(est, "get_n_leaves", None)):
             return int(est.get_n_leaves())
         if hasattr(est, "coefs_"):
