@@ -15,16 +15,16 @@ and the iteration, so evaluating along the way never changes the run.
 
 Speed: the networks are evaluated once per player and iteration on every information set (one
 batched call), so the traversals are the form's numba pass over a strategy table
-(:mod:`rcfr.solvers.deep.traverse`), not a network call per node.  Defaults are the settings
-of OpenSpiel's Deep CFR example for small poker games (one hidden layer of 64 units, 375
-traversals per player and iteration, 375 Adam steps of minibatch 256, memories of 100,000
-rows, 2,500 steps for the average network) except the learning rate, 1e-2 rather than 1e-3
-(with advantages fitted in units of their root mean square; measured on Leduc, 0.40
-exploitability after 15 iterations at 1e-2, 0.54 at 3e-3) -- the paper's own settings (4,000 steps of minibatch
-10,000, memories of 40 million rows, three-layer card/bet networks) are sized for heads-up
-no-limit hold'em.  Features are rcfr's providers (:mod:`rcfr.features`):
-``infostate`` (OpenSpiel's information-state tensor) where the game has one and the history
-form is compiled, ``onehot`` elsewhere.
+(:mod:`rcfr.solvers.deep.traverse`), not a network call per node. Defaults are the settings of
+OpenSpiel's Deep CFR example for small poker games (one hidden layer of 64 units, 375
+traversals per player and iteration, 375 Adam steps of minibatch 256, memories of 100,000 rows,
+2,500 steps for the average network) except the learning rate, 1e-2 rather than 1e-3 (with
+advantages fitted in units of their root mean square; measured on Leduc, 0.40 exploitability
+after 15 iterations at 1e-2, 0.54 at 3e-3) -- the paper's own settings (4,000 steps of
+minibatch 10,000, memories of 40 million rows, three-layer card/bet networks) are sized for
+heads-up no-limit hold'em. Features are rcfr's providers (:mod:`rcfr.features`): ``infostate``
+(OpenSpiel's information-state tensor) where the game has one and the history form is compiled,
+``onehot`` elsewhere.
 
 ``model="tabular"`` replaces the networks by the exact fit (one output per sequence) and
 ``scheme="full"`` the traversals by one full-width pass (rows for every information set of

@@ -5,24 +5,22 @@ of their root mean square; no gradient clipping, as OpenSpiel's), or an exact ta
 "network" (one output per sequence, the weighted mean of the rows of each information set: the
 exact fit, which reduces Deep CFR to linear CFR; the tests' plumbing check).
 
-The perceptron runs in numpy float64 by default (:class:`NetModel`: PyTorch's initialisation,
-losses and Adam, on one BLAS thread) or in PyTorch (``backend="torch"``,
-:class:`TorchNetModel`; PyTorch is an extra, imported only then).  Networks are initialised
-from a generator seeded by the caller (a re-initialised network from a seed derived from the
-run's seed, the iteration and the player), so no network random state is carried between
-iterations; minibatches are drawn from the solver's numpy generator."""
+The perceptron runs in numpy float64 by default (:class:`NetModel` on :mod:`rcfr.solvers.mlp`:
+PyTorch's initialisation and Adam, on one BLAS thread) or in PyTorch (``backend="torch"``,
+:class:`TorchNetModel`; PyTorch is an extra, imported only then). Networks are initialised from
+a generator seeded by the caller (a re-initialised network from a seed derived from the run's
+seed, the iteration and the player), so no network random state is carried between iterations;
+minibatches are drawn from the solver's numpy generator."""
 
 from __future__ import annotations
 
-import contextlib
 import math
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from ...core.errors import RcfrError
+from ..mlp import MLP, Adam, masked_softmax, one_blas_thread
 from .memory import Reservoir
 
 ADVANTAGE, POLICY = "advantage", "policy"
@@ -222,106 +220,48 @@ class TorchNetModel:
         return [v.numpy().copy() for v in self.net.state_dict().values()]
 
 
-ADAM = (0.9, 0.999, 1e-8)  # PyTorch's defaults (Kingma & Ba 2015)
-
-
-@njit(cache=True)
-def adam(theta, grad, m, v, step_size, c2, b1, b2, eps):
-    """``theta -= step_size * m / (sqrt(v) / c2 + eps)`` after the moment updates (Kingma & Ba
-    2015, Alg. 1, as ``torch.optim.Adam`` computes it)."""
-    for k in range(theta.shape[0]):
-        g = grad[k]
-        m[k] = b1 * m[k] + (1.0 - b1) * g
-        v[k] = b2 * v[k] + (1.0 - b2) * g * g
-        theta[k] -= step_size * m[k] / (math.sqrt(v[k]) / c2 + eps)
-
-
-@contextlib.contextmanager
-def one_blas_thread() -> Iterator[None]:
-    """Matrix products on one BLAS thread (threadpoolctl, which scikit-learn installs): the
-    order of every sum is then fixed, whatever the machine's thread count."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
-
-
 class NetModel:
-    """The perceptron of :class:`TorchNetModel` in numpy float64, with Adam as PyTorch's
-    (the same initialisation, losses, gradients and update; tested against PyTorch's autograd
-    and ``torch.optim.Adam``).  At these sizes (one hidden layer of 64, minibatches of 256) a
-    training step is a few small matrix products and PyTorch's per-operation overhead made it
-    several times slower than the arithmetic (as for NFSP's networks)."""
+    """The perceptron of :class:`TorchNetModel` in numpy float64 (:mod:`rcfr.solvers.mlp`:
+    PyTorch's initialisation and Adam, gradients by backpropagation, one BLAS thread; the
+    losses here tested against PyTorch's autograd).  At these sizes (one hidden layer of 64,
+    minibatches of 256) a training step is a few small matrix products and PyTorch's
+    per-operation overhead made it several times slower than the arithmetic."""
 
     def __init__(self, features: np.ndarray, num_actions: np.ndarray, width: int,
                  hidden: list[int], role: str, lr: float) -> None:
         self.role, self.lr, self.hidden, self.width = role, float(lr), hidden, int(width)
         self.features = np.ascontiguousarray(features, dtype=np.float64)
         self.legal = np.arange(width)[None, :] < np.asarray(num_actions)[:, None]
-        self.params: list[np.ndarray] | None = None  # W0, b0, W1, b1, ...: views of theta
-        self.theta = np.zeros(0)
-        self.m = np.zeros(0)  # Adam's moments, flat as theta
-        self.v = np.zeros(0)
-        self.step = 0
+        self.mlp: MLP | None = None
+        self.opt: Adam | None = None
         self.known = np.zeros(len(num_actions), dtype=bool)
         self.scale = 1.0
 
     @property
-    def net(self) -> Any:
-        return self.params
+    def net(self) -> MLP | None:
+        return self.mlp
+
+    @property
+    def params(self) -> list[np.ndarray]:
+        """``W0, b0, W1, b1, ...`` (views of the flat parameter vector)."""
+        return self.mlp.params
 
     def reset(self, seed: int) -> None:
         """Fresh weights, uniform in ``+-1/sqrt(fan_in)`` (PyTorch's ``Linear`` default),
-        drawn from a numpy generator seeded by ``seed``; Adam's state cleared."""
-        rng = np.random.default_rng(int(seed))
+        drawn from a numpy generator seeded by ``seed``; a fresh Adam."""
         sizes = [int(self.features.shape[1]), *self.hidden, self.width]
-        shapes = []
-        for k in range(len(sizes) - 1):
-            shapes += [(sizes[k], sizes[k + 1]), (sizes[k + 1],)]
-        self.theta = np.zeros(sum(math.prod(sh) for sh in shapes))
-        self.params = self._views(self.theta, shapes)
-        self.grad = np.zeros_like(self.theta)
-        self.grads = self._views(self.grad, shapes)
-        for k in range(len(sizes) - 1):
-            bound = 1.0 / math.sqrt(sizes[k])
-            self.params[2 * k][:] = rng.uniform(-bound, bound, shapes[2 * k])
-            self.params[2 * k + 1][:] = rng.uniform(-bound, bound, shapes[2 * k + 1])
-        self.m = np.zeros_like(self.theta)
-        self.v = np.zeros_like(self.theta)
-        self.step = 0
-
-    @staticmethod
-    def _views(flat: np.ndarray, shapes: list[tuple[int, ...]]) -> list[np.ndarray]:
-        out, at = [], 0
-        for sh in shapes:
-            n = math.prod(sh)
-            out.append(flat[at:at + n].reshape(sh))
-            at += n
-        return out
-
-    def _forward(self, x: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-        inputs = []
-        h = x
-        n = len(self.params) // 2
-        for k in range(n):
-            inputs.append(h)
-            h = h @ self.params[2 * k] + self.params[2 * k + 1]
-            if k < n - 1:
-                np.maximum(h, 0.0, out=h)
-        return h, inputs
+        self.mlp = MLP(sizes, np.random.default_rng(int(seed)))
+        self.opt = Adam(self.mlp.theta.size, self.lr)
 
     def gradients(self, x: np.ndarray, y: np.ndarray, w: np.ndarray,
-                  legal: np.ndarray) -> tuple[float, list[np.ndarray]]:
+                  legal: np.ndarray) -> tuple[float, np.ndarray]:
         """The loss (advantage: mean of ``w`` times the squared error on the legal actions;
         policy: mean of ``w`` times the cross entropy of the legal-action softmax with ``y``)
-        and its gradients, by backpropagation."""
-        out, inputs = self._forward(x)
+        and its gradient (the flat ``grad`` of the network)."""
+        out, inputs = self.mlp.forward(x)
         B = x.shape[0]
         if self.role == POLICY:
-            z = np.where(legal, out, -np.inf)
-            z = z - z.max(axis=1, keepdims=True)
-            e = np.exp(z)
-            prob = e / e.sum(axis=1, keepdims=True)
+            prob = masked_softmax(out, legal)
             logp = np.where(legal, np.log(np.where(legal, prob, 1.0)), 0.0)
             loss = float(np.mean(w * -(y * logp).sum(axis=1)))
             g = (w / B)[:, None] * (prob * y.sum(axis=1, keepdims=True) - y) * legal
@@ -329,21 +269,11 @@ class NetModel:
             d = (out - y) * legal
             loss = float(np.mean(w * (d * d).sum(axis=1)))
             g = (2.0 * w / B)[:, None] * d
-        grads = self.grads
-        for k in range(len(self.params) // 2 - 1, -1, -1):
-            np.matmul(inputs[k].T, g, out=grads[2 * k])
-            np.sum(g, axis=0, out=grads[2 * k + 1])
-            if k > 0:
-                g = (g @ self.params[2 * k].T) * (inputs[k] > 0.0)
-        return loss, grads
+        return loss, self.mlp.backward(inputs, g)
 
     def adam_step(self) -> None:
-        """One Adam step on the gradients of the last :meth:`gradients` call, with PyTorch's
-        arithmetic (``torch.optim.Adam``; Kingma & Ba 2015, Alg. 1)."""
-        b1, b2, eps = ADAM
-        self.step += 1
-        adam(self.theta, self.grad, self.m, self.v, self.lr / (1.0 - b1 ** self.step),
-             math.sqrt(1.0 - b2 ** self.step), b1, b2, eps)
+        """One Adam step on the gradient of the last :meth:`gradients` call."""
+        self.opt.step(self.mlp.theta, self.mlp.grad)
 
     def fit(self, memory: Reservoir, iteration: int, steps: int, batch: int,
             rng: np.random.Generator) -> None:
@@ -351,7 +281,7 @@ class NetModel:
         n = len(memory)
         if n == 0:
             return
-        if self.params is None:
+        if self.mlp is None:
             raise RcfrError("internal: fit before reset")
         mean_w = float(memory.weight[:n].mean()) or 1.0
         self.scale = 1.0
@@ -368,23 +298,20 @@ class NetModel:
         self.known[:] = True
 
     def predict(self) -> tuple[np.ndarray, np.ndarray]:
-        if self.params is None:
+        if self.mlp is None:
             return np.zeros((len(self.known), self.width)), self.known
         with one_blas_thread():
-            out, _ = self._forward(self.features)
+            out = self.mlp(self.features)
         if self.role == POLICY:
-            z = np.where(self.legal, out, -np.inf)
-            e = np.exp(z - z.max(axis=1, keepdims=True))
-            return e / e.sum(axis=1, keepdims=True), self.known
+            return masked_softmax(out, self.legal), self.known
         return out * self.scale, self.known
 
     def state(self, prefix: str) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {f"{prefix}known": self.known,
-                                      f"{prefix}scale": np.array([self.scale]),
-                                      f"{prefix}step": np.array([self.step], dtype=np.int64)}
-        if self.params is not None:
-            out.update({f"{prefix}theta": self.theta, f"{prefix}m": self.m,
-                        f"{prefix}v": self.v})
+                                      f"{prefix}scale": np.array([self.scale])}
+        if self.mlp is not None:
+            out.update(self.mlp.state(prefix))
+            out.update(self.opt.state(f"{prefix}adam."))
         return out
 
     def load_state(self, prefix: str, arrays: dict[str, np.ndarray]) -> None:
@@ -393,22 +320,15 @@ class NetModel:
             raise ValueError("shape")
         self.known = known
         self.scale = float(np.asarray(arrays[f"{prefix}scale"], dtype=np.float64).reshape(-1)[0])
-        self.step = int(np.asarray(arrays[f"{prefix}step"]).reshape(-1)[0])
         if f"{prefix}theta" not in arrays:
-            self.params = None
+            self.mlp = self.opt = None
             return
-        step = int(np.asarray(arrays[f"{prefix}step"]).reshape(-1)[0])
         self.reset(0)
-        for name in ("theta", "m", "v"):
-            src = np.array(arrays[f"{prefix}{name}"], dtype=np.float64)
-            mine = getattr(self, name)
-            if src.shape != mine.shape:
-                raise ValueError("shape")
-            mine[:] = src
-        self.step = step
+        self.mlp.load_state(prefix, arrays)
+        self.opt.load_state(f"{prefix}adam.", arrays)
 
     def weights(self) -> list[np.ndarray]:
-        return [self.theta.copy()]
+        return [self.mlp.theta.copy()]
 
 
 BACKENDS = ("numpy", "torch")
