@@ -341,9 +341,11 @@ class Store:
 
     # -- schema ----------------------------------------------------------------------------
     def _migrate(self) -> None:
-        version = self.version
-        for v in range(version, SCHEMA_VERSION):
-            with self.transaction():
+        if self.version >= SCHEMA_VERSION:
+            return
+        with self.transaction():  # the version read again under the write lock: another
+            # driver may have created or migrated the store meanwhile
+            for v in range(self.version, SCHEMA_VERSION):
                 for statement in MIGRATIONS[v].split(";"):
                     if statement.strip():
                         self.db.execute(statement)
