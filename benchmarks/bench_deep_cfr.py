@@ -130,7 +130,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--games", default="kuhn,leduc")
     ap.add_argument("--iterations", type=int, default=32, help="rcfr iterations")
-    ap.add_argument("--os-iterations", type=int, default=10, help="OpenSpiel iterations")
+    ap.add_argument("--os-iterations", type=int, default=10,
+                    help="OpenSpiel iterations (0: rcfr only)")
     ap.add_argument("--algorithms", default="sd-cfr,deep-cfr,dream")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", action="store_true")
@@ -142,8 +143,9 @@ def main() -> None:
     for game in args.games.split(","):
         print(f"{game}:", flush=True)
         rows = []
-        os_points = eval_points(args.os_iterations, 4)
-        rows += run_openspiel(game, args.os_iterations, os_points, args.seed)
+        if args.os_iterations:  # 0: rcfr only
+            os_points = eval_points(args.os_iterations, 4)
+            rows += run_openspiel(game, args.os_iterations, os_points, args.seed)
         for key in args.algorithms.split(","):
             rows += run_rcfr(game, key, args.iterations, eval_points(args.iterations, 7),
                              args.seed)

@@ -161,6 +161,7 @@ class DREAMSolver(DeepCFRSolver):
         self.util_ = util
         self.baseline_ = np.zeros(t.num_nodes)  # player 0's value of each history
         self.depth_ = int(tree_depth(self.arrays_[0], self.arrays_[1]))
+        self.branching_ = int(np.diff(self.arrays_[1]).max())  # chance nodes included
         self.rng_state_ = seed_state(seed)
         return None
 
@@ -178,8 +179,8 @@ class DREAMSolver(DeepCFRSolver):
             count, p, float(o["epsilon"]), float(o["baseline_rate"]), kind, child_start,
             node_infoset, chance_prob, tree.infoset_seq_start, self.util_, self.strategy_,
             self.baseline_, self.rng_state_, self.bounds_[p], self.bounds_[1 - p], path[0],
-            path[1], np.zeros(D), np.zeros(D), np.zeros(W), adv_info, adv_rows, st_info,
-            st_rows, st_weight)
+            path[1], np.zeros(D), np.zeros(D), np.zeros(self.branching_), adv_info, adv_rows,
+            st_info, st_rows, st_weight)
         self.nodes_visited += int(nodes)
         self.adv_mem_[p].add(adv_info[:n_adv], t, adv_rows[:n_adv], np.ones(n_adv), self.rng_)
         self.strat_mem_[1 - p].add(st_info[:n_st], t, st_rows[:n_st], st_weight[:n_st],
