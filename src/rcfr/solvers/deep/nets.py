@@ -287,12 +287,13 @@ class NetModel:
         self.scale = 1.0
         if self.role == ADVANTAGE:
             self.scale = float(np.sqrt(np.mean(memory.target[:n] ** 2))) or 1.0
+        targets = memory.target[:n] / self.scale
+        weights = memory.iteration[:n] * memory.weight[:n] / (iteration * mean_w)
         with one_blas_thread():
             for _ in range(int(steps)):
                 idx = rng.integers(0, n, size=min(int(batch), n))
                 info = memory.info[idx]
-                w = memory.iteration[idx] * memory.weight[idx] / (iteration * mean_w)
-                self.gradients(self.features[info], memory.target[idx] / self.scale, w,
+                self.gradients(self.features[info], targets[idx], weights[idx],
                                self.legal[info])
                 self.adam_step()
         self.known[:] = True
