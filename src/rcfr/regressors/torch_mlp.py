@@ -70,8 +70,8 @@ def parse_hidden(hidden: object) -> tuple[int, ...]:
     if isinstance(hidden, str):
         parts = [p.strip() for p in hidden.split(",")] if hidden.strip() else []
         if not all(p.isascii() and p.isdigit() for p in parts):  # "64,,64", "6.5", "-3"
-            raise RcfrError(f"hidden layers must be positive whole widths like 64,64, got "
-                            f"{hidden!r}")
+            raise RcfrError(f"hidden layers must be widths like 64,64 (positive whole "
+                            f"numbers), got {hidden!r}")
         hidden = tuple(int(p) for p in parts)
     elif isinstance(hidden, numbers.Integral) and not isinstance(hidden, bool):
         hidden = (int(hidden),)
