@@ -436,3 +436,16 @@ def test_a_store_created_by_another_driver_meanwhile_is_not_damaged(tmp_path):
     finally:
         first.close()
         second.close()
+
+
+def test_a_slow_compile_says_so_on_a_terminal(capsys, monkeypatch):
+    import time
+
+    from rcfr import cli
+
+    monkeypatch.setattr(type(cli.err), "is_terminal", property(lambda self: True))
+    with cli.notice_if_slow("compiling slowly ...", after=0.05):
+        time.sleep(0.5)
+    with cli.notice_if_slow("never shown", after=30):
+        pass
+    assert capsys.readouterr().err.splitlines() == ["compiling slowly ..."]

@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -149,6 +150,26 @@ class _StopFlag:
                 signal.signal(s, handler)
 
 
+SLOW_NOTICE_SECONDS = 3.0  # a compile longer than this says so (on a terminal)
+
+
+@contextmanager
+def notice_if_slow(text: str, after: float | None = None) -> Iterator[None]:
+    """Print ``text`` on stderr once the block has run ``after`` seconds (default
+    ``SLOW_NOTICE_SECONDS``), where stderr is a terminal: a long compile is not silent."""
+    if not err.is_terminal:
+        yield
+        return
+    timer = threading.Timer(SLOW_NOTICE_SECONDS if after is None else after,
+                            lambda: err.print(text, markup=False, highlight=False))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
 def _emit(obj) -> None:
     sys.stdout.write(json.dumps(obj) + "\n")
 
@@ -171,7 +192,9 @@ def games(
     rows = []
     for spec in names or STANDARD_GAMES:
         game = load_game(spec)
-        sizes = form_sizes(game)  # both compiled forms
+        with notice_if_slow(f"{game}: compiling both forms to count them (--max-memory "
+                            f"bounds the walk) ..."):
+            sizes = form_sizes(game)  # both compiled forms
         rows.append({"name": str(game), "description": descriptions.get(game.short_name, ""),
                      **sizes})
     if as_json:
@@ -435,8 +458,8 @@ def evaluate(
         raise RcfrError("give either a strategy file or --uniform")
     if rounds is not None:
         return _evaluate_rounds(game, rounds, strategy, as_json)
-    with evaluation_only():  # judged by evaluation's own peak: no solver tables
-        tree = compile_game(game, form)
+    with evaluation_only(), notice_if_slow(f"{game}: compiling ..."):  # judged by
+        tree = compile_game(game, form)  # evaluation's own peak: no solver tables
     policy = TabularPolicy.uniform(tree) if uniform else TabularPolicy.load(strategy, tree)
     ev = evaluate_policy(tree, policy)
     if as_json:
