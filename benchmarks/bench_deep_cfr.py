@@ -20,7 +20,8 @@ average-strategy network at that point (what producing the average costs; SD-CFR
 average costs nothing extra).  Exact evaluation is excluded (rcfr's evaluator for rcfr,
 OpenSpiel's ``exploitability`` for OpenSpiel, both the mean of the best-response values).  The
 summary gives, per game, OpenSpiel's final exploitability, the CPU seconds it took, the CPU
-seconds each rcfr solver took to first reach it, and the ratio.
+seconds each rcfr solver took to first reach it, and the ratio; and tabular external sampling
+(``-a es``) run to each rcfr solver's final number of histories visited, beside it.
 """
 
 from __future__ import annotations
@@ -110,6 +111,25 @@ def run_openspiel(game: str, iterations: int, points: list[int], seed: int) -> l
     return rows
 
 
+def equal_nodes(game: str, rows: list[dict], seed: int) -> list[dict]:
+    """Tabular external sampling (``-a es``, the CFR rule) at each rcfr solver's final node
+    count: what the networks cost against a table at equal histories visited."""
+    out = []
+    tree = compile_game(game)
+    for name in sorted({r["solver"] for r in rows if r["nodes"]}):
+        last = [r for r in rows if r["solver"] == name][-1]
+        es = make_solver(tree, "es", seed=seed)
+        t0 = time.process_time()
+        es.run_nodes(last["nodes"])
+        cpu = time.process_time() - t0
+        expl = evaluate(tree, es.average_policy()).exploitability
+        out.append({"solver": "rcfr es (tabular)", "beside": name, "nodes": es.nodes_visited,
+                    "cpu_s": cpu, "exploitability": expl})
+        print(f"  tabular es at {name}'s {last['nodes']:,} nodes: expl {expl:.4f} "
+              f"({cpu:.2f} s CPU; {name}: {last['exploitability']:.4f})", flush=True)
+    return out
+
+
 def summary(rows: list[dict]) -> list[dict]:
     os_rows = [r for r in rows if r["solver"].startswith("openspiel")]
     if not os_rows:
@@ -149,7 +169,8 @@ def main() -> None:
         for key in args.algorithms.split(","):
             rows += run_rcfr(game, key, args.iterations, eval_points(args.iterations, 7),
                              args.seed)
-        result[game] = {"rows": rows, "summary": summary(rows)}
+        result[game] = {"rows": rows, "summary": summary(rows),
+                        "equal_nodes": equal_nodes(game, rows, args.seed)}
         for s in result[game]["summary"]:
             if s["cpu_s"] is None:
                 print(f"  {s['solver']}: never reached {s['target']:.4f}")
