@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from rcfr.evaluate import evaluate
-from rcfr.solvers.fp.memory import ReservoirBuffer
+from rcfr.solvers.memory import ReservoirBuffer
 from rcfr.solvers.mlp import MLP, cross_entropy_grad, squared_error_grad
 from rcfr.solvers.run import make_solver, solve
 

@@ -50,9 +50,9 @@ from ...core.errors import RcfrError
 from ...features import infoset_features
 from ...forms.base import Form
 from ...games.infostate import has_infostate
+from ..memory import CircularBuffer, ReservoirBuffer
 from ..mlp import MLP, cross_entropy_grad, masked_softmax, one_blas_thread, squared_error_grad
 from .base import FPSolverBase
-from .memory import CircularBuffer, ReservoirBuffer
 from .play import BatchedGames
 
 DEFAULTS = {"hidden": "64", "eta": 0.1, "rl_lr": 0.1, "sl_lr": 0.005, "batch_size": 128,
