@@ -98,7 +98,7 @@ def scale(k: int, threads: list[int], repeats: int, iters: int, nodes: float,
         assert np.array_equal(s.strategy_, ref.strategy_), f"threads={n} changed DCFR"
     assert all(v == values[0] for v in values), "the thread count changed the evaluation"
     out["identical"] = True
-    out["exploitability_mbb"] = 1e3 * (values[0][1] + values[0][2]) / 2
+    out["exploitability_chips"] = (values[0][1] + values[0][2]) / 2  # (both best responses)
     return out
 
 

@@ -161,7 +161,8 @@ def test_float32_tables_run_resume_and_stay_close_to_float64(tmp_path):
 
 def test_float32_on_the_command_line(capsys, tmp_path):
     """``rcfr solve --dtype float32`` runs the sampling schemes in single precision and says so
-    in the checkpoint; other algorithms refuse it in one line."""
+    in the checkpoint; regression CFR refuses it in one line (the tabular full-width solvers
+    take it too since issue 23: tests/test_threads.py)."""
     from rcfr.cli import main
     from rcfr.core.fileio import read_npz
 
@@ -172,7 +173,7 @@ def test_float32_on_the_command_line(capsys, tmp_path):
     assert code == 0, cap.err
     arrays, meta = read_npz(path, "rcfr.checkpoint")
     assert meta["dtype"] == "float32" and arrays["avg_weights"].dtype == np.float32
-    for args in (["-a", "cfr+", "--dtype", "float32"], ["-a", "es", "--dtype", "half"]):
+    for args in (["-a", "rcfr", "--dtype", "float32"], ["-a", "es", "--dtype", "half"]):
         code = main(["solve", "kuhn", "-n", "10", *args])
         err = capsys.readouterr().err
         assert code == 2 and len(err.splitlines()) == 1 and err.startswith("error: ")

@@ -50,3 +50,12 @@ def kernel_threads(threads: int | None = None) -> Iterator[int]:
         yield n
     finally:
         numba.set_num_threads(before)
+
+
+def thread_args(*more) -> tuple:
+    """The trailing arguments of a threaded kernel: ``(n, *more)`` on ``n`` > 1 numba threads,
+    else none, so that one thread runs the kernel compiled without its threaded branches (a
+    reachable parallel region, even one never entered, made Leduc's CFR+ iteration three times
+    slower)."""
+    n = numba.get_num_threads()
+    return (n, *more) if n > 1 else ()

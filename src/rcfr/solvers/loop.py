@@ -275,6 +275,9 @@ ALGORITHMS = {"cfr": "cfr", "cfr+": "cfr+", "lcfr": "lcfr", "dcfr": "dcfr", "pcf
               "pdcfr+": "pdcfr+"}
 
 
+TABLE_DTYPES = {"float64": np.float64, "float32": np.float32}  # the tabular solvers' dtype
+
+
 class CFRSolver(RegretSolver):
     """The tabular instances of the loop, one per update rule (:mod:`rcfr.core.rules`):
     CFR (``algorithm="cfr"``: cumulative regrets, uniform averaging; Zinkevich et al. 2007),
@@ -285,9 +288,13 @@ class CFRSolver(RegretSolver):
     :class:`~rcfr.core.rules.UpdateRule`.
     """
 
+    _config_keys = RegretSolver._config_keys + ("dtype",)
+
     def __init__(self, game: Form | Any, algorithm: str | UpdateRule = "cfr", *,
                  alternating: bool = True, averaging: str | float | None = None,
-                 link: str | Link | None = None, seed: int | None = None) -> None:
+                 link: str | Link | None = None, seed: int | None = None,
+                 dtype: str = "float64") -> None:
+        self.dtype = dtype
         if isinstance(algorithm, UpdateRule):
             rule = algorithm
         else:
@@ -299,3 +306,16 @@ class CFRSolver(RegretSolver):
         super().__init__(game, estimator=TabularRegrets(rule), rule=rule, link=link,
                          alternating=alternating, averaging=averaging, seed=seed,
                          name=rule.name)
+
+    def _table_dtype(self) -> type:
+        """``dtype="float32"``: the regrets, current and average strategies in single precision
+        (half the memory; the arithmetic stays double).  Checkpoints record it."""
+        key = str(self.dtype).strip().lower()
+        if key not in TABLE_DTYPES:
+            raise RcfrError(f"dtype must be float64 or float32, got {self.dtype!r}")
+        self.dtype_ = key
+        self.estimator.dtype = TABLE_DTYPES[key]
+        return TABLE_DTYPES[key]
+
+    def _info(self) -> dict[str, Any]:
+        return {**super()._info(), "dtype": self.dtype_}

@@ -215,9 +215,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("minibatch", bool, "sampling schemes with a regressor that trains incrementally "
            "(torch-mlp): fit only the sequences each pass touched, no dense feature matrix.",
            group=REGRESSION, cli=("--minibatch/--no-minibatch",), algorithms=SCHEMES),
-    Option("dtype", str, "cs/es/os/as: float64 (default) or float32 regret and strategy tables "
-           "(half the memory; recorded in checkpoints).", cli=("--dtype",),
-           algorithms=SCHEMES, choices=tuple(TABLE_DTYPES)),
+    Option("dtype", str, "cfr ... pdcfr+ and cs/es/os/as: float64 (default) or float32 regret "
+           "and strategy tables (half the memory; recorded in checkpoints).", cli=("--dtype",),
+           algorithms=(*ALGORITHMS, *SCHEMES), choices=tuple(TABLE_DTYPES)),
     Option("average_regressor", str, "rcfr: also fit the average strategy with this regressor "
            "(same names as --regressor); the exploitability reported is its strategy's, the "
            "tabular average's beside it.", group=AVERAGE, cli=("--average-regressor",),

@@ -125,7 +125,7 @@ def make_solver(game: Form | str, algorithm: str, *, rule: str | UpdateRule | No
     given = {k for k, v in options.items() if v is not None and v is not False}
     dtype = OPTION["dtype"]
     if "dtype" in given and key not in dtype.algorithms:
-        raise RcfrError(f"{dtype.flag} sets the tables of the sampling schemes "
+        raise RcfrError(f"{dtype.flag} sets the tables of the tabular solvers "
                         f"{'/'.join(dtype.algorithms)}, not {key}")
     if "alpha" in given and (options.get("regressor") or "").strip().lower() == "ridge":
         raise RcfrError(f"{OPTION['alpha'].flag} is DCFR's; the ridge penalty is "

@@ -70,7 +70,7 @@ from ..core.rules import DISCOUNTED, LazyDiscount, UpdateRule, lazy_discount
 from ..evaluate import exploitability
 from ..forms import Form, compile_game
 from ..forms.sampling import SCHEMES, LazyDiscounting
-from .loop import RegretSolver
+from .loop import TABLE_DTYPES, RegretSolver
 
 SCHEME_NAMES = {
     "cs": "chance sampling",
@@ -79,7 +79,6 @@ SCHEME_NAMES = {
     "as": "average strategy sampling",
 }
 DEFAULT_EPSILON = {"os": 0.5, "as": 0.05}  # Gibson et al. 2012, sec. 5
-TABLE_DTYPES = {"float64": np.float64, "float32": np.float32}  # MCCFRSolver's dtype
 
 
 # -- set-up helpers ----------------------------------------------------------------------

@@ -19,7 +19,11 @@ def evaluate_public(probs, tree, T, dense, plan, acc, br, threads=1, LV=None):
     ``threads`` threads (the plans and backward sweeps with the levels ``LV``), bit for bit the
     one-thread numbers."""
     sb = tree.seq_bounds
-    plan_threaded(probs, LV, 0, 2, tree, plan, 0.0, br, False, threads)
+    if LV is None:
+        K.realization_plan(probs, 0, tree.bounds[2], tree.seq_start, tree.num_actions,
+                           tree.parent_seq, plan)
+    else:
+        plan_threaded(probs, LV, 0, 2, tree, plan, 0.0, br, False, threads)
     S = sb[2]
     terminal_values(0, plan, T, dense, sb[0], sb[1], acc, threads)
     value = 0.0

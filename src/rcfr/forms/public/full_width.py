@@ -23,12 +23,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import get_num_threads, njit, prange, uint64
+from numba import njit, prange, uint64
 
 from ...core import kernels as K
 from ...core.links import POLYNOMIAL, link_slice, matched, positive
 from ...core.rules import CLIPPED, PLAIN, absorbed
 from ..history.full_width import FullWork, absorb, accumulate_average
+from ..threads import thread_args
 from .layout import state_from_layout, state_to_layout, uses_layout
 from .terminals import _terminal_values, terminal_values
 
@@ -410,7 +411,7 @@ class PublicFullWidthPass:
 
     def run(self, players, strategy, weight, avg, inst) -> int:
         public_pass(players[0], players[-1] + 1, weight, self.arrays, self.tree.arrays,
-                    self.dense, strategy, avg, self.work._replace(inst=inst), get_num_threads())
+                    self.dense, strategy, avg, self.work._replace(inst=inst), *thread_args())
         return len(players) * self.tree.num_nodes
 
     def fuses(self, rule) -> bool:
@@ -438,12 +439,12 @@ class PublicFullWidthPass:
                              solver.avg_power_, solver.rule_.params.kind == CLIPPED,
                              self.arrays, self.tree.arrays, L, est.regrets, solver.strategy_,
                              solver.avg_weights_, self.work, self._scratch, self._row_values,
-                             get_num_threads())
+                             *thread_args())
         else:
             run_public(iterations, solver.iteration, solver.alternating, solver.avg_power_,
                        solver.rule_.params, solver.link_.kind, solver.link_.param, self.arrays,
                        self.tree.arrays, self.dense, est.regrets, est.prediction, est.values_,
-                       solver.strategy_, solver.avg_weights_, self.work, get_num_threads(),
-                       self.tree._levels)
+                       solver.strategy_, solver.avg_weights_, self.work,
+                       *thread_args(self.tree._levels))
         solver.iteration += iterations
         solver.nodes_visited += iterations * per

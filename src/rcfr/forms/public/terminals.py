@@ -105,54 +105,49 @@ def _one_die_everywhere(term_rule, max_count, full):
     return True
 
 
-@njit(cache=True, inline="always")
-def _one_die_terminal(z, plan, sign, empty, empty_reach, term_ctx, term_value, term_miss, term_q,
-                      term_face, base_opp, stride_opp, base_own, stride_own, w_opp, w_own,
-                      cnt_opp, cnt_own, nmax, n_opp, n_own, ro, acc):
-    """:func:`_sweep_one_die` at terminal ``z``."""
-    cw = uint64(term_ctx[z]) * nmax
-    fc = uint64(term_face[z]) * nmax
-    base = base_opp[z]
-    total = 0.0
-    h = 0.0
-    if base < 0:
-        for x in range(n_opp):
-            ro[x] = w_opp[cw + x] * empty_reach
-            total += ro[x]
-        for x in range(n_opp):
-            h += ro[x] * cnt_opp[fc + x]
-    else:
-        ub, stride = uint64(base), uint64(stride_opp[z])
-        for x in range(n_opp):
-            r = w_opp[cw + x] * plan[ub + x * stride]
-            total += r
-            h += r * cnt_opp[fc + x]
-    q = term_q[z]
-    hit = sign * term_value[z]
-    miss = sign * term_miss[z]
-    ob = base_own[z]
-    d, ost = (uint64(ob), uint64(stride_own[z])) if ob >= 0 else (empty, uint64(0))
-    for x in range(n_own):
-        need = q - cnt_own[fc + x]  # held: total (need <= 0), h (1), 0 (2 or more)
-        hv = total if need <= 0 else (h if need == 1 else 0.0)
-        acc[d + x * ost] += w_own[cw + x] * (hit * hv + miss * (total - hv))
-
-
 @njit(cache=True)
-def _sweep_one_die(player, plan, term_ctx, term_value, term_miss, term_q, term_face, tsb, tst,
-                   w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, acc):
+def _one_die_range(player, plan, term_ctx, term_value, term_miss, term_q, term_face, tsb, tst,
+                   w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, order, ordered, i_lo,
+                   i_hi, acc):
     """:func:`_sweep` for liar's dice with one die each and every private state its own row
-    (Bluff(1,1)): the same arithmetic, without the other rules' branches.  ``held``: the
-    opponent's reach with at least 0, 1 and 2 matching dice."""
+    (Bluff(1,1)): the same arithmetic, without the other rules' branches, over the terminals
+    ``order[i_lo:i_hi]`` (``ordered``; else ``i_lo`` to ``i_hi``).  ``held``: the opponent's
+    reach with at least 0, 1 and 2 matching dice."""
     opp = 1 - player
     empty = uint64(acc.shape[0] - 2 + player)
     empty_reach = plan[plan.shape[0] - 2 + opp]
     sign = 1.0 if player == 0 else -1.0
     ro = np.empty(n_opp)
-    for z in range(term_ctx.shape[0]):
-        _one_die_terminal(z, plan, sign, empty, empty_reach, term_ctx, term_value, term_miss,
-                          term_q, term_face, tsb[opp], tst[opp], tsb[player], tst[player], w_opp,
-                          w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, ro, acc)
+    base_opp, stride_opp = tsb[opp], tst[opp]
+    base_own, stride_own = tsb[player], tst[player]
+    for i in range(i_lo, i_hi):
+        z = order[i] if ordered else i
+        cw = uint64(term_ctx[z]) * nmax
+        fc = uint64(term_face[z]) * nmax
+        base = base_opp[z]
+        total = 0.0
+        h = 0.0
+        if base < 0:
+            for x in range(n_opp):
+                ro[x] = w_opp[cw + x] * empty_reach
+                total += ro[x]
+            for x in range(n_opp):
+                h += ro[x] * cnt_opp[fc + x]
+        else:
+            ub, stride = uint64(base), uint64(stride_opp[z])
+            for x in range(n_opp):
+                r = w_opp[cw + x] * plan[ub + x * stride]
+                total += r
+                h += r * cnt_opp[fc + x]
+        q = term_q[z]
+        hit = sign * term_value[z]
+        miss = sign * term_miss[z]
+        ob = base_own[z]
+        d, ost = (uint64(ob), uint64(stride_own[z])) if ob >= 0 else (empty, uint64(0))
+        for x in range(n_own):
+            need = q - cnt_own[fc + x]  # held: total (need <= 0), h (1), 0 (2 or more)
+            hv = total if need <= 0 else (h if need == 1 else 0.0)
+            acc[d + x * ost] += w_own[cw + x] * (hit * hv + miss * (total - hv))
 
 
 @njit(cache=True, inline="always")
@@ -166,168 +161,163 @@ def _chunk_start(gstart, ngroups, c, nchunks):
 
 
 @njit(cache=True, parallel=True)
-def _sweep_one_die_par(player, plan, term_ctx, term_value, term_miss, term_q, term_face, tsb,
-                       tst, w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, order, gstart,
-                       ngroups, threads, acc):
-    """:func:`_sweep_one_die` on ``threads`` threads: the terminals whose player's values go to the
-    same sequences (a group of ``order``) run on one thread in increasing order, so every
-    element of ``acc`` gets the same sums in the same order as on one thread."""
-    opp = 1 - player
-    empty = uint64(acc.shape[0] - 2 + player)
-    empty_reach = plan[plan.shape[0] - 2 + opp]
-    sign = 1.0 if player == 0 else -1.0
+def _one_die_par(player, plan, term_ctx, term_value, term_miss, term_q, term_face, tsb, tst,
+                 w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, order, gstart, ngroups,
+                 threads, acc):
+    """:func:`_one_die_range` on ``threads`` threads: the terminals whose player's values go to
+    the same sequences (a group of ``order``) run on one thread in increasing order, so every
+    element of ``acc`` gets the same sums in the same order as on one thread.  A thread's
+    groups are one range of ``order``."""
     nchunks = min(ngroups, threads)  # (numba gives each thread one chunk)
     for c in prange(nchunks):
-        ro = np.empty(n_opp)
-        for g in range(_chunk_start(gstart, ngroups, c, nchunks),
-                       _chunk_start(gstart, ngroups, c + 1, nchunks)):
-            for i in range(gstart[g], gstart[g + 1]):
-                _one_die_terminal(order[i], plan, sign, empty, empty_reach, term_ctx, term_value,
-                                  term_miss, term_q, term_face, tsb[opp], tst[opp], tsb[player],
-                                  tst[player], w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp,
-                                  n_own, ro, acc)
+        _one_die_range(player, plan, term_ctx, term_value, term_miss, term_q, term_face, tsb,
+                       tst, w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, order, True,
+                       gstart[_chunk_start(gstart, ngroups, c, nchunks)],
+                       gstart[_chunk_start(gstart, ngroups, c + 1, nchunks)], acc)
 
 
-@njit(cache=True, inline="always")
-def _terminal(z, player, plan, flags, terms, opp_rows, own_rows, tables, scratch, acc):
-    """:func:`_sweep` at terminal ``z`` (its arguments in tuples: a call takes at most 30 to
-    be inlined; ``scratch``: ``ro``, ``v``, ``dst``, ``prefix``, ``held``)."""
+@njit(cache=True)
+def _sweep_range(player, plan, flags, terms, opp_rows, own_rows, tables, order, ordered, i_lo,
+                 i_hi, acc):
+    """:func:`_sweep`'s loop over the terminals ``order[i_lo:i_hi]`` (``ordered``; else ``i_lo``
+    to ``i_hi``), its arguments in tuples (unpacked once: a call takes 30 at most)."""
     dense, exclusive, dense_deal, empty, sign, empty_reach, n_opp, n_own, nmax, top = flags
     term_ctx, term_rule, term_value, term_miss, term_q, term_face = terms
     base_opp, stride_opp, ctx_opp, w_opp, rows_opp, full_opp, cnt_opp, order_opp, nvalid_opp = (
         opp_rows)
     base_own, stride_own, ctx_own, w_own, rows_own, full_own, cnt_own, lt_own, le_own = own_rows
     joint, rank, counts, matrix, pay = tables
-    ro, v, dst, prefix, held = scratch
-    c = term_ctx[z]
-    cw = uint64(c) * nmax  # the context's row of the per-state tables
-    rule = term_rule[z]
-    base = base_opp[z]
-    stride = uint64(stride_opp[z])
-    total = 0.0
-    h = 0.0  # liar's dice, one die: the opponent's reach with a matching die
-    f = term_face[z]
-    fc = uint64(f) * nmax
-    one_die = rule == COUNT_RULE and top == 1
-    rc = uint64(ctx_opp[z])
-    if base < 0:
-        for x in range(n_opp):
-            ro[x] = w_opp[cw + x] * empty_reach
-            total += ro[x]
-    elif full_opp[rc]:  # every private state possible, each its own row
-        ub = uint64(base)
-        if one_die:
+    ro = np.empty(n_opp)
+    v = np.zeros(n_own)
+    dst = np.empty(n_own, dtype=np.uint64)
+    prefix = np.empty(n_opp + 1)
+    held = np.empty(top + 2)
+    for i in range(i_lo, i_hi):
+        z = order[i] if ordered else i
+        c = term_ctx[z]
+        cw = uint64(c) * nmax  # the context's row of the per-state tables
+        rule = term_rule[z]
+        base = base_opp[z]
+        stride = uint64(stride_opp[z])
+        total = 0.0
+        h = 0.0  # liar's dice, one die: the opponent's reach with a matching die
+        f = term_face[z]
+        fc = uint64(f) * nmax
+        one_die = rule == COUNT_RULE and top == 1
+        rc = uint64(ctx_opp[z])
+        if base < 0:
             for x in range(n_opp):
-                r = w_opp[cw + x] * plan[ub + x * stride]
-                ro[x] = r
-                total += r
-                h += r * cnt_opp[fc + x]  # (+0 where the die does not match)
-        else:
-            for x in range(n_opp):
-                ro[x] = w_opp[cw + x] * plan[ub + x * stride]
+                ro[x] = w_opp[cw + x] * empty_reach
                 total += ro[x]
-    else:  # an impossible state (row -1) has weight 0: read row 0 instead of branching
-        ub = uint64(base)
-        rr = rc * nmax
-        for x in range(n_opp):
-            ro[x] = w_opp[cw + x] * plan[ub + uint64(max(rows_opp[rr + x], 0)) * stride]
-            total += ro[x]
-    if one_die and not (base >= 0 and full_opp[rc]):
-        for x in range(n_opp):
-            h += ro[x] * cnt_opp[fc + x]
-    # where the player's values go: the empty sequence, the state's row, or through
-    # row_of (an impossible state's value is +-0 (weight 0): row 0 takes it unchanged)
-    ob = base_own[z]
-    ost = uint64(stride_own[z])
-    orc = uint64(ctx_own[z])
-    if ob < 0:
-        for x in range(n_own):
-            dst[x] = empty
-    elif full_own[orc]:
-        for x in range(n_own):
-            dst[x] = uint64(ob) + x * ost
-    else:
-        rr = orc * nmax
-        for x in range(n_own):
-            dst[x] = uint64(ob) + uint64(max(rows_own[rr + x], 0)) * ost
-    if dense or (dense_deal and (rule == SHOWDOWN_RULE or rule == COUNT_RULE)):
-        _dense_values(player, c, rule, term_value[z], term_miss[z], term_q[z], f, ro,
-                      joint, rank, counts, matrix, v)
-        for x in range(n_own):
-            acc[dst[x]] += v[x]
-    elif rule == FOLD_RULE:  # a scalar times the opponent's reach (less the one card
-        # it cannot hold when both were dealt from one deck; a dense deal: times the joint
-        # weights, a matrix-vector product)
-        scale = sign * term_value[z]
-        if dense_deal:
+        elif full_opp[rc]:  # every private state possible, each its own row
+            ub = uint64(base)
+            if one_die:
+                for x in range(n_opp):
+                    r = w_opp[cw + x] * plan[ub + x * stride]
+                    ro[x] = r
+                    total += r
+                    h += r * cnt_opp[fc + x]  # (+0 where the die does not match)
+            else:
+                for x in range(n_opp):
+                    ro[x] = w_opp[cw + x] * plan[ub + x * stride]
+                    total += ro[x]
+        else:  # an impossible state (row -1) has weight 0: read row 0 instead of branching
+            ub = uint64(base)
+            rr = rc * nmax
+            for x in range(n_opp):
+                ro[x] = w_opp[cw + x] * plan[ub + uint64(max(rows_opp[rr + x], 0)) * stride]
+                total += ro[x]
+        if one_die and not (base >= 0 and full_opp[rc]):
+            for x in range(n_opp):
+                h += ro[x] * cnt_opp[fc + x]
+        # where the player's values go: the empty sequence, the state's row, or through
+        # row_of (an impossible state's value is +-0 (weight 0): row 0 takes it unchanged)
+        ob = base_own[z]
+        ost = uint64(stride_own[z])
+        orc = uint64(ctx_own[z])
+        if ob < 0:
+            for x in range(n_own):
+                dst[x] = empty
+        elif full_own[orc]:
+            for x in range(n_own):
+                dst[x] = uint64(ob) + x * ost
+        else:
+            rr = orc * nmax
+            for x in range(n_own):
+                dst[x] = uint64(ob) + uint64(max(rows_own[rr + x], 0)) * ost
+        if dense or (dense_deal and (rule == SHOWDOWN_RULE or rule == COUNT_RULE)):
+            _dense_values(player, c, rule, term_value[z], term_miss[z], term_q[z], f, ro,
+                          joint, rank, counts, matrix, v)
+            for x in range(n_own):
+                acc[dst[x]] += v[x]
+        elif rule == FOLD_RULE:  # a scalar times the opponent's reach (less the one card
+            # it cannot hold when both were dealt from one deck; a dense deal: times the joint
+            # weights, a matrix-vector product)
+            scale = sign * term_value[z]
+            if dense_deal:
+                for x in range(n_own):
+                    t = 0.0
+                    for y in range(n_opp):
+                        t += (joint[c, x, y] if player == 0 else joint[c, y, x]) * ro[y]
+                    acc[dst[x]] += scale * t
+            elif exclusive:
+                for x in range(n_own):
+                    acc[dst[x]] += w_own[cw + x] * scale * (total - ro[x])
+            else:
+                for x in range(n_own):
+                    acc[dst[x]] += w_own[cw + x] * scale * total
+        elif rule == SHOWDOWN_RULE:  # the higher rank wins the stake: running sums of the
+            # opponent's reach sorted by rank, O(n0 + n1); rank_lt / rank_le: how many of the
+            # opponent's possible states rank below (not above) each state, fixed per context
+            # (a card the opponent cannot hold ties with itself, so it drops out)
+            stake = term_value[z]
+            prefix[0] = 0.0
+            for i in range(uint64(nvalid_opp[c])):
+                prefix[i + 1] = prefix[i] + ro[uint64(order_opp[cw + i])]
+            for x in range(n_own):  # (+-0 where impossible: weight 0)
+                acc[dst[x]] += w_own[cw + x] * stake * (prefix[uint64(lt_own[cw + x])] - (
+                    total - prefix[uint64(le_own[cw + x])]))
+        elif rule == MATRIX_RULE:  # the stake times the payoff matrix (times the joint
+            # weights of a dense deal, less the pairs one deck cannot deal): a matrix-vector
+            # product with the opponent's reach
+            stake = sign * term_value[z]
             for x in range(n_own):
                 t = 0.0
                 for y in range(n_opp):
-                    t += (joint[c, x, y] if player == 0 else joint[c, y, x]) * ro[y]
-                acc[dst[x]] += scale * t
-        elif exclusive:
+                    t += (pay[c, x, y] if player == 0 else pay[c, y, x]) * ro[y]
+                acc[dst[x]] += stake * t * (1.0 if dense_deal else w_own[cw + x])
+        else:  # liar's dice: the bid holds (player 0 gets ``hit``, else ``miss``) if both
+            # players' dice for ``face`` reach ``q``; held[k]: the opponent's reach with at
+            # least k such dice, from its reach bucketed by count (O(n0 + n1 + max count))
+            q = term_q[z]
+            hit = sign * term_value[z]
+            miss = sign * term_miss[z]
+            if one_die:
+                held[1] = h
+            else:
+                for k in range(top + 2):
+                    held[k] = 0.0
+                for y in range(n_opp):
+                    held[uint64(cnt_opp[fc + y])] += ro[y]
+                for k in range(top - 1, 0, -1):
+                    held[k] += held[k + 1]
+            held[top + 1] = 0.0
+            held[0] = total
             for x in range(n_own):
-                acc[dst[x]] += w_own[cw + x] * scale * (total - ro[x])
-        else:
-            for x in range(n_own):
-                acc[dst[x]] += w_own[cw + x] * scale * total
-    elif rule == SHOWDOWN_RULE:  # the higher rank wins the stake: running sums of the
-        # opponent's reach sorted by rank, O(n0 + n1); rank_lt / rank_le: how many of the
-        # opponent's possible states rank below (not above) each state, fixed per context
-        # (a card the opponent cannot hold ties with itself, so it drops out)
-        stake = term_value[z]
-        prefix[0] = 0.0
-        for i in range(uint64(nvalid_opp[c])):
-            prefix[i + 1] = prefix[i] + ro[uint64(order_opp[cw + i])]
-        for x in range(n_own):  # (+-0 where impossible: weight 0)
-            acc[dst[x]] += w_own[cw + x] * stake * (prefix[uint64(lt_own[cw + x])] - (
-                total - prefix[uint64(le_own[cw + x])]))
-    elif rule == MATRIX_RULE:  # the stake times the payoff matrix (times the joint
-        # weights of a dense deal, less the pairs one deck cannot deal): a matrix-vector
-        # product with the opponent's reach
-        stake = sign * term_value[z]
-        for x in range(n_own):
-            t = 0.0
-            for y in range(n_opp):
-                t += (pay[c, x, y] if player == 0 else pay[c, y, x]) * ro[y]
-            acc[dst[x]] += stake * t * (1.0 if dense_deal else w_own[cw + x])
-    else:  # liar's dice: the bid holds (player 0 gets ``hit``, else ``miss``) if both
-        # players' dice for ``face`` reach ``q``; held[k]: the opponent's reach with at
-        # least k such dice, from its reach bucketed by count (O(n0 + n1 + max count))
-        q = term_q[z]
-        hit = sign * term_value[z]
-        miss = sign * term_miss[z]
-        if one_die:
-            held[1] = h
-        else:
-            for k in range(top + 2):
-                held[k] = 0.0
-            for y in range(n_opp):
-                held[uint64(cnt_opp[fc + y])] += ro[y]
-            for k in range(top - 1, 0, -1):
-                held[k] += held[k + 1]
-        held[top + 1] = 0.0
-        held[0] = total
-        for x in range(n_own):
-            need = uint64(min(max(q - cnt_own[fc + x], 0), top + 1))
-            acc[dst[x]] += w_own[cw + x] * (hit * held[need] + miss * (total - held[need]))
+                need = uint64(min(max(q - cnt_own[fc + x], 0), top + 1))
+                acc[dst[x]] += w_own[cw + x] * (hit * held[need] + miss * (total - held[need]))
 
 
 @njit(cache=True, parallel=True)
 def _sweep_par(player, plan, flags, terms, opp_rows, own_rows, tables, order, gstart, ngroups,
                threads, acc):
-    """The loop of :func:`_sweep` on several threads (as :func:`_sweep_one_die_par`: each
-    group of terminals that add into the same sequences on one thread, in increasing order)."""
-    n_opp, n_own, top = flags[6], flags[7], flags[9]
+    """:func:`_sweep_range` on ``threads`` threads (as :func:`_one_die_par`: each group of
+    terminals that add into the same sequences on one thread, in increasing order)."""
     nchunks = min(ngroups, threads)  # (numba gives each thread one chunk)
     for c in prange(nchunks):
-        scratch = (np.empty(n_opp), np.empty(n_own), np.empty(n_own, dtype=np.uint64),
-                   np.empty(n_opp + 1), np.empty(top + 2))
-        for g in range(_chunk_start(gstart, ngroups, c, nchunks),
-                       _chunk_start(gstart, ngroups, c + 1, nchunks)):
-            for i in range(gstart[g], gstart[g + 1]):
-                _terminal(order[i], player, plan, flags, terms, opp_rows, own_rows, tables,
-                          scratch, acc)
+        _sweep_range(player, plan, flags, terms, opp_rows, own_rows, tables, order, True,
+                     gstart[_chunk_start(gstart, ngroups, c, nchunks)],
+                     gstart[_chunk_start(gstart, ngroups, c + 1, nchunks)], acc)
 
 
 @njit(cache=True)
@@ -363,12 +353,13 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, 
     empty_reach = plan[plan.shape[0] - 2 + opp]
     if not dense and not dense_deal and _one_die_everywhere(term_rule, max_count, full):
         if ngroups > 0:
-            _sweep_one_die_par(player, plan, term_ctx, term_value, term_miss, term_q, term_face,
-                               tsb, tst, w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own,
-                               order, gstart, ngroups, threads, acc)
+            _one_die_par(player, plan, term_ctx, term_value, term_miss, term_q, term_face, tsb,
+                         tst, w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, order, gstart,
+                         ngroups, threads, acc)
         else:
-            _sweep_one_die(player, plan, term_ctx, term_value, term_miss, term_q, term_face, tsb,
-                           tst, w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, acc)
+            _one_die_range(player, plan, term_ctx, term_value, term_miss, term_q, term_face,
+                           tsb, tst, w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, order,
+                           False, 0, term_ctx.shape[0], acc)
         return
     flags = (dense, exclusive, dense_deal, uint64(empty), sign, empty_reach, n_opp, n_own, nmax,
              top)
@@ -381,7 +372,5 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, 
         _sweep_par(player, plan, flags, terms, opp_rows, own_rows, tables, order, gstart,
                    ngroups, threads, acc)
         return
-    scratch = (np.empty(n_opp), np.zeros(n_own), np.empty(n_own, dtype=np.uint64),
-               np.empty(n_opp + 1), np.empty(top + 2))
-    for z in range(term_ctx.shape[0]):
-        _terminal(z, player, plan, flags, terms, opp_rows, own_rows, tables, scratch, acc)
+    _sweep_range(player, plan, flags, terms, opp_rows, own_rows, tables, order, False, 0,
+                 term_ctx.shape[0], acc)

@@ -46,7 +46,6 @@ from collections import namedtuple
 from dataclasses import dataclass, field
 from functools import cached_property
 
-import numba
 import numpy as np
 
 from ...core.budget import check_public
@@ -63,6 +62,7 @@ from ...games.public import (
 from ...games.registry import load_game
 from ..base import KIND_CHANCE, KIND_TERMINAL, SequenceIndex, StringTable
 from ..history.full_width import FullTree
+from ..threads import thread_args
 from .evaluate import evaluate_layout, evaluate_public
 from .full_width import PublicFullWidthPass
 from .layout import build_layout, uses_layout
@@ -254,7 +254,7 @@ class PublicTree(SequenceIndex):
         :func:`rcfr.core.kernels.terminal_values`).  ``dense`` uses the n0 x n1 matrices."""
         seqs = self.player_sequences(player)
         _terminal_values(player, plan, self.arrays, dense, seqs.start, seqs.stop, acc,
-                         numba.get_num_threads())
+                         *thread_args())
 
     def evaluate(self, probs: np.ndarray) -> tuple[float, float, float]:
         """Player 0's value and both best-response values of the behavioural profile
@@ -270,10 +270,10 @@ class PublicTree(SequenceIndex):
         if uses_layout(self):
             v, b0, b1 = evaluate_layout(probs, self._full_arrays, self.arrays, self._layout,
                                         plan, acc, np.empty(self._layout.max_rows),
-                                        numba.get_num_threads())
+                                        *thread_args())
         else:
             v, b0, b1 = evaluate_public(probs, self._full_arrays, self.arrays, False, plan,
-                                        acc, work, numba.get_num_threads(), self._levels)
+                                        acc, work, *thread_args(self._levels))
         return float(v), float(b0), float(b1)
 
     @cached_property
