@@ -79,7 +79,7 @@ def test_reservoir_slots_follow_algorithm_r():
 
 
 @pytest.mark.parametrize("key,seed,iterations", [("deep-cfr", 1, 25), ("sd-cfr", 0, 30),
-                                                 ("dream", 1, 25)])
+                                                 ("dream", 0, 25)])
 def test_the_family_solves_kuhn_below_0_05(key, seed, iterations):
     """200 traversals and 200 Adam steps of 128 per player and iteration (Kuhn's uniform
     strategy is 0.458 exploitable)."""
@@ -106,13 +106,22 @@ def test_two_runs_with_one_seed_are_identical(key):
     ("deep-cfr", {"warm_start": True, "policy_steps": 20}),
     ("sd-cfr", {}),
     ("dream", {"policy_steps": 20}),
+    ("dream", {"policy_steps": 20, "baseline": "table"}),
 ])
 def test_checkpoints_resume_bit_for_bit(tmp_path, key, options):
-    """Networks, Adam's moments, memories (full: the reservoir draws) and generators."""
-    first = make_solver("kuhn", key, seed=3, **SMALL, **options).run(3)
+    """Networks, Adam's moments, memories (full: the reservoir draws) and generators; DREAM's
+    Q-network baseline (the default) and its table baseline (a constructor keyword)."""
+    from rcfr.solvers.deep.dream import DREAMSolver
+
+    def build():
+        if "baseline" in options:
+            return DREAMSolver("kuhn", seed=3, **SMALL, **options)
+        return make_solver("kuhn", key, seed=3, **SMALL, **options)
+
+    first = build().run(3)
     first.save_checkpoint(tmp_path / "c.npz")
     first.run(2)
-    resumed = make_solver("kuhn", key, seed=3, **SMALL, **options)
+    resumed = build()
     resumed.load_checkpoint(tmp_path / "c.npz").run(2)
     assert resumed.iteration == first.iteration == 5
     assert resumed.nodes_visited == first.nodes_visited
@@ -121,6 +130,54 @@ def test_checkpoints_resume_bit_for_bit(tmp_path, key, options):
     for p in (0, 1):
         assert np.array_equal(resumed.adv_mem_[p].target, first.adv_mem_[p].target)
         assert resumed.adv_mem_[p].added == first.adv_mem_[p].added > 100
+    if key == "dream" and first.options["baseline"] == "net":  # the Q-network and its memory
+        assert np.array_equal(resumed.q_net_.theta, first.q_net_.theta)
+        assert np.array_equal(resumed.q_opt_.v, first.q_opt_.v)
+        assert resumed.q_mem_.added == first.q_mem_.added > SMALL["memory"]
+        assert np.array_equal(resumed.q_mem_.data["node"], first.q_mem_.data["node"])
+
+
+def test_dream_q_baseline_features_values_and_training():
+    """The Q-network's inputs are both players' information-state tensors at each decision
+    history; the history values are the expectations under the strategy of the baselines
+    (``Q`` below decisions, values below chance); the network's squared error to those
+    targets falls as it trains; the table baseline leaves the network out."""
+    from rcfr.solvers.deep.dream import DREAMSolver
+
+    solver = DREAMSolver("kuhn", seed=0, **SMALL, policy_steps=20).run(2)
+    tree = solver.tree
+    kind = np.asarray(tree.node_kind)
+    decisions = np.flatnonzero(kind < 2)
+    assert solver.q_features_.shape == (len(decisions), 22)  # Kuhn's tensor is 11 long
+    first = solver.q_features_[solver.q_row_[decisions[0]]]
+    assert first[:2].tolist() == [1, 0] and first[11:13].tolist() == [0, 1]  # whose tensor
+    assert first[2:5].sum() == first[13:16].sum() == 1  # each player's own card
+    assert not np.array_equal(first[2:5], first[13:16])  # two different cards
+    solver._q_baseline()
+    cs, value = np.asarray(tree.node_child_start), solver.value_
+    probs = solver.strategy_
+    for n in np.flatnonzero(kind < 3):
+        kids = np.arange(cs[n], cs[n + 1])
+        if kind[n] == 2:
+            assert np.allclose(solver.baseline_[kids], value[kids], rtol=0, atol=1e-15)
+            w = np.asarray(tree.node_chance_prob)[kids]
+        else:
+            s0 = tree.infoset_seq_start[tree.node_infoset[n]]
+            w = probs[s0:s0 + len(kids)]
+        assert value[n] == pytest.approx(float(w @ solver.baseline_[kids]), abs=1e-12)
+
+    def loss() -> float:
+        mem = solver.q_mem_
+        node, act = mem.data["node"][:len(mem)], mem.data["action"][:len(mem)]
+        out = solver.q_net_(solver.q_features_[solver.q_row_[node]])
+        return float(np.mean((out[np.arange(len(node)), act] - value[cs[node] + act]) ** 2))
+
+    before = loss()
+    solver.options["q_steps"] = 300
+    solver._fit_q()
+    assert loss() < 0.5 * before
+    table = DREAMSolver("kuhn", seed=0, **SMALL, policy_steps=20, baseline="table").run(1)
+    assert not hasattr(table, "q_net_")
 
 
 def test_deep_cfr_runs_on_the_public_form():
