@@ -21,7 +21,10 @@ average costs nothing extra).  Exact evaluation is excluded (rcfr's evaluator fo
 OpenSpiel's ``exploitability`` for OpenSpiel, both the mean of the best-response values).  The
 summary gives, per game, OpenSpiel's final exploitability, the CPU seconds it took, the CPU
 seconds each rcfr solver took to first reach it, and the ratio; and tabular external sampling
-(``-a es``) run to each rcfr solver's final number of histories visited, beside it.
+(``-a es``) run to each rcfr solver's final number of histories visited, beside it; and
+SD-CFR and Deep CFR with ``--param-hidden`` units (default 16) beside RCFR+ with best-first
+trees of as many leaves as their advantage networks have weights, at equal histories visited.
+rcfr's DREAM runs with its default baseline, the Q-network.
 """
 
 from __future__ import annotations
@@ -130,6 +133,42 @@ def equal_nodes(game: str, rows: list[dict], seed: int) -> list[dict]:
     return out
 
 
+def equal_params(game: str, hidden: str, iterations: int, seed: int) -> list[dict]:
+    """SD-CFR and Deep CFR with ``hidden`` units (the other settings as :data:`SETTINGS`)
+    beside RCFR+ with best-first regression trees of as many leaves as the two advantage
+    networks have weights (a tree's parameters are its leaves' values; both players
+    together, as ``--leaves``), run to the network solver's histories visited."""
+    out = []
+    tree = compile_game(game)
+    for key in ("sd-cfr", "deep-cfr"):
+        options = {**SETTINGS, "hidden": hidden}
+        if key != "sd-cfr":
+            options["policy_steps"] = 2500
+        solver = make_solver(tree, key, seed=seed, **options)
+        t0 = time.process_time()
+        solver.run(iterations)
+        policy = solver.average_policy()
+        cpu = time.process_time() - t0
+        params = sum(int(m.mlp.theta.size) for m in solver.adv_model_)
+        expl = evaluate(tree, policy).exploitability
+        out.append({"solver": f"rcfr {key}", "hidden": hidden, "parameters": params,
+                    "iteration": iterations, "nodes": solver.nodes_visited, "cpu_s": cpu,
+                    "exploitability": expl})
+        print(f"  {key} hidden {hidden} ({params:,} weights): it {iterations}  "
+              f"{solver.nodes_visited:,} nodes  cpu {cpu:.2f} s  expl {expl:.4f}", flush=True)
+        rp = make_solver(tree, "rcfr+", regressor="best-first", leaves=params)
+        t0 = time.process_time()
+        rp.run_nodes(solver.nodes_visited)
+        cpu = time.process_time() - t0
+        expl = evaluate(tree, rp.average_policy()).exploitability
+        out.append({"solver": "rcfr rcfr+ best-first", "beside": key, "parameters": params,
+                    "iteration": rp.iteration, "nodes": rp.nodes_visited, "cpu_s": cpu,
+                    "exploitability": expl})
+        print(f"  rcfr+ best-first, {params:,} leaves, at {key}'s nodes: it {rp.iteration}  "
+              f"{rp.nodes_visited:,} nodes  cpu {cpu:.2f} s  expl {expl:.4f}", flush=True)
+    return out
+
+
 def summary(rows: list[dict]) -> list[dict]:
     os_rows = [r for r in rows if r["solver"].startswith("openspiel")]
     if not os_rows:
@@ -154,6 +193,9 @@ def main() -> None:
                     help="OpenSpiel iterations (0: rcfr only)")
     ap.add_argument("--algorithms", default="sd-cfr,deep-cfr,dream")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--param-hidden", default="16",
+                    help="hidden width of the equal-parameter comparison with RCFR+ ('' : "
+                         "skip it)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     import torch
@@ -171,6 +213,9 @@ def main() -> None:
                              args.seed)
         result[game] = {"rows": rows, "summary": summary(rows),
                         "equal_nodes": equal_nodes(game, rows, args.seed)}
+        if args.param_hidden:
+            result[game]["equal_parameters"] = equal_params(game, args.param_hidden,
+                                                            args.iterations, args.seed)
         for s in result[game]["summary"]:
             if s["cpu_s"] is None:
                 print(f"  {s['solver']}: never reached {s['target']:.4f}")
