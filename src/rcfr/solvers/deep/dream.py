@@ -50,7 +50,7 @@ from .deep_cfr import DeepCFRSolver
 from .nets import derived_seed
 
 DEFAULTS = {**DEEP_DEFAULTS, "epsilon": 0.5, "baseline_rate": 0.2, "baseline": "net",
-            "q_steps": None, "q_lr": 1e-3, "q_memory": 100_000}
+            "q_steps": None, "q_lr": None, "q_memory": 100_000}
 BASELINES = ("net", "table")
 
 
@@ -216,9 +216,9 @@ def history_features(tree: Form, infoset_feats: list[np.ndarray], bounds: tuple[
 class DREAMSolver(DeepCFRSolver):
     """DREAM (module docstring); the options of :class:`DeepCFRSolver` plus ``epsilon`` (the
     traverser's exploration), ``baseline`` (``net``: the Q-network, trained by ``q_steps``
-    Adam steps (default: ``train_steps``) of ``batch_size`` at rate ``q_lr`` per player and
-    iteration on a circular memory of ``q_memory`` pairs; ``table``: the tabular baseline)
-    and ``baseline_rate`` (the table's)."""
+    Adam steps (default: ``train_steps``) of ``batch_size`` at rate ``q_lr`` (default:
+    ``lr``) per player and iteration on a circular memory of ``q_memory`` pairs; ``table``:
+    the tabular baseline) and ``baseline_rate`` (the table's)."""
 
     name = "dream"
 
@@ -233,9 +233,9 @@ class DREAMSolver(DeepCFRSolver):
         for k, v in given.items():
             o[k] = DEFAULTS[k] if v is None else v
         o["epsilon"], o["baseline_rate"] = float(o["epsilon"]), float(o["baseline_rate"])
-        o["q_lr"] = float(o["q_lr"])
         if o["q_steps"] is None:
             o["q_steps"] = int(o["train_steps"])
+        o["q_lr"] = float(o["lr"] if o["q_lr"] is None else o["q_lr"])
         if not 0 < o["epsilon"] <= 1:
             raise RcfrError(f"--epsilon must be in (0, 1] for dream, got {epsilon!r}")
         if not 0 < o["baseline_rate"] <= 1:
