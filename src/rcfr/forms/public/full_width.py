@@ -417,6 +417,12 @@ class PublicFullWidthPass:
     def fuses(self, rule) -> bool:
         return True
 
+    def _thread_args(self) -> tuple:
+        """:func:`run_public`'s threaded arguments: the thread count and the tree's levels (built
+        on the first threaded call), or none on one thread."""
+        extra = thread_args()
+        return (*extra, self.tree._levels) if extra else ()
+
     def layout_fuses(self, solver) -> bool:
         """Whether :func:`run_fused_layout` runs the solver's rule: CFR or CFR+ (cumulative
         or clipped regrets) with regret matching, on the exact terminal sweep, for a tree
@@ -445,6 +451,6 @@ class PublicFullWidthPass:
                        solver.rule_.params, solver.link_.kind, solver.link_.param, self.arrays,
                        self.tree.arrays, self.dense, est.regrets, est.prediction, est.values_,
                        solver.strategy_, solver.avg_weights_, self.work,
-                       *thread_args(self.tree._levels))
+                       *self._thread_args())
         solver.iteration += iterations
         solver.nodes_visited += iterations * per

@@ -24,8 +24,9 @@ def terminal_groups(term_seq_base: np.ndarray, num_private, min_work: int = PARA
     1]]``, and ``groups[p]`` counts them (0 where the sweep has less than ``min_work`` work: it
     stays on one thread).  Groups write disjoint elements, so they can run on any threads."""
     Z = term_seq_base.shape[1]
-    order = np.empty((2, Z), dtype=np.int64)
-    start = np.zeros((2, Z + 1), dtype=np.int64)
+    index = np.int32 if Z < 2**31 else np.int64
+    order = np.empty((2, Z), dtype=index)
+    start = np.zeros((2, Z + 1), dtype=index)
     groups = np.zeros(2, dtype=np.int64)
     threaded = Z * (int(num_private[0]) + int(num_private[1])) >= min_work
     for p in range(2):

@@ -83,8 +83,9 @@ PublicArrays = namedtuple("PublicArrays", [
     # ... and, from it, the player's sequence at terminal z holding x:
     # term_seq_base[p, z] + row_of[p, term_row_ctx[p, z], x] * term_stride[p, z] (-1: empty)
     "term_seq_base", "term_stride", "term_row_ctx",
-    # int64 [2, Z], [2, Z + 1], [2]: the terminals grouped by the player's sequence vector, for
-    # the threaded sweep (rcfr.forms.public.terminals.terminal_groups; 0 groups: one thread)
+    # int32 [2, Z], [2, Z + 1], int64 [2]: the terminals grouped by the player's sequence
+    # vector, for the threaded sweep (rcfr.forms.public.terminals.terminal_groups; 0 groups:
+    # one thread)
     "term_order", "term_group", "term_groups",
     "weight",  # float64 [2, C, nmax]: factored weights (0 where impossible)
     "valid",  # float64 [2, C, nmax]: 1 where the private state is possible
@@ -267,13 +268,13 @@ class PublicTree(SequenceIndex):
             scratch = self._eval_scratch = (padded(S), np.empty(S + 2), np.empty(S))
         plan, acc, work = scratch
         probs = np.ascontiguousarray(probs, dtype=np.float64)
+        extra = thread_args()  # (the levels are built on the first threaded call)
         if uses_layout(self):
             v, b0, b1 = evaluate_layout(probs, self._full_arrays, self.arrays, self._layout,
-                                        plan, acc, np.empty(self._layout.max_rows),
-                                        *thread_args())
+                                        plan, acc, np.empty(self._layout.max_rows), *extra)
         else:
             v, b0, b1 = evaluate_public(probs, self._full_arrays, self.arrays, False, plan,
-                                        acc, work, *thread_args(self._levels))
+                                        acc, work, *(extra and (*extra, self._levels)))
         return float(v), float(b0), float(b1)
 
     @cached_property
