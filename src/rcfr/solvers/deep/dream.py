@@ -10,13 +10,11 @@ sampled action, ``xi`` its sampling probability) and ``u(h) = sum_a pi(h, a) u(h
 traverser's advantage row at ``h`` is ``(u(h, a) - u(h)) / xi_i(h)`` (``xi_i(h)``: the
 traverser's own sampling probability of reaching ``h``, which makes the rows' sum over a
 traversal an unbiased estimate of the counterfactual regrets), and an opponent information set
-on the trajectory gives a strategy row weighted by ``1 / xi_i(h)``.  After the values are
-computed, the baseline of each sampled action moves toward its sampled value (an exponential
-average with rate ``baseline_rate``; the baseline never depends on the sample it corrects, so
-the estimates stay unbiased).
+on the trajectory gives a strategy row weighted by ``1 / xi_i(h)``.  The baseline never
+depends on the sample it corrects, so the estimates stay unbiased whatever it is.
 
 The baseline (``baseline="net"``, the default) is DREAM's learned history-action value
-network ``Q(h, a)`` (Steinberger, Lerer & Brown 2020, sec. 4.2): a perceptron over the
+network ``Q(h, a)`` (Steinberger, Lerer & Brown 2020): a perceptron over the
 history's features (both players' information-state tensors at ``h`` concatenated where the
 game has them; otherwise the acting player's one-hot and each player's features of its latest
 information set on the path), giving player 0's value of every action.  It is trained on a
@@ -28,8 +26,8 @@ the network before the steps, so they follow the current policy and not the one 
 the pair).  Before each player's traversals the network is evaluated once on every decision
 history (one batched call) into a table of baselines: ``Q(h, a)`` below decisions and
 ``V(h a)`` below chance.  ``baseline="table"`` is VR-MCCFR's tabular baseline instead: an
-exponential average of each history action's sampled values (rate ``baseline_rate``), updated
-after it is used.  Both need one node per history (the history form).
+exponential average of each history action's sampled values (rate ``baseline_rate``), moved
+toward the sampled value after it is used.  Both need one node per history (the history form).
 """
 
 from __future__ import annotations
