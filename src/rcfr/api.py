@@ -20,8 +20,8 @@ def solve(game: Any, algorithm: str = "cfr+", iterations: int = 1000, eval_every
     callbacks).  With ``abstraction`` (a name such as ``"J.QK"`` or ``"HP"``, or a compiled
     abstract game; see :mod:`rcfr.abstraction`) the abstract game is solved and the result is
     the full game's (:func:`rcfr.abstraction.solve_with_abstraction`).  ``threads``: the
-    kernels' threads (default: the cores available; :func:`rcfr.forms.threads.kernel_threads`:
-    the same numbers on any count)."""
+    kernels' threads (default: numba's count, the machine's cores unless a sweep's worker set
+    1; :func:`rcfr.forms.threads.kernel_threads`: the same numbers on any count)."""
     threads = options.pop("threads", None)
     if threads is not None:
         OPTION["threads"].check(threads, "threads")

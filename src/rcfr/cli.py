@@ -31,7 +31,7 @@ from .experiments.execute import RunHooks, checkpoint_seed, run_spec
 from .experiments.spec import RunSpec, load_run_spec
 from .forms.compile import check_public_choice, compile_game
 from .forms.sizes import form_sizes
-from .forms.threads import kernel_threads
+from .forms.threads import available_cores, kernel_threads
 from .games.registry import STANDARD_GAMES, load_game, registered_games
 from .lp import solve_lp
 from .policy import TabularPolicy
@@ -321,7 +321,7 @@ def solve(
             progress.update(task, completed=done, **fields)
 
         hooks.progress, hooks.should_stop = tick, stop
-        with kernel_threads(run.threads):  # (the same numbers on any count)
+        with kernel_threads(run.threads or available_cores()):  # (the same numbers on any count)
             outcome = run_spec(run, hooks)
     result = outcome.result
     info = result.to_dict()

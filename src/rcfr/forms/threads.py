@@ -36,10 +36,11 @@ def available_cores() -> int:
 
 @contextmanager
 def kernel_threads(threads: int | None = None) -> Iterator[int]:
-    """Run the kernels called inside the block on ``threads`` threads (``None``: the cores
-    available); the previous count is restored after it.  Yields the count used."""
+    """Run the kernels called inside the block on ``threads`` threads (``None``: numba's
+    current count, which a sweep's workers set to 1 and which is otherwise the machine's
+    cores); the previous count is restored after it.  Yields the count used."""
     if threads is None:
-        n = available_cores()
+        n = numba.get_num_threads()
     elif isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise RcfrError(f"threads must be a positive whole number, got {threads!r}")
     else:
