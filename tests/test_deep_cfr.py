@@ -180,6 +180,16 @@ def test_dream_q_baseline_features_values_and_training():
     assert not hasattr(table, "q_net_")
 
 
+def test_dream_refuses_q_features_past_its_memory_limit(monkeypatch):
+    from rcfr.core.errors import RcfrError
+    from rcfr.solvers.deep import dream
+
+    monkeypatch.setattr(dream, "MAX_FEATURE_GIB", 1e-7)  # Kuhn's 24 x 22 floats: 3.9e-6 GiB
+    with pytest.raises(RcfrError, match="3.93e-06 GiB .*24 decision histories x 22"):
+        dream.DREAMSolver("kuhn", seed=0, **SMALL).run(1)
+    dream.DREAMSolver("kuhn", seed=0, **SMALL, baseline="table").run(1)
+
+
 def test_deep_cfr_runs_on_the_public_form():
     tree = compile_game("kuhn", form="public")
     public = make_solver(tree, "sd-cfr", seed=0, traversals=150, train_steps=150,

@@ -40,7 +40,7 @@ from numba import njit
 from ...core.errors import RcfrError
 from ...forms.base import KIND_CHANCE, KIND_TERMINAL, Form
 from ...forms.sampling import draw, explore, seed_state, uniform
-from ...games.infostate import has_infostate, infostate_tensor
+from ...games.infostate import has_infostate, infostate_size, infostate_tensor
 from ..memory import CircularBuffer
 from ..mlp import MLP, Adam, one_blas_thread, squared_error_grad
 from .deep_cfr import DEFAULTS as DEEP_DEFAULTS
@@ -50,6 +50,7 @@ from .nets import derived_seed
 DEFAULTS = {**DEEP_DEFAULTS, "epsilon": 0.5, "baseline_rate": 0.2, "baseline": "net",
             "q_steps": None, "q_lr": None, "q_memory": 100_000}
 BASELINES = ("net", "table")
+MAX_FEATURE_GIB = 1.0  # the Q-network's input rows, one per decision history
 
 
 @njit(cache=True)
@@ -189,7 +190,15 @@ def history_features(tree: Form, infoset_feats: list[np.ndarray], bounds: tuple[
     decisions = np.flatnonzero((kind == 0) | (kind == 1))
     q_row = np.full(len(kind), -1, dtype=np.int64)
     q_row[decisions] = np.arange(len(decisions))
-    if has_infostate(tree.game):
+    infostate = has_infostate(tree.game)
+    width = (2 * infostate_size(tree.game) if infostate
+             else 2 + sum(f.shape[1] for f in infoset_feats))
+    gib = len(decisions) * width * 8 / 2**30
+    if gib > MAX_FEATURE_GIB:
+        raise RcfrError(f"dream's Q-network would need {gib:.3g} GiB of history features "
+                        f"({len(decisions):,} decision histories x {width:,}); give smaller "
+                        f"--features (hashing:K) or DREAMSolver(baseline='table')")
+    if infostate:
         action = np.asarray(tree.node_action)
         paths: list[tuple[list[int], list[bool]]] = [([], [])]
         for n in range(1, len(kind)):
