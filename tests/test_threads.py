@@ -170,3 +170,17 @@ def _float32_tables(tmp_path):
         CFRSolver(tree, "dcfr").load_checkpoint(tmp_path / "c.npz")
     with pytest.raises(RcfrError, match="dtype"):
         make_solver(tree, "rcfr", dtype="float32")
+
+
+def test_thread_count_is_not_part_of_a_runs_identity():
+    """A run on any thread count gives the same numbers, so it is the same run: the hash and
+    the stored JSON leave the thread count out, and the worker still receives it."""
+    from rcfr.experiments.spec import RunSpec
+
+    plain = RunSpec(game="leduc", algorithm="cfr+", iterations=10)
+    threaded = RunSpec(game="leduc", algorithm="cfr+", iterations=10, threads=2)
+    assert threaded.hash == plain.hash
+    assert threaded.canonical_json() == plain.canonical_json()
+    assert '"threads":2' in threaded.to_json()
+    assert RunSpec.from_dict(json.loads(threaded.to_json())).threads == 2
+    assert RunSpec(game="leduc", algorithm="cfr+", iterations=11).hash != plain.hash

@@ -114,7 +114,7 @@ def _drain(pool: ProcessPoolExecutor, pending: list[RunSpec], workers: int, dire
         while pending:
             spec = pending.pop()
             if on_start(spec) is not False:
-                inflight[pool.submit(_local_task, spec.canonical_json(), directory,
+                inflight[pool.submit(_local_task, spec.to_json(), directory,
                                      checkpoint_every, max_memory)] = spec
                 return
 
@@ -189,7 +189,7 @@ def run_ray(specs: Iterable[RunSpec], directory: Path, *, workers: int | None,
             while pending:
                 spec = pending.pop()
                 if on_start(spec) is not False:
-                    inflight[remote.remote(spec.canonical_json(), str(directory),
+                    inflight[remote.remote(spec.to_json(), str(directory),
                                            checkpoint_every, max_memory)] = spec
                     return
 

@@ -55,6 +55,7 @@ SPEC_OPTIONS: tuple[Option, ...] = (
 )
 FIELDS: tuple[Option, ...] = (*OPTIONS, *SPEC_OPTIONS)  # a RunSpec's fields after the game
 _TYPES = {"game": _STR, **{o.name: _KINDS[o.type] for o in FIELDS}}
+_IDENTITY = {"game": True, **{o.name: o.identity for o in FIELDS}}
 
 
 class _RunSpecMethods:
@@ -101,9 +102,17 @@ class _RunSpecMethods:
         return {f.name: getattr(self, f.name) for f in fields(self)
                 if getattr(self, f.name) is not None}
 
-    def canonical_json(self) -> str:
+    def to_json(self) -> str:
+        """Every field that is set, as sorted JSON (what a worker runs; the store keeps
+        :meth:`canonical_json`)."""
         return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"),
                           allow_nan=False)
+
+    def canonical_json(self) -> str:
+        """The fields that define the run (options with ``identity=False``, such as the
+        thread count, change how it runs, never its numbers), as sorted JSON."""
+        data = {k: v for k, v in self.to_dict().items() if _IDENTITY[k]}
+        return json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
     @property
     def hash(self) -> str:

@@ -47,7 +47,8 @@ class Option:
     flag that sets the option false (``--simultaneous`` for ``alternating``).  ``algorithms``,
     ``schemes`` and ``rules`` say who takes the option (empty: see ``group``).  ``low``,
     ``high`` (``low_open``: ``low`` itself is refused) and ``choices`` are checked wherever a
-    value comes in; ``bound`` words the range in the error message."""
+    value comes in; ``bound`` words the range in the error message.  ``identity=False`` marks
+    how a run executes, not what it computes (the thread count): never part of its hash."""
 
     name: str
     type: type
@@ -65,6 +66,7 @@ class Option:
     low_open: bool = False
     choices: tuple[str, ...] = ()
     bound: str | None = None
+    identity: bool = True
 
     @property
     def flag(self) -> str:
@@ -285,7 +287,7 @@ OPTIONS: tuple[Option, ...] = (
            cli_default="auto", choices=FORMS),
     Option("threads", int, "Threads of the public form's full-width kernels and exact "
            "evaluation (default: the cores available); any count gives the same numbers bit "
-           "for bit.", group=RUN, cli=("--threads",), low=1, high=4096),
+           "for bit.", group=RUN, cli=("--threads",), low=1, high=4096, identity=False),
 )
 
 OPTION: dict[str, Option] = {o.name: o for o in OPTIONS}
