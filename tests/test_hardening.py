@@ -449,3 +449,22 @@ def test_a_slow_compile_says_so_on_a_terminal(capsys, monkeypatch):
     with cli.notice_if_slow("never shown", after=30):
         pass
     assert capsys.readouterr().err.splitlines() == ["compiling slowly ..."]
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["solve", "--help"], ["sweep", "--help"],
+                                  ["games", "--help"]])
+def test_help_loads_nothing_heavy(argv):
+    """`rcfr --help` and each command's help build the command table without numba, scipy,
+    scikit-learn, matplotlib or torch (issue 30: --help took 4 s importing them)."""
+    import subprocess
+    import sys
+
+    heavy = ("sklearn", "numba", "scipy", "matplotlib", "torch")
+    code = (f"import sys\nsys.argv = ['rcfr', *{argv!r}]\nfrom rcfr.__main__ import entry\n"
+            "try:\n    entry()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+            f"print('LOADED:' + ','.join(m for m in {heavy!r} if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "Usage" in proc.stdout
+    assert proc.stdout.splitlines()[-1] == "LOADED:"

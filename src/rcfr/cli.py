@@ -26,16 +26,21 @@ from .console import err, out, print_table  # soft-wrapped: a pipe gets whole li
 from .core.budget import evaluation_only, set_memory_limit
 from .core.errors import RcfrError
 from .core.fileio import check_outputs
-from .evaluate import evaluate as evaluate_policy
+from .core.lazy import Deferred
 from .experiments.execute import RunHooks, checkpoint_seed, run_spec
 from .experiments.spec import RunSpec, load_run_spec
-from .forms.compile import check_public_choice, compile_game
-from .forms.sizes import form_sizes
-from .forms.threads import available_cores, kernel_threads
 from .games.registry import STANDARD_GAMES, load_game, registered_games
-from .lp import solve_lp
-from .policy import TabularPolicy
 from .solvers.options import MAX_COUNT, OPTION, OPTIONS, Option
+
+# the numerical modules load when a command runs, not to build the command table (rcfr --help)
+evaluate_policy = Deferred(".evaluate", "evaluate", __package__)
+check_public_choice = Deferred(".forms.compile", "check_public_choice", __package__)
+compile_game = Deferred(".forms.compile", "compile_game", __package__)
+form_sizes = Deferred(".forms.sizes", "form_sizes", __package__)
+available_cores = Deferred(".forms.threads", "available_cores", __package__)
+kernel_threads = Deferred(".forms.threads", "kernel_threads", __package__)
+solve_lp = Deferred(".lp", "solve_lp", __package__)
+TabularPolicy = Deferred(".policy", "TabularPolicy", __package__)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   rich_markup_mode=None,

@@ -42,6 +42,7 @@ import numpy as np
 from numba import njit
 
 from .errors import RcfrError
+from .names import RULES  # noqa: F401 (declared with the other option names)
 
 PLAIN, CLIPPED, DISCOUNTED, PREDICTIVE, PREDICTIVE_DISCOUNTED = 0, 1, 2, 3, 4
 
@@ -94,7 +95,6 @@ class UpdateRule:
         return self.spec()
 
 
-RULES = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+")
 DCFR_DEFAULTS = (1.5, 0.0, 2.0)
 PDCFR_DEFAULTS = (1.5, 2.0)
 

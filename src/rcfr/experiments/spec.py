@@ -37,7 +37,7 @@ from typing import Any
 
 from ..core.budget import parse_memory
 from ..core.errors import RcfrError
-from ..solvers.fp import EPISODIC
+from ..core.names import EPISODIC
 from ..solvers.options import MAX_COUNT, OPTIONS, RUN, Option, solver_options
 
 _INT, _FLOAT, _STR, _BOOL = "a whole number", "a number", "a string", "true or false"

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from ..core.budget import public_sequences
 from ..core.errors import RcfrError
+from ..core.names import FORMS  # noqa: F401 (declared with the other option names)
 from ..games.registry import load_game
 from .base import Form
 from .history.tree import GameTree, compile_history
 from .public.tree import PUBLIC_NODE_BUDGET, PublicTree, compile_public, offers_public_form
 
-FORMS = ("auto", "history", "public")
 HISTORY_BUDGET = 20_000_000  # histories (about 1.1 GB) above which "auto" picks the public form
 
 

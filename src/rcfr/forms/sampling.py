@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from ..core.links import POLYNOMIAL, apply_link, link_slice
+from ..core.names import AS, CS, ES, OS, SCHEMES  # noqa: F401 (the scheme codes, re-exported)
 from ..core.rules import (
     CLIPPED,
     DISCOUNTED,
@@ -26,12 +27,6 @@ from ..core.rules import (
     tick,
     true_regrets,
 )
-
-CS, ES, OS, AS = 0, 1, 2, 3
-
-
-SCHEMES = {"cs": CS, "es": ES, "os": OS, "as": AS}
-
 
 # SplitMix64 (Steele, Lea & Flood 2014) constants
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)

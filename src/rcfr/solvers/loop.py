@@ -29,6 +29,7 @@ from ..core.checks import whole_number
 from ..core.errors import RcfrError
 from ..core.fileio import check_game_matches, read_npz, write_npz
 from ..core.links import Link, apply_link, parse_link
+from ..core.names import ALGORITHMS, TABLE_DTYPE_NAMES
 from ..core.rules import UpdateRule, parse_rule
 from ..forms.base import Form
 from ..forms.compile import compile_game
@@ -270,12 +271,9 @@ class RegretSolver:
         self.iteration, self.nodes_visited = iteration, nodes_visited
 
 
-# the tabular algorithms: each is an update rule with its own averaging
-ALGORITHMS = {"cfr": "cfr", "cfr+": "cfr+", "lcfr": "lcfr", "dcfr": "dcfr", "pcfr+": "pcfr+",
-              "pdcfr+": "pdcfr+"}
 
 
-TABLE_DTYPES = {"float64": np.float64, "float32": np.float32}  # the tabular solvers' dtype
+TABLE_DTYPES = {name: np.dtype(name).type for name in TABLE_DTYPE_NAMES}  # the tables' dtype
 
 
 class CFRSolver(RegretSolver):

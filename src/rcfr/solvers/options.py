@@ -16,14 +16,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import RcfrError
-from ..core.rules import RULES
-from ..forms.compile import FORMS
-from ..forms.sampling import SCHEMES
-from .deep import DEEP_ALGORITHMS
-from .fp import FP_ALGORITHMS
-from .loop import ALGORITHMS
-from .rcfr import RCFR_ALGORITHMS, REGRESSORS
-from .sampling import TABLE_DTYPES
+from ..core.names import (
+    ALGORITHMS,
+    DEEP_ALGORITHMS,
+    FORMS,
+    FP_ALGORITHMS,
+    RCFR_ALGORITHMS,
+    REGRESSORS,
+    RULES,
+    SCHEMES,
+    TABLE_DTYPE_NAMES,
+)
 
 ALL_ALGORITHMS = (*ALGORITHMS, *RCFR_ALGORITHMS, *SCHEMES, *FP_ALGORITHMS, *DEEP_ALGORITHMS)
 MAX_COUNT = 2**62  # counts reach numba as 64-bit integers
@@ -219,7 +222,7 @@ OPTIONS: tuple[Option, ...] = (
            group=REGRESSION, cli=("--minibatch/--no-minibatch",), algorithms=SCHEMES),
     Option("dtype", str, "cfr ... pdcfr+ and cs/es/os/as: float64 (default) or float32 regret "
            "and strategy tables (half the memory; recorded in checkpoints).", cli=("--dtype",),
-           algorithms=(*ALGORITHMS, *SCHEMES), choices=tuple(TABLE_DTYPES)),
+           algorithms=(*ALGORITHMS, *SCHEMES), choices=TABLE_DTYPE_NAMES),
     Option("average_regressor", str, "rcfr: also fit the average strategy with this regressor "
            "(same names as --regressor); the exploitability reported is its strategy's, the "
            "tabular average's beside it.", group=AVERAGE, cli=("--average-regressor",),

@@ -10,6 +10,7 @@ import numpy as np
 from ..core.checks import whole_number
 from ..core.errors import RcfrError
 from ..core.links import Link
+from ..core.names import RCFR_ALGORITHMS, REGRESSORS  # noqa: F401 (re-exported)
 from ..core.rules import UpdateRule, parse_rule
 from ..features import default_features, parse_features, sequence_features
 from ..forms.base import Form
@@ -19,8 +20,6 @@ from .average import AverageStrategyModel
 from .loop import RegretSolver
 from .regression import LinearRegrets, RegressionRegrets, TabularRegressor
 
-REGRESSORS = ("tabular", "best-first", "recursive", "ridge", "torch-mlp", "sklearn:<module.Class>")
-RCFR_ALGORITHMS = {"rcfr": "cfr", "rcfr+": "cfr+"}
 AVERAGE_TARGETS = ("strategy", "weights", "bootstrap")
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-DEEP_ALGORITHMS = ("deep-cfr", "sd-cfr", "dream")
+from ...core.names import DEEP_ALGORITHMS  # noqa: F401 (re-exported)
 
 
 def make_deep_solver(game: Any, key: str, **options: Any) -> Any:

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.names import EPISODIC, FP_ALGORITHMS  # noqa: F401 (re-exported)
 from .base import FPSolverBase, parse_step
-
-FP_ALGORITHMS = ("fp", "xfp", "fsp", "nfsp")
-EPISODIC = ("nfsp",)  # one iteration is one episode (the --episodes budget)
 
 
 def make_fp_solver(game: Any, key: str, **options: Any) -> FPSolverBase:
