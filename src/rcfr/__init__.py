@@ -5,6 +5,7 @@ import types
 from typing import TYPE_CHECKING
 
 from .core.errors import RcfrError
+from .core.lazy import lazy_exports
 
 if TYPE_CHECKING:  # what the package exports; imported on first use (PEP 562), so that
     # `import rcfr` and `rcfr --version` do not load scikit-learn, numba or scipy
@@ -33,19 +34,7 @@ _LAZY = {"solve": "api", "Evaluation": "evaluate", "best_response": "evaluate",
          "RCFRSolver": "solvers", "RegretSolver": "solvers", "SolveResult": "solvers"}
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rcfr' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value  # once: later lookups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, {k: f".{v}" for k, v in _LAZY.items()})
 
 
 class _Package(types.ModuleType):
