@@ -184,3 +184,110 @@ def test_thread_count_is_not_part_of_a_runs_identity():
     assert '"threads":2' in threaded.to_json()
     assert RunSpec.from_dict(json.loads(threaded.to_json())).threads == 2
     assert RunSpec(game="leduc", algorithm="cfr+", iterations=11).hash != plain.hash
+
+
+# -- parallel Monte Carlo CFR (the public form's sampled passes) ---------------------------
+def _mccfr(scheme, threads, iterations, **options):
+    from rcfr.solvers.sampling import MCCFRSolver
+
+    return MCCFRSolver(compile_public("leduc"), scheme, seed=5, threads=threads,
+                       **options).run(iterations)
+
+
+def test_parallel_mccfr_is_repeatable_and_one_thread_is_the_serial_pass():
+    """A seed and a thread count give the same run bit for bit; ``threads=1`` is the serial
+    kernel (the nodes of main's runs: Leduc, seed 5, 300 iterations)."""
+    from rcfr.solvers.sampling import MCCFRSolver
+
+    for scheme, options in (("es", {}), ("as", {}), ("os", {}), ("cs", {}),
+                            ("es", {"rule": "dcfr"}), ("es", {"rule": "cfr+"})):
+        a, b = _mccfr(scheme, 2, 150, **options), _mccfr(scheme, 2, 150, **options)
+        for x, y in ((a.avg_weights_, b.avg_weights_), (a.strategy_, b.strategy_),
+                     (a.estimator_.regrets, b.estimator_.regrets), (a.pass_.rng, b.pass_.rng)):
+            assert np.array_equal(x, y), (scheme, options)
+        assert a.nodes_visited == b.nodes_visited and a.iteration == 150
+        assert a._info()["threads"] == 2
+        one = _mccfr(scheme, 1, 150, **options)
+        assert not np.array_equal(one.avg_weights_, a.avg_weights_)  # another sample path
+    for scheme, nodes in (("es", 13326), ("as", 13183), ("os", 4992), ("cs", 55200)):
+        one = _mccfr(scheme, 1, 300)
+        plain = MCCFRSolver(compile_public("leduc"), scheme, seed=5).run(300)
+        assert one.nodes_visited == plain.nodes_visited == nodes
+        assert np.array_equal(one.avg_weights_, plain.avg_weights_)
+        assert "threads" not in one._info()
+
+
+def test_parallel_batch_sums_its_threads_passes_in_order():
+    """A batch's regrets and average-strategy increments are the serial passes' from the
+    threads' streams, summed in thread order; its nodes are theirs."""
+    from rcfr.forms.public.sampled import _NO_RULE, sample_batch
+    from rcfr.forms.sampling import thread_states
+    from rcfr.solvers.sampling import MCCFRSolver
+
+    tree = compile_public("leduc")
+    rng = np.random.default_rng(2)
+    for scheme in ("es", "as", "cs"):
+        s = MCCFRSolver(tree, scheme, seed=9, threads=3)
+        s._setup()
+        p = s.pass_
+        strategy = TabularPolicy.from_weights(tree, rng.random(tree.num_sequences) + .1).probs
+        avg0 = rng.random(tree.num_sequences) * 10
+        start = p.rng.copy()
+        inst, avg = np.zeros(tree.num_sequences), avg0.copy()
+        with kernel_threads(3):
+            nodes = sample_batch(p.scheme, 1, p.epsilon, p.beta, p.tau, p.arrays, strategy, avg,
+                                 p.rng, _NO_RULE, inst, p.buffers(), inst)
+        states = np.zeros((3, 1), dtype=np.uint64)
+        thread_states(start, states)
+        assert np.array_equal(start, p.rng)
+        want, want_avg, want_nodes = np.zeros_like(inst), avg0.copy(), 0
+        serial = MCCFRSolver(tree, scheme, seed=9)
+        serial._setup()
+        for j in range(3):  # (AS reads player 1's weights, the passes add to player 0's)
+            serial.pass_.rng = states[j].copy()
+            row = np.zeros_like(inst)
+            want_nodes += serial.pass_.run((1,), strategy, 1.0, want_avg, row) - p.deal_depth
+            want += row
+        assert np.array_equal(inst, want) and np.abs(want).max() > 0
+        assert np.array_equal(avg, want_avg) and nodes == want_nodes
+
+
+@pytest.mark.parametrize(("scheme", "samples"), [("es", 3000), ("as", 3000)])
+def test_parallel_sampled_regrets_are_unbiased(scheme, samples):
+    """With 2 threads each row is a batch's mean regret; at a fixed mixed profile their mean
+    matches the exact counterfactual regret within 5 standard errors (Kuhn)."""
+    from rcfr.forms.convert import sequence_map
+    from rcfr.policy import convert_policy
+    from rcfr.solvers.sampling import MCCFRSolver, exact_regrets
+
+    h = rcfr.compile_game("kuhn")
+    t = compile_public("kuhn")
+    rng = np.random.default_rng(11)
+    policy = TabularPolicy.from_weights(h, rng.random(h.num_sequences) + 0.25)
+    solver = MCCFRSolver(t, scheme, seed=3, threads=2)
+    solver._setup()
+    solver.strategy_[:] = convert_policy(policy, t).probs
+    solver.avg_weights_[:] = rng.random(t.num_sequences) * 10
+    back = sequence_map(t, h)
+    for player in (0, 1):
+        rows = solver.sample_regrets(player, samples)[:, back]
+        exact = exact_regrets(h, policy, player)
+        se = rows.std(axis=0, ddof=1) / np.sqrt(samples)
+        assert np.all(np.abs(rows.mean(axis=0) - exact) <= 5 * se + 1e-9)
+        assert np.abs(exact).max() > 0.01
+
+
+def test_parallel_mccfr_counts_every_pass_and_converges():
+    """Chance sampling visits 2 dealing nodes and 9 betting histories of Kuhn per pass: 5
+    iterations of 2 players times 3 threads' passes are 330 histories.  ES on 2 threads goes
+    on converging (Leduc, 2000 iterations)."""
+    from rcfr.solvers.sampling import MCCFRSolver
+
+    assert MCCFRSolver(compile_public("kuhn"), "cs", seed=1, threads=3).run(
+        5).nodes_visited == 5 * 2 * 3 * 11
+    es = _mccfr("es", 2, 2000)
+    assert evaluate(compile_public("leduc"), es.average_policy()).exploitability < 0.8
+    with pytest.raises(RcfrError, match="public form"):
+        MCCFRSolver("kuhn", "es", threads=2).run(1)
+    with pytest.raises(RcfrError, match="threads"):
+        MCCFRSolver(compile_public("kuhn"), "es", threads=0).run(1)

@@ -44,6 +44,9 @@ _S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(
 _TO_UNIT = 1.0 / 9007199254740992.0  # 2**-53
 
 
+_THREAD_GAMMA = np.uint64(0xD1B54A32D192ED03)  # spreads the thread index over the word
+
+
 # -- random numbers ----------------------------------------------------------------------
 @njit(cache=True)
 def uniform(rng):
@@ -54,6 +57,52 @@ def uniform(rng):
     z = (z ^ (z >> _S27)) * _MIX2
     z = z ^ (z >> _S31)
     return float(z >> _S11) * _TO_UNIT
+
+
+@njit(cache=True)
+def thread_states(rng, states):
+    """The random streams of one parallel batch: ``rng`` advances by one draw (the batch's word
+    ``w``) and thread ``j`` starts from SplitMix64's mix of ``w + (j + 1) * c``, so a thread's
+    stream depends on the seed, the batch's place in the run and ``j`` only."""
+    rng[0] += _GAMMA
+    w = rng[0]
+    for j in range(states.shape[0]):
+        z = w + np.uint64(j + 1) * _THREAD_GAMMA
+        z = (z ^ (z >> _S30)) * _MIX1
+        z = (z ^ (z >> _S27)) * _MIX2
+        states[j, 0] = z ^ (z >> _S31)
+
+
+@njit(cache=True)
+def merge_regrets(nts, touched, seq_start, num_actions, deltas, inst, mark, merged):
+    """Sum the threads' sampled regrets ``deltas[j]`` (valid on the information sets
+    ``touched[j, :nts[j]]``) into ``inst`` in thread order 0, 1, ... (a fixed order, so the
+    same sums on every run); ``merged`` gets each touched set once (``mark`` flags them; the
+    caller clears both).  Returns how many sets ``merged`` holds."""
+    nt = 0
+    for j in range(nts.shape[0]):
+        d = deltas[j]
+        for k in range(nts[j]):
+            info = touched[j, k]
+            if not mark[info]:
+                mark[info] = True
+                merged[nt] = info
+                nt += 1
+            s0 = seq_start[info]
+            for s in range(s0, s0 + num_actions[info]):
+                inst[s] += d[s]
+    return nt
+
+
+@njit(cache=True)
+def clear_merged(nt, merged, seq_start, num_actions, inst, mark):
+    """After a batch's absorption: zero ``inst`` and unflag the merged information sets."""
+    for k in range(nt):
+        info = merged[k]
+        mark[info] = False
+        s0 = seq_start[info]
+        for s in range(s0, s0 + num_actions[info]):
+            inst[s] = 0.0
 
 
 @njit(cache=True)

@@ -214,7 +214,7 @@ class MCCFRSolver(RegretSolver):
                  seed: int | None = None, estimator: Any = None,
                  rule: str | UpdateRule | None = None,
                  link: str | Link | None = None, averaging: str | float | None = None,
-                 alternating: bool = True, dtype: str = "float64") -> None:
+                 alternating: bool = True, dtype: str = "float64", threads: int = 1) -> None:
         super().__init__(game, estimator=estimator, rule=rule, link=link,
                          alternating=alternating, averaging=averaging, seed=seed,
                          name=str(scheme).strip().lower())
@@ -223,6 +223,7 @@ class MCCFRSolver(RegretSolver):
         self.beta = beta
         self.tau = tau
         self.dtype = dtype
+        self.threads = threads
 
     def _table_dtype(self) -> type:
         key = str(self.dtype).strip().lower()
@@ -244,8 +245,22 @@ class MCCFRSolver(RegretSolver):
         key, self.epsilon_, self.beta_, self.tau_ = check_parameters(
             self.scheme, self.epsilon, self.beta, self.tau)
         check_rule(key, self.rule_)
-        return self.tree.sampled_pass(SCHEMES[key], self.epsilon_, self.beta_, self.tau_,
-                                      self.seed)
+        threads = self.threads
+        if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1:
+            raise RcfrError(f"threads must be a positive whole number, got {threads!r}")
+        self.threads_ = int(threads)
+        pass_ = self.tree.sampled_pass(SCHEMES[key], self.epsilon_, self.beta_, self.tau_,
+                                       self.seed)
+        if self.threads_ > 1:
+            if not hasattr(pass_, "set_threads"):
+                raise RcfrError(f"parallel Monte Carlo CFR (threads={self.threads_}) runs on "
+                                "the public form (form='public'); this form's passes run on "
+                                "one thread")
+            if self.estimator is not None:
+                raise RcfrError("parallel Monte Carlo CFR (threads > 1) is fused with the "
+                                "tabular estimator; a regressor's passes run on one thread")
+            pass_.set_threads(self.threads_)
+        return pass_
 
     # -- outputs and checkpoints ---------------------------------------------------------
     def _info(self) -> dict[str, Any]:
@@ -255,6 +270,8 @@ class MCCFRSolver(RegretSolver):
                      "epsilon": self.epsilon_ if key in ("os", "as") else None,
                      "beta": self.beta_ if key == "as" else None,
                      "tau": self.tau_ if key == "as" else None, "dtype": self.dtype_})
+        if self.threads_ > 1:  # (absent for one thread: the serial run's outputs as before)
+            info["threads"] = self.threads_
         return info
 
     def _lazily(self) -> bool:

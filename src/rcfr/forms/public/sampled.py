@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ...core.errors import RcfrError
 from ...core.links import link_slice
@@ -45,14 +45,18 @@ from ..sampling import (
     add_average,
     as_probability,
     as_total,
+    clear_merged,
     draw,
     explore,
+    merge_regrets,
     os_probability,
     sampled_regret,
     seed_state,
     start_pass,
+    thread_states,
     uniform,
 )
+from ..threads import kernel_threads
 
 if TYPE_CHECKING:
     from .tree import PublicTree
@@ -193,11 +197,13 @@ def _visit(work, n, c, q, ri):
 
 @njit(cache=True)
 def _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, strategy, avg,
-                   rng, work, regrets):
+                   rng, work, regrets, avg_out):
     """The breadth-first sweep of :func:`rcfr.forms.history.sampled.sampled_pass` over the deal's
     public nodes (``_expand_cs`` for CS, ``_expand_sampled`` for ES / OS / AS: the same
     samples, probabilities and average-strategy increments).  Prefetches what the next nodes
-    and the backup will read (:data:`AHEAD`).  Returns the nodes visited."""
+    and the backup will read (:data:`AHEAD`).  The average-strategy increments go to
+    ``avg_out`` (``avg``, or a thread's delta buffer; AS reads ``avg``).  Returns the nodes
+    visited."""
     record = tree.record
     node, q, ri, link, slots = work.node, work.q, work.ri, work.link, work.slots
     cs = scheme == CS
@@ -236,7 +242,7 @@ def _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, str
             prefetch(regrets, s0)
             prefetch(regrets, s0 + na - 1)
         if kd != player and not cs:
-            add_average(avg, strategy, s0, na, weight / q[k])
+            add_average(avg_out, strategy, s0, na, weight / q[k])
             link[k] = n
             n = _visit(work, n, c0 + draw(strategy, s0, s0 + na, uniform(rng)), q[k], 1.0)
             k += 1
@@ -248,7 +254,7 @@ def _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, str
                 p = strategy[s0 + j]
                 slots[m + j] = n
                 if kd == player:
-                    avg[s0 + j] += weight * r * p
+                    avg_out[s0 + j] += weight * r * p
                     n = _visit(work, n, c0 + j, q[k], r * p)
                 else:
                     n = _visit(work, n, c0 + j, q[k] * p, r)
@@ -326,17 +332,17 @@ def _public_backup(player, cs, n, x0, x1, tree, strategy, inst, work, absorb, ru
 
 @njit(cache=True)
 def public_sampled_pass(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rng,
-                        inst, work, absorb, rule, link_kind, link_param, regrets):
+                        inst, work, absorb, rule, link_kind, link_param, regrets, avg_out):
     """One sampled pass on the public tree: draw the deal ``(x0, x1)`` from the joint
     distribution, then :func:`rcfr.forms.history.sampled.sampled_pass`'s scheme over the public
     nodes with the deal's information sets, chance probabilities and payoffs read on the way.
-    ``absorb``: see :func:`_public_backup`.  Returns ``(public nodes visited, information sets
-    touched)``."""
+    ``absorb``: see :func:`_public_backup`; ``avg_out``: see :func:`_public_expand`.  Returns
+    ``(public nodes visited, information sets touched)``."""
     k = _draw_deal(tree, uniform(rng))
     n1 = tree.joint.shape[2]
     x0, x1 = k // n1, k % n1
     n = _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, strategy, avg,
-                       rng, work, regrets)
+                       rng, work, regrets, avg_out)
     nt = _public_backup(player, scheme == CS, n, x0, x1, tree, strategy, inst, work, absorb,
                         rule, link_kind, link_param, regrets)
     return n, nt
@@ -360,7 +366,7 @@ def run_public_sampled(scheme, max_iters, node_budget, t0, avg_power, deal_depth
             t, weight = start_pass(t0, it, p, avg_power, dense, seq_bounds, inst)
             n, nt = public_sampled_pass(scheme, p, weight, epsilon, beta, tau, tree, strategy,
                                         avg, rng, inst, work, not discounted, rule, link_kind,
-                                        link_param, regrets)
+                                        link_param, regrets, avg)
             nodes += n + deal_depth
             if lazily:
                 absorb_lazily(p, t, nt, work.touched, inst, rule, link_kind, link_param,
@@ -368,6 +374,130 @@ def run_public_sampled(scheme, max_iters, node_budget, t0, avg_power, deal_depth
             elif dense:
                 absorb_touched(p, t, nt, work.touched, inst, rule, link_kind, link_param, tree,
                                bounds, seq_bounds, regrets, prediction, values, strategy)
+        it += 1
+    return it, nodes
+
+
+class ThreadBuffers(NamedTuple):
+    """What a parallel batch of sampled passes needs per thread ``j`` (row ``j``): its
+    :class:`PublicWork` arrays (as 2-D arrays), its random state, its sampled regrets
+    (``inst``) and average-strategy increments (``avg``: the deltas, zero between batches), its
+    pass's counts; and the merge's flags and merged list of information sets."""
+
+    node: np.ndarray
+    kind: np.ndarray
+    q: np.ndarray
+    ri: np.ndarray
+    val: np.ndarray
+    info: np.ndarray
+    seq: np.ndarray
+    width: np.ndarray
+    link: np.ndarray
+    slots: np.ndarray
+    touched: np.ndarray
+    states: np.ndarray  # uint64 [T, 1]
+    inst: np.ndarray  # float64 [T, S]
+    avg: np.ndarray  # float64 [T, S]
+    counts: np.ndarray  # int64 [T]: public nodes visited
+    nts: np.ndarray  # int64 [T]: information sets touched
+    mark: np.ndarray  # bool [num_infosets]
+    merged: np.ndarray  # int64 [num_infosets]
+
+
+@njit(cache=True)
+def _thread_work(b, j):
+    """Thread ``j``'s :class:`PublicWork` (row views of ``b``)."""
+    return PublicWork(b.node[j], b.kind[j], b.q[j], b.ri[j], b.val[j], b.info[j], b.seq[j],
+                      b.width[j], b.link[j], b.slots[j], b.touched[j])
+
+
+@njit(cache=True, parallel=True)
+def _batch_par(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rule, regrets,
+               b, states, inst, davg, counts, nts):
+    """:func:`_batch`'s loop (the arrays it writes passed on their own: numba's parallel loop
+    lost the writes to arrays read from the tuple inside it)."""
+    for j in prange(states.shape[0]):
+        n, nt = public_sampled_pass(scheme, player, weight, epsilon, beta, tau, tree, strategy,
+                                    avg, states[j], inst[j], _thread_work(b, j), False, rule,
+                                    0, 2.0, regrets, davg[j])
+        counts[j] = n
+        nts[j] = nt
+
+
+@njit(cache=True)
+def _batch(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rule, regrets, b):
+    """One pass of ``player`` per thread, all at the same ``strategy`` and ``avg`` (read
+    only): thread ``j`` writes its sampled regrets to ``b.inst[j]`` and its average-strategy
+    increments to ``b.avg[j]``."""
+    _batch_par(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rule, regrets, b,
+               b.states, b.inst, b.avg, b.counts, b.nts)
+
+
+@njit(cache=True)
+def _merge_average(player, cs, b, avg):
+    """Add the threads' average-strategy increments to ``avg`` in thread order and zero them
+    (the sets a pass increments: the opponent's it met, or CS's updating player's)."""
+    for j in range(b.states.shape[0]):
+        d = b.avg[j]
+        for k in range(b.counts[j]):
+            kd = b.kind[j, k]
+            if (kd == 0 or kd == 1) and ((kd == player) == cs):
+                s0 = b.seq[j, k]
+                for s in range(s0, s0 + b.width[j, k]):
+                    avg[s] += d[s]
+                    d[s] = 0.0
+
+
+@njit(cache=True)
+def sample_batch(scheme, player, epsilon, beta, tau, tree, strategy, avg, rng, rule, regrets,
+                 b, inst):
+    """One parallel batch at a fixed ``strategy``: the threads' sampled regrets summed into
+    ``inst`` (zero on entry) in thread order, their average-strategy increments added to
+    ``avg``.  Returns the public nodes visited."""
+    thread_states(rng, b.states)
+    _batch(scheme, player, 1.0, epsilon, beta, tau, tree, strategy, avg, rule, regrets, b)
+    nt = merge_regrets(b.nts, b.touched, tree.seq_start, tree.num_actions, b.inst, inst,
+                       b.mark, b.merged)
+    for k in range(nt):
+        b.mark[b.merged[k]] = False
+    _merge_average(player, scheme == CS, b, avg)
+    return b.counts.sum()
+
+
+@njit(cache=True)
+def run_public_threaded(scheme, max_iters, node_budget, t0, avg_power, deal_depth, rule,
+                        link_kind, link_param, epsilon, beta, tau, tree, bounds, seq_bounds,
+                        regrets, prediction, values, strategy, avg, rng, inst, b, lazy, lazily):
+    """:func:`run_public_sampled` with a parallel batch per player and iteration: each of the
+    ``T`` threads runs one pass of the player against the strategy fixed at the batch's start
+    (its own random stream, :func:`thread_states`); their sampled regrets are summed into
+    ``inst`` and their average-strategy increments into ``avg`` in thread order, and the sum is
+    absorbed as one iteration's regrets (an unbiased estimate of ``T`` times them: regret
+    matching's strategies are those of the mean).  Nodes: every pass's, as in the serial
+    kernel.  Returns ``(iterations, histories visited)``."""
+    discounted = rule.kind != PLAIN and rule.kind != CLIPPED
+    dense = discounted and not lazily
+    cs = scheme == CS
+    T = b.states.shape[0]
+    it = 0
+    nodes = 0
+    while it < max_iters and nodes < node_budget:
+        for p in range(2):
+            t, weight = start_pass(t0, it, p, avg_power, dense, seq_bounds, inst)
+            thread_states(rng, b.states)
+            _batch(scheme, p, weight, epsilon, beta, tau, tree, strategy, avg, rule, regrets, b)
+            for j in range(T):
+                nodes += b.counts[j] + deal_depth
+            nt = merge_regrets(b.nts, b.touched, tree.seq_start, tree.num_actions, b.inst,
+                               inst, b.mark, b.merged)
+            _merge_average(p, cs, b, avg)
+            if lazily:
+                absorb_lazily(p, t, nt, b.merged, inst, rule, link_kind, link_param,
+                              tree.seq_start, tree.num_actions, lazy, strategy)
+            else:
+                absorb_touched(p, t, nt, b.merged, inst, rule, link_kind, link_param, tree,
+                               bounds, seq_bounds, regrets, prediction, values, strategy)
+            clear_merged(nt, b.merged, tree.seq_start, tree.num_actions, inst, b.mark)
         it += 1
     return it, nodes
 
@@ -400,7 +530,11 @@ def public_arrays(tree: PublicTree) -> PublicSampled:
 class PublicSampledPass(LazyDiscounting):
     """A sampled pass over the public tree (a :class:`rcfr.forms.base.TreePass`); one
     player per pass, the deal drawn from the pass's SplitMix64 state; fused with the tabular
-    estimator (:func:`run_public_sampled`)."""
+    estimator (:func:`run_public_sampled`, or with :attr:`threads` > 1 a parallel batch of
+    that many passes per player and iteration, :func:`run_public_threaded`)."""
+
+    threads = 1  # passes per player and iteration, one per thread (1: the serial kernel)
+    _buffers: ThreadBuffers | None = None
 
     def __init__(self, tree: PublicTree, scheme: int, epsilon: float, beta: float, tau: float,
                  seed: int | None) -> None:
@@ -419,12 +553,34 @@ class PublicSampledPass(LazyDiscounting):
                                dtype=np.int64)
         self.seq_bounds = np.array([0, tree.num_sequences_per_player[0], S], dtype=np.int64)
 
+    def set_threads(self, threads: int) -> None:
+        """Run ``threads`` passes per player and iteration in parallel (1: the serial kernel,
+        bit for bit as before); the numbers depend on the count, not on the cores."""
+        self.threads = int(threads)
+        self._buffers = None
+
+    def buffers(self) -> ThreadBuffers:
+        """The per-thread buffers (allocated on first use: per thread, two tables of the
+        sequences' size and the pass's scratch arrays)."""
+        T = self.threads
+        if self._buffers is None or self._buffers.states.shape[0] != T:
+            n, S, info = self.tree.num_public_nodes, self.tree.num_sequences, \
+                self.tree.num_infosets
+            ints = [np.zeros((T, n), dtype=np.int64) for _ in range(7)]
+            self._buffers = ThreadBuffers(
+                ints[0], np.zeros((T, n), dtype=np.int8), np.ones((T, n)), np.ones((T, n)),
+                np.zeros((T, n)), *ints[1:], np.zeros((T, 1), dtype=np.uint64),
+                np.zeros((T, S)), np.zeros((T, S)), np.zeros(T, dtype=np.int64),
+                np.zeros(T, dtype=np.int64), np.zeros(info, dtype=np.bool_),
+                np.zeros(info, dtype=np.int64))
+        return self._buffers
+
     def run(self, players, strategy, weight, avg, inst) -> int:
         (player,) = players
         inst[:] = 0.0
         n, _ = public_sampled_pass(self.scheme, player, weight, self.epsilon, self.beta,
                                    self.tau, self.arrays, strategy, avg, self.rng, inst,
-                                   self.work, False, _NO_RULE, 0, 2.0, inst)
+                                   self.work, False, _NO_RULE, 0, 2.0, inst, avg)
         return int(n) + self.deal_depth
 
     def fuses(self, rule) -> bool:
@@ -434,6 +590,20 @@ class PublicSampledPass(LazyDiscounting):
         est = solver.estimator_
         lazily = self.discounts_lazily(solver)
         lazy = self.lazy_state(solver) if lazily else NO_LAZY
+        if self.threads > 1:
+            solver._inst[:] = 0.0
+            with kernel_threads(self.threads):
+                its, nodes = run_public_threaded(
+                    self.scheme, max_iters, node_budget, solver.iteration, solver.avg_power_,
+                    self.deal_depth, solver.rule_.params, solver.link_.kind, solver.link_.param,
+                    self.epsilon, self.beta, self.tau, self.arrays, self.bounds,
+                    self.seq_bounds, est.regrets, est.prediction, est.values_, solver.strategy_,
+                    solver.avg_weights_, self.rng, solver._inst, self.buffers(), lazy, lazily)
+            if lazily:
+                self.show_true_regrets(solver)
+            solver.iteration += int(its)
+            solver.nodes_visited += int(nodes)
+            return
         its, nodes = run_public_sampled(
             self.scheme, max_iters, node_budget, solver.iteration, solver.avg_power_,
             self.deal_depth, solver.rule_.params, solver.link_.kind, solver.link_.param,
@@ -488,6 +658,13 @@ class PublicSampledPass(LazyDiscounting):
         rows = np.zeros((samples, self.tree.num_sequences))
         try:
             for k in range(samples):
+                if self.threads > 1:  # one parallel batch a row: the mean of its passes
+                    with kernel_threads(self.threads):
+                        sample_batch(self.scheme, player, self.epsilon, self.beta, self.tau,
+                                     self.arrays, strategy, avg, self.rng, _NO_RULE,
+                                     rows[k], self.buffers(), rows[k])
+                    rows[k] /= self.threads
+                    continue
                 self.run((player,), strategy, 1.0, avg, rows[k])
         finally:
             if rng is None:
