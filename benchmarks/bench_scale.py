@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """Thread scaling of the public-tree kernels on 2-NL Hold'em(k) with five E[HS²] buckets: one
 full-width DCFR (and CFR+) iteration, one exact evaluation (both best responses), and the node
-throughput of external and average strategy sampling, at 1, 2, ... threads.
+throughput of external and average strategy sampling, at 1, 2, ... threads (parallel Monte
+Carlo CFR, ``MCCFRSolver(threads=n)``: n passes per player and iteration, one per thread).
 
     .venv/bin/python benchmarks/bench_scale.py                     # k = 20, 1 and 2 threads
     .venv/bin/python benchmarks/bench_scale.py --stacks 20 30 --threads 1 2 4 8 16 --json
@@ -12,7 +13,9 @@ median over ``--repeats`` rounds of wall seconds and of CPU seconds (``time.proc
 threads together, so a perfect 2-thread run keeps the 1-thread CPU time and halves the wall
 time), and ``ratio`` is the same-run median wall time at 1 thread over that at N threads (above
 1 is faster).  Every thread count must give the same numbers: the script checks that the
-DCFR strategies and the exploitability agree bit for bit.
+DCFR strategies and the exploitability agree bit for bit (the sampled runs are repeatable for a
+seed and a thread count, but each count is its own sample path; their figures are seconds per
+node visited, ``es_per_node`` / ``as_per_node``).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ except ImportError:  # running from a checkout without an installed package
 from rcfr.forms.public.tree import compile_public
 from rcfr.games.nl_holdem2 import NLHoldem2
 from rcfr.solvers.run import make_solver
+from rcfr.solvers.sampling import MCCFRSolver
 
 
 def _time(fn) -> tuple[float, float]:
@@ -56,8 +60,8 @@ def scale(k: int, threads: list[int], repeats: int, iters: int, nodes: float,
         for alg in ("dcfr", "cfr+"):
             solvers[alg, n] = make_solver(tree, alg)
             solvers[alg, n].run(1)
-        for alg in ("es", "as"):
-            solvers[alg, n] = make_solver(tree, alg, seed=0)
+        for alg in ("es", "as"):  # parallel MCCFR: n passes per player and iteration
+            solvers[alg, n] = MCCFRSolver(tree, alg, seed=0, threads=n)
             solvers[alg, n].run(1)
     policy = solvers["dcfr", threads[0]].average_policy().probs
     samples: dict[str, dict[int, list[tuple[float, float]]]] = {}

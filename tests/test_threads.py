@@ -201,13 +201,14 @@ def test_parallel_mccfr_is_repeatable_and_one_thread_is_the_serial_pass():
 
     for scheme, options in (("es", {}), ("as", {}), ("os", {}), ("cs", {}),
                             ("es", {"rule": "dcfr"}), ("es", {"rule": "cfr+"})):
-        a, b = _mccfr(scheme, 2, 150, **options), _mccfr(scheme, 2, 150, **options)
+        a, b = _mccfr(scheme, 2, 100, batch=3, **options), _mccfr(scheme, 2, 100, batch=3,
+                                                                **options)
         for x, y in ((a.avg_weights_, b.avg_weights_), (a.strategy_, b.strategy_),
                      (a.estimator_.regrets, b.estimator_.regrets), (a.pass_.rng, b.pass_.rng)):
             assert np.array_equal(x, y), (scheme, options)
-        assert a.nodes_visited == b.nodes_visited and a.iteration == 150
-        assert a._info()["threads"] == 2
-        one = _mccfr(scheme, 1, 150, **options)
+        assert a.nodes_visited == b.nodes_visited and a.iteration == 100
+        assert a._info()["threads"] == 2 and a._info()["batch"] == 3
+        one = _mccfr(scheme, 1, 100, **options)
         assert not np.array_equal(one.avg_weights_, a.avg_weights_)  # another sample path
     for scheme, nodes in (("es", 13326), ("as", 13183), ("os", 4992), ("cs", 55200)):
         one = _mccfr(scheme, 1, 300)
@@ -227,7 +228,7 @@ def test_parallel_batch_sums_its_threads_passes_in_order():
     tree = compile_public("leduc")
     rng = np.random.default_rng(2)
     for scheme in ("es", "as", "cs"):
-        s = MCCFRSolver(tree, scheme, seed=9, threads=3)
+        s = MCCFRSolver(tree, scheme, seed=9, threads=3, batch=1)
         s._setup()
         p = s.pass_
         strategy = TabularPolicy.from_weights(tree, rng.random(tree.num_sequences) + .1).probs
@@ -236,7 +237,7 @@ def test_parallel_batch_sums_its_threads_passes_in_order():
         inst, avg = np.zeros(tree.num_sequences), avg0.copy()
         with kernel_threads(3):
             nodes = sample_batch(p.scheme, 1, p.epsilon, p.beta, p.tau, p.arrays, strategy, avg,
-                                 p.rng, _NO_RULE, inst, p.buffers(), inst)
+                                 p.rng, _NO_RULE, inst, 1, p.buffers(), inst)
         states = np.zeros((3, 1), dtype=np.uint64)
         thread_states(start, states)
         assert np.array_equal(start, p.rng)
@@ -254,8 +255,8 @@ def test_parallel_batch_sums_its_threads_passes_in_order():
 
 @pytest.mark.parametrize(("scheme", "samples"), [("es", 3000), ("as", 3000)])
 def test_parallel_sampled_regrets_are_unbiased(scheme, samples):
-    """With 2 threads each row is a batch's mean regret; at a fixed mixed profile their mean
-    matches the exact counterfactual regret within 5 standard errors (Kuhn)."""
+    """With 2 threads of 2 passes each row is a batch's mean regret; at a fixed mixed profile
+    their mean matches the exact counterfactual regret within 5 standard errors (Kuhn)."""
     from rcfr.forms.convert import sequence_map
     from rcfr.policy import convert_policy
     from rcfr.solvers.sampling import MCCFRSolver, exact_regrets
@@ -264,7 +265,7 @@ def test_parallel_sampled_regrets_are_unbiased(scheme, samples):
     t = compile_public("kuhn")
     rng = np.random.default_rng(11)
     policy = TabularPolicy.from_weights(h, rng.random(h.num_sequences) + 0.25)
-    solver = MCCFRSolver(t, scheme, seed=3, threads=2)
+    solver = MCCFRSolver(t, scheme, seed=3, threads=2, batch=2)
     solver._setup()
     solver.strategy_[:] = convert_policy(policy, t).probs
     solver.avg_weights_[:] = rng.random(t.num_sequences) * 10
@@ -279,13 +280,14 @@ def test_parallel_sampled_regrets_are_unbiased(scheme, samples):
 
 def test_parallel_mccfr_counts_every_pass_and_converges():
     """Chance sampling visits 2 dealing nodes and 9 betting histories of Kuhn per pass: 5
-    iterations of 2 players times 3 threads' passes are 330 histories.  ES on 2 threads goes
+    iterations of 2 players times 3 threads' 4 passes are 1320 histories.  ES on 2 threads goes
     on converging (Leduc, 2000 iterations)."""
     from rcfr.solvers.sampling import MCCFRSolver
 
-    assert MCCFRSolver(compile_public("kuhn"), "cs", seed=1, threads=3).run(
-        5).nodes_visited == 5 * 2 * 3 * 11
-    es = _mccfr("es", 2, 2000)
+    assert MCCFRSolver(compile_public("kuhn"), "cs", seed=1, threads=3, batch=4).run(
+        5).nodes_visited == 5 * 2 * 3 * 4 * 11
+    es = _mccfr("es", 2, 100)  # (the default batch: 64 passes per thread)
+    assert es._info()["batch"] == 64
     assert evaluate(compile_public("leduc"), es.average_policy()).exploitability < 0.8
     with pytest.raises(RcfrError, match="public form"):
         MCCFRSolver("kuhn", "es", threads=2).run(1)

@@ -74,27 +74,6 @@ def thread_states(rng, states):
 
 
 @njit(cache=True)
-def merge_regrets(nts, touched, seq_start, num_actions, deltas, inst, mark, merged):
-    """Sum the threads' sampled regrets ``deltas[j]`` (valid on the information sets
-    ``touched[j, :nts[j]]``) into ``inst`` in thread order 0, 1, ... (a fixed order, so the
-    same sums on every run); ``merged`` gets each touched set once (``mark`` flags them; the
-    caller clears both).  Returns how many sets ``merged`` holds."""
-    nt = 0
-    for j in range(nts.shape[0]):
-        d = deltas[j]
-        for k in range(nts[j]):
-            info = touched[j, k]
-            if not mark[info]:
-                mark[info] = True
-                merged[nt] = info
-                nt += 1
-            s0 = seq_start[info]
-            for s in range(s0, s0 + num_actions[info]):
-                inst[s] += d[s]
-    return nt
-
-
-@njit(cache=True)
 def clear_merged(nt, merged, seq_start, num_actions, inst, mark):
     """After a batch's absorption: zero ``inst`` and unflag the merged information sets."""
     for k in range(nt):

@@ -79,6 +79,7 @@ SCHEME_NAMES = {
     "as": "average strategy sampling",
 }
 DEFAULT_EPSILON = {"os": 0.5, "as": 0.05}  # Gibson et al. 2012, sec. 5
+DEFAULT_BATCH = 64  # passes per thread and iteration of parallel MCCFR (threads > 1)
 
 
 # -- set-up helpers ----------------------------------------------------------------------
@@ -214,7 +215,8 @@ class MCCFRSolver(RegretSolver):
                  seed: int | None = None, estimator: Any = None,
                  rule: str | UpdateRule | None = None,
                  link: str | Link | None = None, averaging: str | float | None = None,
-                 alternating: bool = True, dtype: str = "float64", threads: int = 1) -> None:
+                 alternating: bool = True, dtype: str = "float64", threads: int = 1,
+                 batch: int | None = None) -> None:
         super().__init__(game, estimator=estimator, rule=rule, link=link,
                          alternating=alternating, averaging=averaging, seed=seed,
                          name=str(scheme).strip().lower())
@@ -224,6 +226,7 @@ class MCCFRSolver(RegretSolver):
         self.tau = tau
         self.dtype = dtype
         self.threads = threads
+        self.batch = batch
 
     def _table_dtype(self) -> type:
         key = str(self.dtype).strip().lower()
@@ -245,13 +248,17 @@ class MCCFRSolver(RegretSolver):
         key, self.epsilon_, self.beta_, self.tau_ = check_parameters(
             self.scheme, self.epsilon, self.beta, self.tau)
         check_rule(key, self.rule_)
-        threads = self.threads
-        if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1:
-            raise RcfrError(f"threads must be a positive whole number, got {threads!r}")
-        self.threads_ = int(threads)
+        for name in ("threads", "batch"):
+            x = getattr(self, name)
+            if (x is not None or name == "threads") and (
+                    isinstance(x, bool) or not isinstance(x, numbers.Integral) or x < 1):
+                raise RcfrError(f"{name} must be a positive whole number, got {x!r}")
+        self.threads_ = int(self.threads)
+        self.batch_ = int(self.batch) if self.batch is not None else (
+            1 if self.threads_ == 1 else DEFAULT_BATCH)
         pass_ = self.tree.sampled_pass(SCHEMES[key], self.epsilon_, self.beta_, self.tau_,
                                        self.seed)
-        if self.threads_ > 1:
+        if self.threads_ > 1 or self.batch_ > 1:
             if not hasattr(pass_, "set_threads"):
                 raise RcfrError(f"parallel Monte Carlo CFR (threads={self.threads_}) runs on "
                                 "the public form (form='public'); this form's passes run on "
@@ -259,7 +266,7 @@ class MCCFRSolver(RegretSolver):
             if self.estimator is not None:
                 raise RcfrError("parallel Monte Carlo CFR (threads > 1) is fused with the "
                                 "tabular estimator; a regressor's passes run on one thread")
-            pass_.set_threads(self.threads_)
+            pass_.set_threads(self.threads_, self.batch_)
         return pass_
 
     # -- outputs and checkpoints ---------------------------------------------------------
@@ -270,8 +277,8 @@ class MCCFRSolver(RegretSolver):
                      "epsilon": self.epsilon_ if key in ("os", "as") else None,
                      "beta": self.beta_ if key == "as" else None,
                      "tau": self.tau_ if key == "as" else None, "dtype": self.dtype_})
-        if self.threads_ > 1:  # (absent for one thread: the serial run's outputs as before)
-            info["threads"] = self.threads_
+        if self.threads_ > 1 or self.batch_ > 1:  # (absent from serial runs' outputs)
+            info.update({"threads": self.threads_, "batch": self.batch_})
         return info
 
     def _lazily(self) -> bool:

@@ -48,7 +48,6 @@ from ..sampling import (
     clear_merged,
     draw,
     explore,
-    merge_regrets,
     os_probability,
     sampled_regret,
     seed_state,
@@ -284,13 +283,15 @@ def _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, str
 
 @njit(cache=True)
 def _public_backup(player, cs, n, x0, x1, tree, strategy, inst, work, absorb, rule, link_kind,
-                   link_param, regrets):
+                   link_param, regrets, accumulate):
     """The backward sweep of :func:`rcfr.forms.history.sampled.sampled_pass` over the visited list
     (the same values and regrets), into ``inst``, or, with ``absorb`` (plain and clipped
     rules, the tabular estimator), straight into ``regrets`` with the link re-applied: a pass
     meets an information set ``(u, x_p)`` at most once (one deal, each public node once) and
     reads its strategy there last, so this is :func:`absorb_touched`'s arithmetic without
-    the round trip through ``inst``.  Returns the information sets touched."""
+    the round trip through ``inst``; with ``accumulate`` the regrets are added to ``inst``
+    (a thread's sum over its passes) rather than written.  Returns the information sets
+    touched."""
     node, q, val, link, slots = work.node, work.q, work.val, work.link, work.slots
     clipped = rule.kind == CLIPPED
     sign = 1.0 if player == 0 else -1.0
@@ -322,6 +323,10 @@ def _public_backup(player, cs, n, x0, x1, tree, strategy, inst, work, absorb, ru
                         regrets[s0 + j] = absorbed(regrets[s0 + j],
                                                    0.0 + sampled_regret(w, x, v), clipped)
                     link_slice(link_kind, link_param, regrets, s0, s0 + na, strategy)
+                elif accumulate:
+                    for j in range(na):
+                        c = slots[m + j]
+                        inst[s0 + j] += sampled_regret(w, val[c] if c >= 0 else 0.0, v)
                 else:
                     for j in range(na):
                         c = slots[m + j]
@@ -332,11 +337,13 @@ def _public_backup(player, cs, n, x0, x1, tree, strategy, inst, work, absorb, ru
 
 @njit(cache=True)
 def public_sampled_pass(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rng,
-                        inst, work, absorb, rule, link_kind, link_param, regrets, avg_out):
+                        inst, work, absorb, rule, link_kind, link_param, regrets, avg_out,
+                        accumulate=False):
     """One sampled pass on the public tree: draw the deal ``(x0, x1)`` from the joint
     distribution, then :func:`rcfr.forms.history.sampled.sampled_pass`'s scheme over the public
     nodes with the deal's information sets, chance probabilities and payoffs read on the way.
-    ``absorb``: see :func:`_public_backup`; ``avg_out``: see :func:`_public_expand`.  Returns
+    ``absorb``, ``accumulate``: see :func:`_public_backup`; ``avg_out``: see
+    :func:`_public_expand`.  Returns
     ``(public nodes visited, information sets touched)``."""
     k = _draw_deal(tree, uniform(rng))
     n1 = tree.joint.shape[2]
@@ -344,7 +351,7 @@ def public_sampled_pass(scheme, player, weight, epsilon, beta, tau, tree, strate
     n = _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, strategy, avg,
                        rng, work, regrets, avg_out)
     nt = _public_backup(player, scheme == CS, n, x0, x1, tree, strategy, inst, work, absorb,
-                        rule, link_kind, link_param, regrets)
+                        rule, link_kind, link_param, regrets, accumulate)
     return n, nt
 
 
@@ -380,9 +387,11 @@ def run_public_sampled(scheme, max_iters, node_budget, t0, avg_power, deal_depth
 
 class ThreadBuffers(NamedTuple):
     """What a parallel batch of sampled passes needs per thread ``j`` (row ``j``): its
-    :class:`PublicWork` arrays (as 2-D arrays), its random state, its sampled regrets
-    (``inst``) and average-strategy increments (``avg``: the deltas, zero between batches), its
-    pass's counts; and the merge's flags and merged list of information sets."""
+    :class:`PublicWork` arrays (as 2-D arrays) and random state; ``acc`` (its passes' summed
+    regrets) and ``avg`` (their average-strategy increments), zero between batches; the
+    information sets whose regrets (``tlist``) and average (``alist``) it changed, flagged in
+    ``tmark`` / ``amark``, and their numbers; its passes' public nodes; and the merge's flags
+    and merged list."""
 
     node: np.ndarray
     kind: np.ndarray
@@ -396,10 +405,13 @@ class ThreadBuffers(NamedTuple):
     slots: np.ndarray
     touched: np.ndarray
     states: np.ndarray  # uint64 [T, 1]
-    inst: np.ndarray  # float64 [T, S]
+    acc: np.ndarray  # float64 [T, S]
     avg: np.ndarray  # float64 [T, S]
-    counts: np.ndarray  # int64 [T]: public nodes visited
-    nts: np.ndarray  # int64 [T]: information sets touched
+    tlist: np.ndarray  # int64 [T, num_infosets]
+    alist: np.ndarray  # int64 [T, num_infosets]
+    tmark: np.ndarray  # bool [T, num_infosets]
+    amark: np.ndarray  # bool [T, num_infosets]
+    counts: np.ndarray  # int64 [T, 3]: public nodes visited, len(tlist), len(alist)
     mark: np.ndarray  # bool [num_infosets]
     merged: np.ndarray  # int64 [num_infosets]
 
@@ -411,73 +423,117 @@ def _thread_work(b, j):
                       b.width[j], b.link[j], b.slots[j], b.touched[j])
 
 
+@njit(cache=True)
+def _thread_passes(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rule,
+                   regrets, passes, cs, rng, acc, davg, work, tlist, tmark, alist, amark, count):
+    """One thread's ``passes`` passes of ``player`` at the fixed ``strategy`` and ``avg``:
+    each pass's regrets are added to ``acc`` (:func:`_public_backup`'s ``accumulate``) and its
+    average-strategy increments to ``davg``,
+    the sets they change listed once in ``tlist`` / ``alist``; ``count`` gets the public nodes
+    visited and the lists' lengths."""
+    nodes, nt, na_ = 0, 0, 0
+    for _ in range(passes):
+        n, touched = public_sampled_pass(scheme, player, weight, epsilon, beta, tau, tree,
+                                         strategy, avg, rng, acc, work, False, rule, 0, 2.0,
+                                         regrets, davg, True)
+        nodes += n
+        for k in range(touched):
+            info = work.touched[k]
+            if not tmark[info]:
+                tmark[info] = True
+                tlist[nt] = info
+                nt += 1
+        for k in range(n):  # the sets whose average the pass incremented
+            kd = work.kind[k]
+            if (kd == 0 or kd == 1) and ((kd == player) == cs):
+                info = work.info[k]
+                if not amark[info]:
+                    amark[info] = True
+                    alist[na_] = info
+                    na_ += 1
+    count[0], count[1], count[2] = nodes, nt, na_
+
+
 @njit(cache=True, parallel=True)
 def _batch_par(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rule, regrets,
-               b, states, inst, davg, counts, nts):
-    """:func:`_batch`'s loop (the arrays it writes passed on their own: numba's parallel loop
-    lost the writes to arrays read from the tuple inside it)."""
+               passes, b, states, acc, davg, tlist, tmark, alist, amark, counts):
+    """:func:`_batch`'s loop over the threads (the arrays it writes passed on their own:
+    numba's parallel loop lost the writes to arrays read from the tuple inside it)."""
     for j in prange(states.shape[0]):
-        n, nt = public_sampled_pass(scheme, player, weight, epsilon, beta, tau, tree, strategy,
-                                    avg, states[j], inst[j], _thread_work(b, j), False, rule,
-                                    0, 2.0, regrets, davg[j])
-        counts[j] = n
-        nts[j] = nt
+        _thread_passes(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rule,
+                       regrets, passes, scheme == CS, states[j], acc[j], davg[j],
+                       _thread_work(b, j), tlist[j], tmark[j], alist[j], amark[j], counts[j])
 
 
 @njit(cache=True)
-def _batch(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rule, regrets, b):
-    """One pass of ``player`` per thread, all at the same ``strategy`` and ``avg`` (read
-    only): thread ``j`` writes its sampled regrets to ``b.inst[j]`` and its average-strategy
-    increments to ``b.avg[j]``."""
-    _batch_par(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rule, regrets, b,
-               b.states, b.inst, b.avg, b.counts, b.nts)
+def _batch(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rule, regrets,
+           passes, b):
+    """``passes`` passes of ``player`` per thread, all at the same ``strategy`` and ``avg``
+    (read only), into each thread's buffers (:func:`_thread_passes`)."""
+    _batch_par(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rule, regrets,
+               passes, b, b.states, b.acc, b.avg, b.tlist, b.tmark, b.alist, b.amark,
+               b.counts)
 
 
 @njit(cache=True)
-def _merge_average(player, cs, b, avg):
-    """Add the threads' average-strategy increments to ``avg`` in thread order and zero them
-    (the sets a pass increments: the opponent's it met, or CS's updating player's)."""
+def _merge(b, seq_start, num_actions, inst, avg):
+    """Add the threads' summed regrets to ``inst`` and their average-strategy increments to
+    ``avg`` in thread order 0, 1, ... (a fixed order: the same sums on every run), clearing
+    the threads' buffers; ``b.merged`` gets each changed information set once.  Returns how
+    many."""
+    nt = 0
     for j in range(b.states.shape[0]):
-        d = b.avg[j]
-        for k in range(b.counts[j]):
-            kd = b.kind[j, k]
-            if (kd == 0 or kd == 1) and ((kd == player) == cs):
-                s0 = b.seq[j, k]
-                for s in range(s0, s0 + b.width[j, k]):
-                    avg[s] += d[s]
-                    d[s] = 0.0
+        acc, davg = b.acc[j], b.avg[j]
+        for k in range(b.counts[j, 1]):
+            info = b.tlist[j, k]
+            b.tmark[j, info] = False
+            if not b.mark[info]:
+                b.mark[info] = True
+                b.merged[nt] = info
+                nt += 1
+            s0 = seq_start[info]
+            for s in range(s0, s0 + num_actions[info]):
+                inst[s] += acc[s]
+                acc[s] = 0.0
+        for k in range(b.counts[j, 2]):
+            info = b.alist[j, k]
+            b.amark[j, info] = False
+            s0 = seq_start[info]
+            for s in range(s0, s0 + num_actions[info]):
+                avg[s] += davg[s]
+                davg[s] = 0.0
+    return nt
 
 
 @njit(cache=True)
 def sample_batch(scheme, player, epsilon, beta, tau, tree, strategy, avg, rng, rule, regrets,
-                 b, inst):
+                 passes, b, inst):
     """One parallel batch at a fixed ``strategy``: the threads' sampled regrets summed into
-    ``inst`` (zero on entry) in thread order, their average-strategy increments added to
-    ``avg``.  Returns the public nodes visited."""
+    ``inst`` (zero on entry), their average-strategy increments added to ``avg``.  Returns
+    the public nodes visited."""
     thread_states(rng, b.states)
-    _batch(scheme, player, 1.0, epsilon, beta, tau, tree, strategy, avg, rule, regrets, b)
-    nt = merge_regrets(b.nts, b.touched, tree.seq_start, tree.num_actions, b.inst, inst,
-                       b.mark, b.merged)
+    _batch(scheme, player, 1.0, epsilon, beta, tau, tree, strategy, avg, rule, regrets, passes,
+           b)
+    nt = _merge(b, tree.seq_start, tree.num_actions, inst, avg)
     for k in range(nt):
         b.mark[b.merged[k]] = False
-    _merge_average(player, scheme == CS, b, avg)
-    return b.counts.sum()
+    return b.counts[:, 0].sum()
 
 
 @njit(cache=True)
 def run_public_threaded(scheme, max_iters, node_budget, t0, avg_power, deal_depth, rule,
                         link_kind, link_param, epsilon, beta, tau, tree, bounds, seq_bounds,
-                        regrets, prediction, values, strategy, avg, rng, inst, b, lazy, lazily):
+                        regrets, prediction, values, strategy, avg, rng, inst, b, passes, lazy,
+                        lazily):
     """:func:`run_public_sampled` with a parallel batch per player and iteration: each of the
-    ``T`` threads runs one pass of the player against the strategy fixed at the batch's start
-    (its own random stream, :func:`thread_states`); their sampled regrets are summed into
-    ``inst`` and their average-strategy increments into ``avg`` in thread order, and the sum is
-    absorbed as one iteration's regrets (an unbiased estimate of ``T`` times them: regret
-    matching's strategies are those of the mean).  Nodes: every pass's, as in the serial
-    kernel.  Returns ``(iterations, histories visited)``."""
+    ``T`` threads runs ``passes`` passes of the player against the strategy fixed at the
+    batch's start (its own random stream, :func:`thread_states`); their sampled regrets are
+    summed into ``inst`` and their average-strategy increments into ``avg`` in thread order
+    (:func:`_merge`), and the sum is absorbed as the iteration's regrets (an unbiased estimate
+    of ``T * passes`` times them; regret matching's strategies are those of the mean).  Nodes:
+    every pass's, as in the serial kernel.  Returns ``(iterations, histories visited)``."""
     discounted = rule.kind != PLAIN and rule.kind != CLIPPED
     dense = discounted and not lazily
-    cs = scheme == CS
     T = b.states.shape[0]
     it = 0
     nodes = 0
@@ -485,12 +541,11 @@ def run_public_threaded(scheme, max_iters, node_budget, t0, avg_power, deal_dept
         for p in range(2):
             t, weight = start_pass(t0, it, p, avg_power, dense, seq_bounds, inst)
             thread_states(rng, b.states)
-            _batch(scheme, p, weight, epsilon, beta, tau, tree, strategy, avg, rule, regrets, b)
+            _batch(scheme, p, weight, epsilon, beta, tau, tree, strategy, avg, rule, regrets,
+                   passes, b)
             for j in range(T):
-                nodes += b.counts[j] + deal_depth
-            nt = merge_regrets(b.nts, b.touched, tree.seq_start, tree.num_actions, b.inst,
-                               inst, b.mark, b.merged)
-            _merge_average(p, cs, b, avg)
+                nodes += b.counts[j, 0] + passes * deal_depth
+            nt = _merge(b, tree.seq_start, tree.num_actions, inst, avg)
             if lazily:
                 absorb_lazily(p, t, nt, b.merged, inst, rule, link_kind, link_param,
                               tree.seq_start, tree.num_actions, lazy, strategy)
@@ -530,10 +585,12 @@ def public_arrays(tree: PublicTree) -> PublicSampled:
 class PublicSampledPass(LazyDiscounting):
     """A sampled pass over the public tree (a :class:`rcfr.forms.base.TreePass`); one
     player per pass, the deal drawn from the pass's SplitMix64 state; fused with the tabular
-    estimator (:func:`run_public_sampled`, or with :attr:`threads` > 1 a parallel batch of
-    that many passes per player and iteration, :func:`run_public_threaded`)."""
+    estimator (:func:`run_public_sampled`, or with :attr:`threads` or :attr:`passes` > 1 a
+    parallel batch of ``threads * passes`` passes per player and iteration,
+    :func:`run_public_threaded`)."""
 
-    threads = 1  # passes per player and iteration, one per thread (1: the serial kernel)
+    threads = 1  # threads of a batch (1 with passes 1: the serial kernel)
+    passes = 1  # passes per thread, player and iteration
     _buffers: ThreadBuffers | None = None
 
     def __init__(self, tree: PublicTree, scheme: int, epsilon: float, beta: float, tau: float,
@@ -553,15 +610,16 @@ class PublicSampledPass(LazyDiscounting):
                                dtype=np.int64)
         self.seq_bounds = np.array([0, tree.num_sequences_per_player[0], S], dtype=np.int64)
 
-    def set_threads(self, threads: int) -> None:
-        """Run ``threads`` passes per player and iteration in parallel (1: the serial kernel,
-        bit for bit as before); the numbers depend on the count, not on the cores."""
-        self.threads = int(threads)
+    def set_threads(self, threads: int, passes: int = 1) -> None:
+        """Run ``passes`` passes per thread on ``threads`` threads per player and iteration
+        (``1, 1``: the serial kernel, bit for bit as before); the numbers depend on the two
+        counts, not on the cores."""
+        self.threads, self.passes = int(threads), int(passes)
         self._buffers = None
 
     def buffers(self) -> ThreadBuffers:
         """The per-thread buffers (allocated on first use: per thread, two tables of the
-        sequences' size and the pass's scratch arrays)."""
+        sequences' size, four arrays of the information sets' and the pass's scratch)."""
         T = self.threads
         if self._buffers is None or self._buffers.states.shape[0] != T:
             n, S, info = self.tree.num_public_nodes, self.tree.num_sequences, \
@@ -570,8 +628,10 @@ class PublicSampledPass(LazyDiscounting):
             self._buffers = ThreadBuffers(
                 ints[0], np.zeros((T, n), dtype=np.int8), np.ones((T, n)), np.ones((T, n)),
                 np.zeros((T, n)), *ints[1:], np.zeros((T, 1), dtype=np.uint64),
-                np.zeros((T, S)), np.zeros((T, S)), np.zeros(T, dtype=np.int64),
-                np.zeros(T, dtype=np.int64), np.zeros(info, dtype=np.bool_),
+                np.zeros((T, S)), np.zeros((T, S)),
+                np.zeros((T, info), dtype=np.int64), np.zeros((T, info), dtype=np.int64),
+                np.zeros((T, info), dtype=np.bool_), np.zeros((T, info), dtype=np.bool_),
+                np.zeros((T, 3), dtype=np.int64), np.zeros(info, dtype=np.bool_),
                 np.zeros(info, dtype=np.int64))
         return self._buffers
 
@@ -590,7 +650,7 @@ class PublicSampledPass(LazyDiscounting):
         est = solver.estimator_
         lazily = self.discounts_lazily(solver)
         lazy = self.lazy_state(solver) if lazily else NO_LAZY
-        if self.threads > 1:
+        if self.threads > 1 or self.passes > 1:
             solver._inst[:] = 0.0
             with kernel_threads(self.threads):
                 its, nodes = run_public_threaded(
@@ -598,7 +658,8 @@ class PublicSampledPass(LazyDiscounting):
                     self.deal_depth, solver.rule_.params, solver.link_.kind, solver.link_.param,
                     self.epsilon, self.beta, self.tau, self.arrays, self.bounds,
                     self.seq_bounds, est.regrets, est.prediction, est.values_, solver.strategy_,
-                    solver.avg_weights_, self.rng, solver._inst, self.buffers(), lazy, lazily)
+                    solver.avg_weights_, self.rng, solver._inst, self.buffers(), self.passes,
+                    lazy, lazily)
             if lazily:
                 self.show_true_regrets(solver)
             solver.iteration += int(its)
@@ -658,12 +719,12 @@ class PublicSampledPass(LazyDiscounting):
         rows = np.zeros((samples, self.tree.num_sequences))
         try:
             for k in range(samples):
-                if self.threads > 1:  # one parallel batch a row: the mean of its passes
+                if self.threads > 1 or self.passes > 1:  # a batch a row: its passes' mean
                     with kernel_threads(self.threads):
                         sample_batch(self.scheme, player, self.epsilon, self.beta, self.tau,
                                      self.arrays, strategy, avg, self.rng, _NO_RULE,
-                                     rows[k], self.buffers(), rows[k])
-                    rows[k] /= self.threads
+                                     rows[k], self.passes, self.buffers(), rows[k])
+                    rows[k] /= self.threads * self.passes
                     continue
                 self.run((player,), strategy, 1.0, avg, rows[k])
         finally:
