@@ -170,17 +170,21 @@ def _terminal_utility(tree, h, x0, x1):
 
 
 @njit(cache=True)
-def _prefetch_tables(scheme, tree, h, player, x0, x1, strategy, avg):
+def _prefetch_tables(scheme, tree, h, player, x0, x1, strategy, avg, avg_out):
     """Prefetch the first and last cache lines of the strategy (and, where the expanding
-    sweep will read it, the average strategy) of the deal's information set at public node
-    ``h``, whose record row was prefetched earlier (a hint: no effect on results)."""
+    sweep will read it, the average strategy; where it will add to it, ``avg_out``) of the
+    deal's information set at public node ``h``, whose record row was prefetched earlier (a
+    hint: no effect on results)."""
     kd = tree.record[h, 5]
     if kd == 0 or kd == 1:
         na = tree.record[h, 1] - tree.record[h, 0]
         s0 = tree.record[h, 4] + tree.row_of[kd, tree.record[h, 2], x0 if kd == 0 else x1] * na
         prefetch(strategy, s0)
         prefetch(strategy, s0 + na - 1)
-        if kd != player or scheme == AS:
+        if kd != player:
+            prefetch(avg_out, s0)
+            prefetch(avg_out, s0 + na - 1)
+        elif scheme == AS:
             prefetch(avg, s0)
             prefetch(avg, s0 + na - 1)
 
@@ -216,7 +220,8 @@ def _public_expand(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, str
         if k + 2 * AHEAD < n and not cs:  # (CS walks the whole tree in order)
             prefetch(record, node[k + 2 * AHEAD] * record.shape[1])
         if k + AHEAD < n and not cs:
-            _prefetch_tables(scheme, tree, node[k + AHEAD], player, x0, x1, strategy, avg)
+            _prefetch_tables(scheme, tree, node[k + AHEAD], player, x0, x1, strategy, avg,
+                             avg_out)
         h = node[k]
         kd = record[h, 5]
         work.kind[k] = kd
@@ -435,7 +440,7 @@ def _thread_passes(scheme, player, weight, epsilon, beta, tau, tree, strategy, a
     for _ in range(passes):
         n, touched = public_sampled_pass(scheme, player, weight, epsilon, beta, tau, tree,
                                          strategy, avg, rng, acc, work, False, rule, 0, 2.0,
-                                         regrets, davg, True)
+                                         acc, davg, True)
         nodes += n
         for k in range(touched):
             info = work.touched[k]
