@@ -468,3 +468,37 @@ def test_help_loads_nothing_heavy(argv):
     assert proc.returncode == 0, proc.stderr
     assert "Usage" in proc.stdout
     assert proc.stdout.splitlines()[-1] == "LOADED:"
+
+
+@pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="Linux /proc")
+def test_a_walk_without_a_closed_form_stays_within_the_memory_budget():
+    """A deep game without a closed-form size is refused once its walk has grown the process
+    by more than the budget (issue 30: random_game(depth=100) grew to 0.96 GB under a 512 MB
+    budget: the frontier's states cost more than the arrays the history count stands for).
+    The peak is the kernel's VmHWM, reset before the walk (Linux)."""
+    import subprocess
+    import sys
+
+    code = (
+        "from rcfr.core.budget import memory_limit, resident_bytes\n"
+        "from rcfr.core.errors import RcfrError\n"
+        "from rcfr.forms.history.tree import compile_history\n"
+        "from rcfr.games.registry import load_game\n"
+        "compile_history(load_game('random_game(seed=1,depth=3)'))  # imports, kernels\n"
+        "game = load_game('random_game(seed=1,depth=100)')\n"
+        "open('/proc/self/clear_refs', 'w').write('5')  # the peak (VmHWM) starts again\n"
+        "start, budget = resident_bytes(), 96 * 2**20\n"
+        "try:\n"
+        "    with memory_limit(budget):\n"
+        "        compile_history(game)\n"
+        "except RcfrError as e:\n"
+        "    print(e)\n"
+        "status = open('/proc/self/status').read().split('VmHWM:')[1].split()\n"
+        "peak = int(status[0]) * 1024\n"
+        "print(peak - start <= budget + 16 * 2**20, peak - start, start, peak)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    message, within = proc.stdout.splitlines()
+    assert "passed the memory limit" in message and "histories" in message
+    assert within.split()[0] == "True", (within, message)

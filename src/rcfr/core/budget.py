@@ -202,6 +202,28 @@ def walk_exceeded(game, histories: int, max_memory: str | float | int | None = N
                     parse_memory(max_memory))
 
 
+def resident_bytes() -> int:
+    """The process's resident memory now (Linux ``/proc/self/statm``; elsewhere its peak,
+    ``getrusage``): what a walk of a game without a closed-form size checks against the
+    budget, since the states it holds cost more than the arrays it builds."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):  # pragma: no cover - not Linux
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def walk_out_of_memory(game, histories: int, max_memory: str | float | int | None = None
+                       ) -> RcfrError:
+    """The error the compiler raises when the walk grows the process past the budget."""
+    budget = parse_memory(max_memory)
+    return RcfrError(f"{game}: compiling it passed the memory limit of {format_bytes(budget)} "
+                     f"after {_count(histories)} histories (the game has more): see "
+                     f"--max-memory, or choose a smaller game")
+
+
 def check_matrix(rows: float, cols: float, what: str,
                  max_memory: str | float | int | None = None) -> None:
     """Refuse a dense float64 ``rows x cols`` matrix (``what``) larger than the budget."""

@@ -17,7 +17,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.budget import check_game, walk_exceeded
+from ...core.budget import (
+    check_game,
+    parse_memory,
+    resident_bytes,
+    walk_exceeded,
+    walk_out_of_memory,
+)
 from ...core.errors import RcfrError
 from ...games.protocol import CHANCE, TERMINAL, Game
 from ..base import KIND_CHANCE, KIND_TERMINAL, SequenceIndex, StringTable
@@ -132,7 +138,9 @@ def compile_history(game: Game, max_memory: str | float | int | None = None) -> 
         return cached
     limit = check_game(game, max_memory)
     try:
-        tree = _compile(game, limit)
+        tree = _compile(game, limit, parse_memory(max_memory))
+    except _OutOfMemory as exc:
+        raise walk_out_of_memory(game, exc.args[0], max_memory) from None
     except (_WalkLimit, MemoryError):
         raise walk_exceeded(game, limit, max_memory) from None
     game._compiled_tree = tree
@@ -143,7 +151,21 @@ class _WalkLimit(Exception):
     """The walk reached more histories than the memory budget allows."""
 
 
-def _compile(game: Game, max_histories: int = sys.maxsize) -> GameTree:
+class _OutOfMemory(Exception):
+    """The process passed the memory budget during the walk (its argument: the histories
+    reached)."""
+
+
+WALK_CHECK = 4096  # histories between two looks at the process's memory
+
+
+def _compile(game: Game, max_histories: int = sys.maxsize, max_bytes: int | None = None
+             ) -> GameTree:
+    """The walk (breadth first); it stops once it passes ``max_histories`` or, looking every
+    :data:`WALK_CHECK` histories, once the process has grown by more than ``max_bytes`` since
+    the walk began (the states in the frontier cost far more than the arrays: a deep game's
+    walk passed 4 GB before the history count did)."""
+    base = resident_bytes() if max_bytes is not None else 0
     states = [game.new_initial_state()]
     kind, parent, child_start, action_in = [], [-1], [], [-1]
     infoset_of, chance_prob, chance_reach, utility = [], [1.0], [1.0], []
@@ -165,6 +187,9 @@ def _compile(game: Game, max_histories: int = sys.maxsize) -> GameTree:
         child_start.append(len(states))
         if len(states) > max_histories:
             raise _WalkLimit
+        if (max_bytes is not None and i % WALK_CHECK == WALK_CHECK - 1
+                and resident_bytes() - base > max_bytes):
+            raise _OutOfMemory(len(states))
         if player == TERMINAL:
             kind.append(KIND_TERMINAL)
             ret = state.returns()
