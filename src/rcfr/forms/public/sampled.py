@@ -481,15 +481,23 @@ def _batch(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rule
 
 
 @njit(cache=True)
-def _merge(b, seq_start, num_actions, inst, avg):
+def _merge(b, seq_start, num_actions, inst, avg, regrets, strategy):
     """Add the threads' summed regrets to ``inst`` and their average-strategy increments to
     ``avg`` in thread order 0, 1, ... (a fixed order: the same sums on every run), clearing
-    the threads' buffers; ``b.merged`` gets each changed information set once.  Returns how
-    many."""
+    the threads' buffers; ``b.merged`` gets each changed information set once.  Prefetches
+    what it reads and what the absorption will (``regrets``, ``strategy``; hints only).
+    Returns how many."""
     nt = 0
     for j in range(b.states.shape[0]):
         acc, davg = b.acc[j], b.avg[j]
-        for k in range(b.counts[j, 1]):
+        m = b.counts[j, 1]
+        for k in range(m):
+            if k + AHEAD < m:
+                s1 = seq_start[b.tlist[j, k + AHEAD]]
+                prefetch(acc, s1)
+                prefetch(inst, s1)
+                prefetch(regrets, s1)
+                prefetch(strategy, s1)
             info = b.tlist[j, k]
             b.tmark[j, info] = False
             if not b.mark[info]:
@@ -500,7 +508,12 @@ def _merge(b, seq_start, num_actions, inst, avg):
             for s in range(s0, s0 + num_actions[info]):
                 inst[s] += acc[s]
                 acc[s] = 0.0
-        for k in range(b.counts[j, 2]):
+        m = b.counts[j, 2]
+        for k in range(m):
+            if k + AHEAD < m:
+                s1 = seq_start[b.alist[j, k + AHEAD]]
+                prefetch(davg, s1)
+                prefetch(avg, s1)
             info = b.alist[j, k]
             b.amark[j, info] = False
             s0 = seq_start[info]
@@ -519,7 +532,7 @@ def sample_batch(scheme, player, epsilon, beta, tau, tree, strategy, avg, rng, r
     thread_states(rng, b.states)
     _batch(scheme, player, 1.0, epsilon, beta, tau, tree, strategy, avg, rule, regrets, passes,
            b)
-    nt = _merge(b, tree.seq_start, tree.num_actions, inst, avg)
+    nt = _merge(b, tree.seq_start, tree.num_actions, inst, avg, regrets, strategy)
     for k in range(nt):
         b.mark[b.merged[k]] = False
     return b.counts[:, 0].sum()
@@ -550,7 +563,7 @@ def run_public_threaded(scheme, max_iters, node_budget, t0, avg_power, deal_dept
                    passes, b)
             for j in range(T):
                 nodes += b.counts[j, 0] + passes * deal_depth
-            nt = _merge(b, tree.seq_start, tree.num_actions, inst, avg)
+            nt = _merge(b, tree.seq_start, tree.num_actions, inst, avg, regrets, strategy)
             if lazily:
                 absorb_lazily(p, t, nt, b.merged, inst, rule, link_kind, link_param,
                               tree.seq_start, tree.num_actions, lazy, strategy)
