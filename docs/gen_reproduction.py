@@ -1,11 +1,12 @@
 """Regenerate the Reproduction page's data from one or more results stores.
 
     nice -n 10 .venv/bin/python docs/gen_reproduction.py --db /work/sweeps/store/repro.db \\
-        --db quick.db [--docs docs]
+        --db docs/data/paper_runs.db [--docs docs] [--out merged.db]
 
 The stores' finished runs are merged into a temporary copy of the first (a run already in an
 earlier store is kept from that one), the report is judged on it, and
-``docs/data/reproduction.json`` and ``docs/img/reproduction/*.png`` are written
+``docs/data/reproduction.json`` and ``docs/img/reproduction/*.png`` are written (``--out``: the
+merged store is kept there too, e.g. to commit as ``docs/data/paper_runs.db``)
 (:func:`rcfr.experiments.report.write_docs_report`).  ``make docs`` then renders
 ``docs/reproduction.md`` from them without solving anything.  The live stores are read only
 (SQLite's backup API reads a consistent snapshot of a store that a sweep is writing).
@@ -58,12 +59,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", type=Path, action="append", required=True,
                         help="a results store (repeat to merge several; the first wins)")
     parser.add_argument("--docs", type=Path, default=Path(__file__).resolve().parent)
+    parser.add_argument("--out", type=Path, help="keep the merged store here")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         target = Path(tmp) / args.db[0].name
         added = merge(args.db, target)
         with Store(target) as store:
             report = write_docs_report(store, args.docs)
+        if args.out is not None:
+            done = sqlite3.connect(target)
+            kept = sqlite3.connect(args.out)
+            done.backup(kept)
+            kept.close()
+            done.close()
     print(f"{summary_line(report['summary'])}; {added} runs merged from the other stores; "
           f"wrote {args.docs / 'data' / 'reproduction.json'} and "
           f"{len(report['figures'])} figures")
