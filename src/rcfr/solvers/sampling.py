@@ -206,6 +206,11 @@ class MCCFRSolver(RegretSolver):
     counts every history each pass touched.  ``dtype="float32"`` (opt-in, tabular estimator)
     keeps the regrets, the current and average strategy in single precision: half the memory,
     the arithmetic still in double; checkpoints record it and a resume must match.
+    ``threads`` > 1 (public form, tabular estimator): parallel MCCFR, each iteration a batch
+    of ``batch`` passes (default 64) per thread and player at the strategy fixed at its start,
+    every thread on its own random stream and buffers, merged in thread order; repeatable for
+    a seed, thread count and batch, each count its own (unbiased) sample path
+    (``docs/sampling.md``); ``threads=1`` is the serial pass.
     """
 
     _config_keys = ("rule", "link", "alternating", "averaging", "epsilon", "beta", "tau",
