@@ -293,3 +293,20 @@ def test_parallel_mccfr_counts_every_pass_and_converges():
         MCCFRSolver("kuhn", "es", threads=2).run(1)
     with pytest.raises(RcfrError, match="threads"):
         MCCFRSolver(compile_public("kuhn"), "es", threads=0).run(1)
+
+
+def test_parallel_mccfr_resumes_bit_for_bit(tmp_path):
+    """A checkpoint of a 2-thread run (its random state; DCFR's lazy discounts) resumes into
+    the uninterrupted run, bit for bit, with the same threads and batch."""
+    from rcfr.solvers.sampling import MCCFRSolver
+
+    tree = compile_public("leduc")
+    for rule in ("cfr+", "dcfr"):
+        whole = MCCFRSolver(tree, "es", seed=4, threads=2, batch=3, rule=rule).run(20)
+        whole.save_checkpoint(tmp_path / "c.npz")
+        whole.run(20)
+        again = MCCFRSolver(tree, "es", seed=4, threads=2, batch=3, rule=rule)
+        again.load_checkpoint(tmp_path / "c.npz").run(20)
+        assert np.array_equal(again.avg_weights_, whole.avg_weights_)
+        assert np.array_equal(again.estimator_.regrets, whole.estimator_.regrets)
+        assert again.nodes_visited == whole.nodes_visited
