@@ -50,6 +50,17 @@ def back_up(strategy, acc, start, end, parent):
     return v
 
 
+@njit(cache=True, inline="always")
+def regrets_at(i, strategy, seq_start, num_actions, parent_seq, acc, regret):
+    """Information set ``i`` of :func:`counterfactual_regrets`: its value backed up to its
+    parent sequence and its actions' instantaneous regrets."""
+    start = seq_start[i]
+    end = start + num_actions[i]
+    v = back_up(strategy, acc, start, end, parent_seq[i])
+    for s in range(start, end):
+        regret[s] = acc[s] - v
+
+
 @njit(cache=True)
 def counterfactual_regrets(player, strategy, i_lo, i_hi, seq_start, num_actions, parent_seq,
                            acc, regret):
@@ -58,11 +69,7 @@ def counterfactual_regrets(player, strategy, i_lo, i_hi, seq_start, num_actions,
     instantaneous counterfactual regret (Zinkevich et al. 2007, eq. 7).  Returns the player's
     expected value."""
     for i in range(i_hi - 1, i_lo - 1, -1):
-        start = seq_start[i]
-        end = start + num_actions[i]
-        v = back_up(strategy, acc, start, end, parent_seq[i])
-        for s in range(start, end):
-            regret[s] = acc[s] - v
+        regrets_at(i, strategy, seq_start, num_actions, parent_seq, acc, regret)
     return acc[acc.shape[0] - 2 + player]
 
 
@@ -71,16 +78,23 @@ def best_response(player, i_lo, i_hi, seq_start, num_actions, parent_seq, acc, b
     """Back ``acc`` (from :func:`terminal_values`) up the infosets ``[i_lo, i_hi)`` taking the
     best action at each; ``br`` gets the pure best response.  Returns its value."""
     for i in range(i_hi - 1, i_lo - 1, -1):
-        start = seq_start[i]
-        best = start
-        for s in range(start + 1, start + num_actions[i]):
-            if acc[s] > acc[best]:
-                best = s
-        for s in range(start, start + num_actions[i]):
-            br[s] = 0.0
-        br[best] = 1.0
-        acc[parent_seq[i]] += acc[best]
+        best_response_at(i, seq_start, num_actions, parent_seq, acc, br)
     return acc[acc.shape[0] - 2 + player]
+
+
+@njit(cache=True, inline="always")
+def best_response_at(i, seq_start, num_actions, parent_seq, acc, br):
+    """Information set ``i`` of :func:`best_response`: its best action (the first of equals)
+    into ``br`` and its value added to its parent sequence."""
+    start = seq_start[i]
+    best = start
+    for s in range(start + 1, start + num_actions[i]):
+        if acc[s] > acc[best]:
+            best = s
+    for s in range(start, start + num_actions[i]):
+        br[s] = 0.0
+    br[best] = 1.0
+    acc[parent_seq[i]] += acc[best]
 
 
 @njit(cache=True)

@@ -8,7 +8,6 @@ fit, so importing :mod:`rcfr` never needs it.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -18,6 +17,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
 
 from ..core.budget import check_network
+from ..core.checks import parse_hidden
 from ..core.errors import RcfrError
 from ._checks import (
     check_choice,
@@ -63,23 +63,6 @@ def _repeatable(torch: Any) -> Iterator[None]:
             torch.set_num_threads(threads)
         if not determ:
             torch.use_deterministic_algorithms(False)
-
-
-def parse_hidden(hidden: object) -> tuple[int, ...]:
-    """Hidden-layer widths from ``(64, 64)``, ``64`` or ``"64,64"`` (``()``/``""``: none)."""
-    if isinstance(hidden, str):
-        parts = [p.strip() for p in hidden.split(",")] if hidden.strip() else []
-        if not all(p.isascii() and p.isdigit() for p in parts):  # "64,,64", "6.5", "-3"
-            raise RcfrError(f"hidden layers must be widths like 64,64 (positive whole "
-                            f"numbers), got {hidden!r}")
-        hidden = tuple(int(p) for p in parts)
-    elif isinstance(hidden, numbers.Integral) and not isinstance(hidden, bool):
-        hidden = (int(hidden),)
-    try:
-        widths = tuple(hidden)  # type: ignore[arg-type]
-    except TypeError:
-        raise RcfrError(f"hidden layers must be widths like (64, 64), got {hidden!r}") from None
-    return tuple(check_int("a hidden layer's width", w, 1) for w in widths)
 
 
 class TorchMLPRegressor(RegressorMixin, BaseEstimator):

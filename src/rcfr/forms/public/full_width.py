@@ -132,21 +132,9 @@ def _back_one(kind, i, clipped, matching, link_param, strategy, seq_start, num_a
         _absorb_one(i, clipped, matching, link_param, strategy, seq_start, num_actions,
                     parent_seq, acc, out)
     elif kind == REGRETS:
-        start = seq_start[i]
-        end = start + num_actions[i]
-        v = K.back_up(strategy, acc, start, end, parent_seq[i])
-        for s in range(start, end):
-            out[s] = acc[s] - v
+        K.regrets_at(i, strategy, seq_start, num_actions, parent_seq, acc, out)
     else:
-        start = seq_start[i]
-        best = start
-        for s in range(start + 1, start + num_actions[i]):
-            if acc[s] > acc[best]:
-                best = s
-        for s in range(start, start + num_actions[i]):
-            out[s] = 0.0
-        out[best] = 1.0
-        acc[parent_seq[i]] += acc[best]
+        K.best_response_at(i, seq_start, num_actions, parent_seq, acc, out)
 
 
 @njit(cache=True, parallel=True)

@@ -99,11 +99,7 @@ class DeepCFRSolver(FPSolverBase):
 
     def __init__(self, game: Form | Any, *, seed: int | None = None, **options: Any) -> None:
         super().__init__(game, seed=seed)
-        unknown = set(options) - set(DEFAULTS)
-        if unknown:
-            raise RcfrError(f"{self.name} takes no option {sorted(unknown)[0]!r}")
-        self.options = {k: (DEFAULTS[k] if options.get(k) is None else options[k])
-                        for k in DEFAULTS}
+        self.options = self._take_options(options, DEFAULTS)
         for k, choices in _CHOICES.items():
             if self.options[k] not in choices:
                 raise RcfrError(f"{k} must be one of {', '.join(choices)}, got "

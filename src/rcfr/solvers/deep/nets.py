@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ...core.checks import parse_hidden  # noqa: F401 (re-exported for the solvers)
 from ...core.errors import RcfrError
 from ..mlp import MLP, Adam, masked_softmax, one_blas_thread
 from .memory import Reservoir
@@ -33,17 +34,6 @@ def torch_module() -> Any:
     except ImportError:  # pragma: no cover - the torch extra
         raise RcfrError("the deep CFR family needs PyTorch: pip install 'rcfr[torch]'") from None
     return torch
-
-
-def parse_hidden(text: Any) -> list[int]:
-    """Hidden-layer widths from ``"64"`` or ``"64,64"``."""
-    try:
-        hidden = [int(x) for x in str(text).split(",") if x.strip()]
-    except ValueError:
-        hidden = [0]
-    if not hidden or min(hidden) < 1:
-        raise RcfrError(f"--hidden must be layer widths such as 64 or 64,64, got {text!r}")
-    return hidden
 
 
 def derived_seed(*parts: int) -> int:

@@ -69,6 +69,14 @@ class FPSolverBase:
         self.nodes_visited = 0
         self._ready = False
 
+    def _take_options(self, options: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
+        """``options`` completed by ``defaults`` (``None``: the default); a name not among the
+        defaults is refused with one line."""
+        unknown = set(options) - set(defaults)
+        if unknown:
+            raise RcfrError(f"{self.name} takes no option {sorted(unknown)[0]!r}")
+        return {k: (defaults[k] if options.get(k) is None else options[k]) for k in defaults}
+
     # -- set-up --------------------------------------------------------------------------
     def _setup(self) -> None:
         if self._ready:

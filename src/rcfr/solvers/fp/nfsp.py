@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core.errors import RcfrError
+from ...core.checks import parse_hidden
 from ...features import infoset_features
 from ...forms.base import Form
 from ...games.infostate import has_infostate
@@ -68,22 +68,12 @@ class NFSPSolver(FPSolverBase):
 
     def __init__(self, game: Form | Any, *, seed: int | None = None, **options: Any) -> None:
         super().__init__(game, seed=seed)
-        unknown = set(options) - set(DEFAULTS)
-        if unknown:
-            raise RcfrError(f"nfsp takes no option {sorted(unknown)[0]!r}")
-        self.options = {k: (DEFAULTS[k] if options.get(k) is None else options[k])
-                        for k in DEFAULTS}
+        self.options = self._take_options(options, DEFAULTS)
 
     # -- set-up --------------------------------------------------------------------------
     def _init_state(self) -> None:
         o, t = self.options, self.tree
-        try:
-            hidden = [int(x) for x in str(o["hidden"]).split(",") if x.strip()]
-        except ValueError:
-            hidden = [0]
-        if not hidden or min(hidden) < 1:
-            raise RcfrError(f"--hidden must be layer widths such as 64 or 64,64, got "
-                            f"{o['hidden']!r}")
+        hidden = list(parse_hidden(o["hidden"]))
         if o["features"] is None:  # OpenSpiel's information-state tensor where there is one
             o["features"] = "infostate" if has_infostate(t.game) else "onehot"
         self.rng_ = np.random.default_rng(int(self.seed or 0))
