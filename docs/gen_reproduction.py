@@ -35,8 +35,12 @@ def merge(stores: list[Path], target: Path) -> int:
     for k, other in enumerate(stores[1:]):
         copy.execute(f"ATTACH ? AS s{k}", (f"file:{other}?mode=ro",))
         have = {h for (h,) in copy.execute("SELECT hash FROM runs")}
-        cols = ",".join(r[1] for r in copy.execute(f"PRAGMA s{k}.table_info(runs)"))
-        pcols = ",".join(r[1] for r in copy.execute(f"PRAGMA s{k}.table_info(points)"))
+        def common(table: str, k: int = k) -> str:  # (stores of other schema versions)
+            mine = {r[1] for r in copy.execute(f"PRAGMA main.table_info({table})")}
+            return ",".join(r[1] for r in copy.execute(f"PRAGMA s{k}.table_info({table})")
+                            if r[1] in mine)
+
+        cols, pcols = common("runs"), common("points")
         for (h,) in copy.execute(f"SELECT hash FROM s{k}.runs WHERE status = 'done'").fetchall():
             if h in have:
                 continue
