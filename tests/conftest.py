@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 import rcfr
+from rcfr.cli import main
 
 
 @pytest.fixture(scope="session")
@@ -39,3 +40,19 @@ def assert_same_forms(history, public) -> None:
         ours, theirs = public.player_infosets(p), history.player_infosets(p)
         assert sorted(public.infoset_keys[ours.start : ours.stop]) == sorted(
             history.infoset_keys[theirs.start : theirs.stop])
+
+
+def run_cli(capsys, *args) -> tuple[int, str, str]:
+    """``rcfr ARGS`` in this process: the exit code, standard output and standard error."""
+    code = main([str(a) for a in args])
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def one_line_error(code: int, err: str) -> str:
+    """The one ``error:`` line (exit code 2, no traceback) a bad input must give."""
+    assert code == 2, err
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    return lines[0]

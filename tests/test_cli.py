@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import run_cli as run
 
-from rcfr.cli import main
 from rcfr.policy import TabularPolicy
 
 KUHN_VALUE = -1.0 / 18.0
@@ -20,10 +20,6 @@ LEDUC_UNIFORM_EXPL = 2.373611  # 2.3736111... in both the plain and the canonica
 KUHN_UNIFORM_EXPL = 0.458333  # 11/24
 
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    cap = capsys.readouterr()
-    return code, cap.out, cap.err
 
 
 def run_json(capsys, *args: str):

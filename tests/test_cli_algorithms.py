@@ -7,16 +7,10 @@ import json
 
 import numpy as np
 import pytest
+from conftest import run_cli as run
 
 import rcfr
-from rcfr.cli import main
 from rcfr.solvers.rcfr import RCFRSolver
-
-
-def run(capsys, *args):
-    code = main([str(a) for a in args])
-    cap = capsys.readouterr()
-    return code, cap.out, cap.err
 
 
 def run_json(capsys, *args):

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import run_cli as run
 
 import rcfr
-from rcfr.cli import main
 from rcfr.core.errors import RcfrError
 from rcfr.experiments import RunSpec, Store, load_sweep, parse_sweep, plan, run_sweep
 from rcfr.experiments.execute import log_schedule
@@ -37,10 +37,6 @@ alternating = [true, false]
 """
 
 
-def run(capsys, *args):
-    code = main([str(a) for a in args])
-    cap = capsys.readouterr()
-    return code, cap.out, cap.err
 
 
 def write(tmp_path: Path, text: str, name: str = "spec.toml") -> Path:

@@ -11,24 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from rcfr.cli import main
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    cap = capsys.readouterr()
-    return code, cap.out, cap.err
-
-
-def one_line_error(code: int, err: str) -> str:
-    assert code == 2, err
-    assert "Traceback" not in err
-    lines = err.splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("error:")
-    return lines[0]
-
+from conftest import one_line_error
+from conftest import run_cli as run
 
 # -- a failed checkpoint write ---------------------------------------------------------------
 

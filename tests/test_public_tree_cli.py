@@ -5,14 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from rcfr.cli import main
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    cap = capsys.readouterr()
-    return code, cap.out, cap.err
+from conftest import run_cli as run
 
 
 def test_games_shows_both_forms(capsys):

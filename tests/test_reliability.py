@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import one_line_error
+from conftest import run_cli as run
 
 import rcfr
 from rcfr.cli import main
@@ -23,18 +25,8 @@ from rcfr.policy import TabularPolicy
 CLI_DOCS = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
 
 
-def run(capsys, *args) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    cap = capsys.readouterr()
-    return code, cap.out, cap.err
 
 
-def one_line_error(code: int, err: str) -> str:
-    assert code == 2, err
-    assert "Traceback" not in err
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    return lines[0]
 
 
 # -- the memory guard --------------------------------------------------------------------------
@@ -564,9 +556,9 @@ def test_two_sweep_drivers_on_one_store_share_the_runs(tmp_path):
     with Store(tmp_path / "r.db", readonly=True) as store:
         rows = {r["hash"]: r for r in store.runs()}
     assert len(rows) == 12 and set(rows) == set(sweep.hashes())
-    for run in sweep.runs:
-        row = rows[run.hash]
-        direct = run_spec(run).result.evaluation
+    for one in sweep.runs:
+        row = rows[one.hash]
+        direct = run_spec(one).result.evaluation
         assert row["status"] == "done" and row["exploitability"] == direct.exploitability
         assert row["value"] == direct.value
 

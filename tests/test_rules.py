@@ -11,11 +11,11 @@ from functools import cache
 
 import numpy as np
 import pytest
+from conftest import run_cli as run
 from test_random_games import SPECS, tree_of
 from test_solvers import textbook_walk
 
 import rcfr
-from rcfr.cli import main
 from rcfr.core.fileio import read_npz, write_npz
 from rcfr.core.rules import RULES, parse_rule
 from rcfr.solvers import MCCFRSolver, RCFRSolver, RegretSolver, TabularRegrets
@@ -359,10 +359,6 @@ def test_checkpoints_record_the_rule(tmp_path, leduc_canonical):
 
 
 # -- the command line --------------------------------------------------------------------------
-def run(capsys, *args):
-    code = main([str(a) for a in args])
-    cap = capsys.readouterr()
-    return code, cap.out, cap.err
 
 
 def test_cli_rules(capsys):
