@@ -25,8 +25,8 @@ learning once a memory holds a minibatch (OpenSpiel's ``min_buffer_size_to_learn
 exclude evaluation.  rcfr runs ``--rcfr-factor`` times OpenSpiel's episodes; "time to
 OpenSpiel's final exploitability" is rcfr's CPU time at its first evaluation at or below it.
 
-Both sides use one PyTorch thread.  Timings depend on the machine and its load: compare the
-ratios of one run.
+OpenSpiel runs on one PyTorch thread, rcfr's numpy networks on one BLAS thread.  Timings depend
+on the machine and its load: compare the ratios of one run.
 """
 
 from __future__ import annotations
