@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -282,3 +284,18 @@ def test_the_pytorch_backend_runs_and_resumes(tmp_path):
     resumed = DeepCFRSolver("kuhn", seed=2, **options).load_checkpoint(tmp_path / "t.npz").run(1)
     assert np.array_equal(resumed.current_policy().probs, first.current_policy().probs)
     assert np.array_equal(resumed.average_policy().probs, first.average_policy().probs)
+
+
+def test_dream_baseline_on_the_command_line(capsys):
+    """--baseline chooses DREAM's baseline on the command line as the keyword does in the API;
+    other algorithms refuse it with one line."""
+    small = {"traversals": 40, "train_steps": 10, "policy_steps": 20, "seed": 2}
+    api = solve("kuhn", "dream", iterations=3, baseline="table", **small)
+    code = main(["solve", "kuhn", "-a", "dream", "-n", "3", "--baseline", "table",
+                 "--traversals", "40", "--train-steps", "10", "--policy-steps", "20",
+                 "--seed", "2", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["exploitability"] == api.evaluation.exploitability
+    code = main(["solve", "kuhn", "-a", "es", "-n", "3", "--baseline", "table"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.strip() == "error: --baseline applies to dream, not es"

@@ -282,6 +282,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("warm_start", bool, "deep-cfr/sd-cfr/dream: keep training the advantage networks "
            "instead of re-initialising them every iteration.", cli=("--warm-start",),
            algorithms=_DEEP),
+    Option("baseline", str, "dream: the history baseline, net (DREAM's learned Q-network, "
+           "the default) or table (VR-MCCFR's running averages).", cli=("--baseline",),
+           algorithms=("dream",), choices=("net", "table")),
     Option("abstraction", str, "Solve an abstract game and play it in the full game: "
            "identity; leduc's JQK, J.QK, JQ.K, J.Q.K; wager abstractions null, P, HP, PD, HPD "
            "or bets:0.5,1,2 (pot fractions).", group=RUN, cli=("--abstraction",)),

@@ -217,7 +217,7 @@ def _make_fp(game, key: str, rule, options: dict, given: set):
 _DEEP_COMMON = ("seed", "alternating", "hidden", "features", "traversals", "train_steps",
                 "batch_size", "memory", "lr", "warm_start")
 _DEEP_TAKES = {"deep-cfr": (*_DEEP_COMMON, "policy_steps"), "sd-cfr": _DEEP_COMMON,
-               "dream": (*_DEEP_COMMON, "policy_steps", "epsilon")}
+               "dream": (*_DEEP_COMMON, "policy_steps", "epsilon", "baseline")}
 
 
 def _make_deep(game, key: str, rule, options: dict, given: set):
