@@ -57,6 +57,16 @@ def scatter_rows(rows, seq_start, num_actions, info_lo, strategy):
             strategy[s0 + j] = rows[i, j]
 
 
+@njit(cache=True, inline="always")
+def _write_row(k, i, inst, seq_start, num_actions, info_lo, out_info, out_rows):
+    """Row ``k``: information set ``i``'s index among its player's and its sequences' values
+    from ``inst``, padded with zeros to the widest information set."""
+    s0 = seq_start[i]
+    out_info[k] = i - info_lo
+    for j in range(out_rows.shape[1]):
+        out_rows[k, j] = inst[s0 + j] if j < num_actions[i] else 0.0
+
+
 @njit(cache=True)
 def touched_rows(touched, inst, seq_start, num_actions, info_lo, info_hi, out_info, out_rows,
                  k0):
@@ -73,10 +83,7 @@ def touched_rows(touched, inst, seq_start, num_actions, info_lo, info_hi, out_in
         touched[m] = -1
         if i < info_lo or i >= info_hi:
             continue
-        s0 = seq_start[i]
-        out_info[k] = i - info_lo
-        for j in range(out_rows.shape[1]):
-            out_rows[k, j] = inst[s0 + j] if j < num_actions[i] else 0.0
+        _write_row(k, i, inst, seq_start, num_actions, info_lo, out_info, out_rows)
         k += 1
     return k
 
@@ -86,10 +93,7 @@ def all_rows(inst, seq_start, num_actions, info_lo, info_hi, out_info, out_rows,
     """Append a row for every information set of ``[info_lo, info_hi)`` (a full-width pass)."""
     k = k0
     for i in range(info_lo, info_hi):
-        s0 = seq_start[i]
-        out_info[k] = i - info_lo
-        for j in range(out_rows.shape[1]):
-            out_rows[k, j] = inst[s0 + j] if j < num_actions[i] else 0.0
+        _write_row(k, i, inst, seq_start, num_actions, info_lo, out_info, out_rows)
         k += 1
     return k
 
