@@ -31,7 +31,7 @@ from .spec import SweepSpec, load_sweep
 from .store import Store
 
 KINDS = ("rcfr_complexity", "mccfr_nodes", "frcfr_links", "convergence", "mccfr_parameters",
-         "mccfr_stacks", "convergence_seconds")
+         "mccfr_stacks", "convergence_seconds", "width_vs_sampling")
 SPECS = "specs"  # the papers' sweep specs: package data of rcfr.experiments (pyproject.toml)
 
 DESCRIPTIONS = {
@@ -48,6 +48,8 @@ DESCRIPTIONS = {
                         "al. 2012, fig 1a)",
     "mccfr_stacks": "final exploitability / k by starting stack k for CS, ES, AS (Gibson et "
                     "al. 2012, fig 2b)",
+    "width_vs_sampling": "exploitability vs nodes visited and vs seconds: full-width CFR+/DCFR/"
+                         "PCFR+ beside the sampling schemes (Ceraolo 2021, sec. 4.2)",
 }
 
 
@@ -175,6 +177,12 @@ def collect(sweep: SweepSpec, store: Store) -> dict[str, Any]:
         data.update(_collect_curves(done, store, "iterations"))
     elif kind == "convergence_seconds":
         data.update(_collect_curves(done, store, "seconds"))
+    elif kind == "width_vs_sampling":
+        # a full-width iteration counts the histories it walks, as the papers count nodes
+        data["panels"] = {axis: _collect_curves(done, store, axis)
+                          for axis in ("nodes", "seconds")}
+        data["uniform"] = (_uniform_exploitability(game, store, sweep.max_memory,
+                                                   sweep.runs[0].dtype) if done else None)
     elif kind == "frcfr_links":
         data.update(_collect_links(done))
     elif kind == "mccfr_parameters":
@@ -460,6 +468,12 @@ def _plot_curves(axes, data) -> None:
     ax.set_title(f"{data['game']} ({data['name']})")
 
 
+def _plot_width(axes, data) -> None:
+    """One panel per x axis (nodes visited, seconds) of the same runs."""
+    for ax, panel in zip(axes, data["panels"].values(), strict=True):
+        _plot_curves([ax], {**data, **panel})
+
+
 def _plot_links(axes, data) -> None:
     (ax,) = axes
     f = data["scale"]
@@ -508,7 +522,8 @@ def _plot_stacks(axes, data) -> None:
 _PLOTTERS = {"rcfr_complexity": (_plot_complexity, 2), "mccfr_nodes": (_plot_curves, 1),
              "convergence": (_plot_curves, 1), "convergence_seconds": (_plot_curves, 1),
              "frcfr_links": (_plot_links, 1),
-             "mccfr_parameters": (_plot_parameters, 1), "mccfr_stacks": (_plot_stacks, 1)}
+             "mccfr_parameters": (_plot_parameters, 1), "mccfr_stacks": (_plot_stacks, 1),
+             "width_vs_sampling": (_plot_width, 2)}
 
 
 def plot(data: dict[str, Any], path: str | os.PathLike) -> None:

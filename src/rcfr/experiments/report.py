@@ -99,12 +99,19 @@ def thin(data: dict[str, Any], keep: int = MAX_POINTS) -> dict[str, Any]:
     numbers rounded to 6 significant digits: what the plots draw, small enough to commit."""
     data = json.loads(json.dumps(data))
     if data.get("figure") in ("mccfr_nodes", "convergence", "convergence_seconds"):
-        for row in data.get("series", {}).values():
-            idx = _thin_curve(row["x"], keep)
-            for key in ("x", "exploitability", "ci95"):
-                row[key] = [row[key][i] for i in idx]
-            row["runs"] = [[run[i] for i in idx if i < len(run)] for run in row.get("runs", [])]
+        _thin_series(data.get("series", {}), keep)
+    elif data.get("figure") == "width_vs_sampling":
+        for panel in data.get("panels", {}).values():
+            _thin_series(panel.get("series", {}), keep)
     return _round(data)
+
+
+def _thin_series(series: dict[str, Any], keep: int) -> None:
+    for row in series.values():
+        idx = _thin_curve(row["x"], keep)
+        for key in ("x", "exploitability", "ci95"):
+            row[key] = [row[key][i] for i in idx]
+        row["runs"] = [[run[i] for i in idx if i < len(run)] for run in row.get("runs", [])]
 
 
 def _round(value: Any) -> Any:
