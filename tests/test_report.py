@@ -393,3 +393,32 @@ def test_the_bluff_variant_search_finds_no_rule_set_with_both_numbers():
         "two": 0})
     assert rcfr["bluff11"] == pytest.approx(0.78074432319224, abs=1e-12)
     assert rcfr["bluff21"] == pytest.approx(0.8845416439811604, abs=1e-12)
+
+
+def _above(ratio_bf: float, ratio_rp: float, paper: bool) -> Dataset:
+    """RCFR runs above 35% of one-card poker beside FULL+ (Fig. 4.3's caption, claim M26)."""
+    iterations = 100_000 if paper else 300
+    base = {"game": "nl_one_card", "iterations": iterations, "features": "thesis",
+            "averaging": "uniform"}
+    full = 0.02
+    runs = [_run({**base, "algorithm": "cfr+"}, full)]
+    for share in (0.4, 0.6):
+        runs.append(_run({**base, "algorithm": "rcfr+", "regressor": "best-first",
+                          "share": share}, full * ratio_bf, share=share))
+        runs.append(_run({**base, "algorithm": "rcfr", "regressor": "recursive",
+                          "share": share}, full * ratio_rp, share=share))
+    name = "thesis_4_3_above" + ("" if paper else "_quick")
+    return Dataset("thesis_4_3_above", name, paper, "nl_one_card", runs, len(runs))
+
+
+def test_runs_above_35_percent_reach_full_plus_only_when_every_variant_does():
+    row = _judge(_above(1.05, 1.08, paper=True), ids=("M26",))["M26"]
+    assert row["level"] == AT_BUDGET and row["verdict"] == HOLDS
+    assert "RP at 40%: 1.080 x FULL+" in row["ours"] and "FULL+ 20 mbb/g" in row["ours"]
+    # one variant at twice FULL+'s exploitability: fails, at the paper's budget
+    row = _judge(_above(1.05, 2.0, paper=True), ids=("M26",))["M26"]
+    assert row["level"] == AT_BUDGET and row["verdict"] == FAILS
+    # the quick twin only: the verdict names its budget
+    row = _judge(_above(1.05, 2.0, paper=False), ids=("M26",))["M26"]
+    assert row["level"] == BELOW_BUDGET
+    assert row["shown"] == "fails at 1/333 of the paper's iterations"
