@@ -486,3 +486,41 @@ def test_a_walk_without_a_closed_form_stays_within_the_memory_budget():
     message, within = proc.stdout.splitlines()
     assert "passed the memory limit" in message and "histories" in message
     assert within.split()[0] == "True", (within, message)
+
+
+@pytest.mark.parametrize("game", ["random_game(seed=1,depth=100)",
+                                  "random_game(seed=1,branching=1000)"])
+def test_a_walk_without_a_closed_form_stops_at_the_time_bound(capsys, game):
+    """--max-time bounds the walk that counts a game without a closed-form size (issue 30:
+    these two ran on past 150 s under --max-memory 4G): one line naming the bound."""
+    line = one_line_error(*run(capsys, "games", game, "--max-time", "1")[::2])
+    assert "passed the time limit of 1 s after" in line and "--max-time" in line
+    for bad in ("0", "-1", "inf", "nan"):
+        line = one_line_error(*run(capsys, "games", "kuhn", "--max-time", bad)[::2])
+        assert "--max-time must be a positive number of seconds" in line
+    code, out, _ = run(capsys, "games", "kuhn", "--max-time", "1")  # a closed form: no walk
+    assert code == 0 and "58" in out
+
+
+def test_the_walk_looks_at_the_clock_every_few_thousand_histories(monkeypatch):
+    """The walk looks at the clock (and the memory) every WALK_CHECK histories reached, not
+    only every WALK_CHECK expanded: a 1000-way branching reaches 4 million histories in 4,096
+    expansions.  A clock that jumps past the bound at its second reading stops the walk at
+    its first look."""
+    from types import SimpleNamespace
+
+    from rcfr.core.budget import set_time_limit
+    from rcfr.core.errors import RcfrError
+    from rcfr.forms.history import tree as history_tree
+    from rcfr.games.registry import load_game
+
+    readings = iter([0.0] + [100.0] * 10)
+    monkeypatch.setattr(history_tree, "time", SimpleNamespace(monotonic=lambda: next(readings)))
+    set_time_limit(5)
+    try:
+        with pytest.raises(RcfrError, match="time limit of 5 s after") as info:
+            history_tree.compile_history(load_game("random_game(seed=1,branching=1000)"))
+    finally:
+        set_time_limit(None)
+    reached = int(str(info.value).split(" after ")[1].split()[0].replace(",", ""))
+    assert history_tree.WALK_CHECK <= reached < history_tree.WALK_CHECK + 1000
