@@ -573,7 +573,7 @@ def test_every_output_option_writes_through_special_files(capsys, tmp_path, kind
                 pytest.skip("creating a device node needs root")
         elif kind == "fifo":
             os.mkfifo(path)
-            reader = threading.Thread(target=lambda p=path: got.append(p.read_bytes()))
+            reader = threading.Thread(target=lambda p=path, g=got: g.append(p.read_bytes()))
             reader.start()
         else:
             real = folder / "real"
