@@ -644,6 +644,8 @@ SWEEP_BASE = "[base]\ngame = \"kuhn\"\niterations = 5\n[grid]\nalgorithm = [\"cf
     ("name = \"../../escaped\"\n" + SWEEP_BASE, "name: expected a plain file name"),
     ("name = \"a\\u0000b\"\n" + SWEEP_BASE, "name: expected a plain file name"),
     ("a = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+    (SWEEP_BASE.replace("[\"cfr\"]", "[\"cfr\", \"nosuch\"]"),
+     "algorithm: unknown algorithm 'nosuch'"),  # was a failed run, found only by running
 ])
 def test_sweep_spec_bounds_are_checked_before_expanding(capsys, tmp_path, text, words):
     """Issue 30: a spec's budgets take the command line's bounds; its expansion is bounded

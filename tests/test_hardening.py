@@ -7,6 +7,7 @@ nothing heavy."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -486,3 +487,133 @@ def test_a_walk_without_a_closed_form_stays_within_the_memory_budget():
     message, within = proc.stdout.splitlines()
     assert "passed the memory limit" in message and "histories" in message
     assert within.split()[0] == "True", (within, message)
+
+
+@pytest.mark.parametrize("game", ["random_game(seed=1,depth=100)",
+                                  "random_game(seed=1,branching=1000)"])
+def test_a_walk_without_a_closed_form_stops_at_the_time_bound(capsys, game):
+    """--max-time bounds the walk that counts a game without a closed-form size (issue 30:
+    these two ran on past 150 s under --max-memory 4G): one line naming the bound."""
+    line = one_line_error(*run(capsys, "games", game, "--max-time", "1")[::2])
+    assert "passed the time limit of 1 s after" in line and "--max-time" in line
+    for bad in ("0", "-1", "inf", "nan"):
+        line = one_line_error(*run(capsys, "games", "kuhn", "--max-time", bad)[::2])
+        assert "--max-time must be a positive number of seconds" in line
+    code, out, _ = run(capsys, "games", "kuhn", "--max-time", "1")  # a closed form: no walk
+    assert code == 0 and "58" in out
+
+
+def test_the_walk_looks_at_the_clock_every_few_thousand_histories(monkeypatch):
+    """The walk looks at the clock (and the memory) every WALK_CHECK histories reached, not
+    only every WALK_CHECK expanded: a 1000-way branching reaches 4 million histories in 4,096
+    expansions.  A clock that jumps past the bound at its second reading stops the walk at
+    its first look."""
+    from types import SimpleNamespace
+
+    from rcfr.core.budget import set_time_limit
+    from rcfr.core.errors import RcfrError
+    from rcfr.forms.history import tree as history_tree
+    from rcfr.games.registry import load_game
+
+    readings = iter([0.0] + [100.0] * 10)
+    monkeypatch.setattr(history_tree, "time", SimpleNamespace(monotonic=lambda: next(readings)))
+    set_time_limit(5)
+    try:
+        with pytest.raises(RcfrError, match="time limit of 5 s after") as info:
+            history_tree.compile_history(load_game("random_game(seed=1,branching=1000)"))
+    finally:
+        set_time_limit(None)
+    reached = int(str(info.value).split(" after ")[1].split()[0].replace(",", ""))
+    assert history_tree.WALK_CHECK <= reached < history_tree.WALK_CHECK + 1000
+
+
+# -- every output option on a device, a FIFO and a symlink (issue 30) ------------------------
+def _outputs(tmp_path: Path) -> dict:
+    """Each file output the command line has: a function of the path that runs it."""
+    from rcfr.experiments.store import Store
+
+    with Store(tmp_path / "r.db"):
+        pass
+    return {
+        "solve -o": lambda p: ["solve", "kuhn", "-n", 5, "-o", p],
+        "solve --out-current": lambda p: ["solve", "kuhn", "-n", 5, "--out-current", p],
+        "solve --checkpoint": lambda p: ["solve", "kuhn", "-n", 5, "--checkpoint", p],
+        "lp --out": lambda p: ["lp", "kuhn", "--out", p],
+        "resolve -o": lambda p: ["resolve", "kuhn", tmp_path / "k.npz", "--at", "chance:1", "-n",
+                                  5, "-o", p],
+        "results --csv": lambda p: ["results", "--db", tmp_path / "r.db", "--csv", p],
+        "figure -o": lambda p: ["figure", "thesis_4_1", "--quick", "--db", tmp_path / "r.db",
+                                "--no-run", "-o", p],
+        "figure --data": lambda p: ["figure", "thesis_4_1", "--quick", "--db",
+                                    tmp_path / "r.db", "--no-run", "-o", tmp_path / "f.png",
+                                    "--data", p],
+    }
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "symlink", "dangling symlink"])
+def test_every_output_option_writes_through_special_files(capsys, tmp_path, kind):
+    """A character device or FIFO is written through, never renamed over (issue 30: `-o
+    /dev/null` as root left /dev/null a regular file, and so did --checkpoint, --out-current,
+    lp --out, results --csv and figure --data); a symlink's target is replaced and the link
+    stays; nothing temporary is left beside them."""
+    import stat
+    import threading
+
+    assert run(capsys, "solve", "kuhn", "-n", 5, "-o", tmp_path / "k.npz")[0] == 0
+    for name, argv in _outputs(tmp_path).items():
+        folder = tmp_path / name.replace(" ", "").replace("-", "")
+        folder.mkdir()
+        path = folder / "out"
+        got: list[bytes] = []
+        reader = None
+        if kind == "device":
+            try:
+                os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # a /dev/null of ours
+            except (PermissionError, OSError):
+                pytest.skip("creating a device node needs root")
+        elif kind == "fifo":
+            os.mkfifo(path)
+            reader = threading.Thread(target=lambda p=path, g=got: g.append(p.read_bytes()))
+            reader.start()
+        else:
+            real = folder / "real"
+            if kind == "symlink":
+                real.write_bytes(b"old")
+            path.symlink_to(real)
+        code, _, err = run(capsys, *argv(path))
+        if reader is not None:
+            if code != 0:  # unblock the reader
+                with open(path, "wb"):
+                    pass
+            reader.join(60)
+        assert code == 0 and "Traceback" not in err, (name, err)
+        mode = os.lstat(path).st_mode
+        if kind == "device":
+            assert stat.S_ISCHR(mode), name
+        elif kind == "fifo":
+            assert stat.S_ISFIFO(mode) and got and len(got[0]) > 0, name
+        else:
+            assert stat.S_ISLNK(mode) and (folder / "real").read_bytes() not in (b"", b"old"), \
+                name
+        assert sorted(p.name for p in folder.iterdir()) in (["out"], ["out", "real"]), name
+
+
+def test_the_viewer_writes_into_a_symlinked_folder(capsys, tmp_path):
+    """``view -o LINK``: the folder the link names gets the site and the link stays (it was
+    replaced by a folder of its own; a dangling link failed on an internal temporary name); a
+    device or FIFO is refused with one line."""
+    assert run(capsys, "solve", "kuhn", "-n", 5, "-o", tmp_path / "k.npz")[0] == 0
+    for target in (tmp_path / "site", tmp_path / "new"):
+        if target.name == "site":
+            target.mkdir()
+        link = tmp_path / f"{target.name}-link"
+        link.symlink_to(target)
+        for _ in range(2):  # a fresh site, then one replacing it
+            code, _, err = run(capsys, "view", "kuhn", tmp_path / "k.npz", "-o", link)
+            assert code == 0, err
+            assert link.is_symlink() and (target / "index.html").is_file()
+    os.mkfifo(tmp_path / "fifo")
+    line = one_line_error(*run(capsys, "view", "kuhn", tmp_path / "k.npz", "-o",
+                               tmp_path / "fifo")[::2])
+    assert "is not a folder" in line
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

@@ -23,7 +23,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .console import err, out, print_table  # soft-wrapped: a pipe gets whole lines
-from .core.budget import evaluation_only, set_memory_limit
+from .core.budget import evaluation_only, set_memory_limit, set_time_limit
 from .core.errors import RcfrError
 from .core.fileio import check_outputs
 from .core.lazy import Deferred
@@ -112,6 +112,18 @@ MaxMemoryOpt = Annotated[str | None, typer.Option(
     "--max-memory", callback=_max_memory,
     help="Refuse games and feature matrices needing more memory than this, e.g. 8G or 512M "
          "(default: half of the memory available).")]
+
+
+def _max_time(value: float | None) -> float | None:
+    if value is not None:
+        set_time_limit(value)  # main() clears it after the command
+    return value
+
+
+MaxTimeOpt = Annotated[float | None, typer.Option(
+    "--max-time", callback=_max_time, metavar="SECONDS",
+    help="Stop compiling a game whose size has no closed form (random_game, openspiel: and "
+         "custom games, walked to count them) after this many seconds (default: no limit).")]
 EXIT_SIGNAL = {signal.SIGINT: 130, signal.SIGTERM: 143}
 
 
@@ -190,6 +202,7 @@ def _fmt_expl(ev) -> str:
 def games(
     names: Annotated[list[str] | None, typer.Argument(help="Game strings (default: all).")] = None,
     max_memory: MaxMemoryOpt = None,
+    max_time: MaxTimeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """List games with their sizes (--json: a list of objects, one per game)."""
@@ -267,6 +280,7 @@ def solve(
              "histories); the game, algorithm, --link, --averaging, --simultaneous and the "
              "regressor options must match the run that wrote it.")] = None,
     max_memory: MaxMemoryOpt = None,
+    max_time: MaxTimeOpt = None,
     rounds: Annotated[str | None, typer.Option(
         help="liars_dice: solve the multi-round game (the loser of a round loses a die until "
              "a player has none), each round by -a on the public form, last rounds first; the "
@@ -456,6 +470,7 @@ def evaluate(
         help="liars_dice over rounds (first, loser or winner opens the next round): the "
              "strategy file is solve --rounds's.")] = None,
     max_memory: MaxMemoryOpt = None,
+    max_time: MaxTimeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Value, best-response values and exploitability of a strategy."""
@@ -503,6 +518,7 @@ def lp(
     out_file: Annotated[Path | None, typer.Option("--out", "-o",
                                                   help="Write the equilibrium here.")] = None,
     max_memory: MaxMemoryOpt = None,
+    max_time: MaxTimeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Exact game value and an equilibrium from the sequence-form linear program."""
@@ -544,6 +560,7 @@ def resolve(
     out_file: Annotated[Path | None, typer.Option("--out", "-o", help="Write the re-solved "
                                                   "full-game strategy here.")] = None,
     max_memory: MaxMemoryOpt = None,
+    max_time: MaxTimeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Re-solve every subgame at a cut of a blueprint (safe and nested subgame solving, Brown &
@@ -597,6 +614,7 @@ def play(
                                                         "start (chance:K or actions:N; default: "
                                                         "the game's usual cut).")] = None,
     max_memory: MaxMemoryOpt = None,
+    max_time: MaxTimeOpt = None,
 ) -> None:
     """Play against a saved strategy: pick actions by number or name; end of input stops."""
     import numpy as np
@@ -663,6 +681,7 @@ def view(
         help="Serve the site on localhost after writing it (Ctrl-C stops).")] = False,
     port: Annotated[int, typer.Option(help="The port --serve listens on.")] = 8000,
     max_memory: MaxMemoryOpt = None,
+    max_time: MaxTimeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Write a static HTML page that walks a strategy node by node (opens nothing)."""
@@ -738,6 +757,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     finally:
         set_memory_limit(None)
+        set_time_limit(None)
     return code if isinstance(code, int) else 0
 
 

@@ -99,6 +99,31 @@ def set_memory_limit(value: str | float | int | None) -> None:
         _limit.append(parse_memory(value))
 
 
+_seconds: list[float] = []  # set by set_time_limit()
+
+
+def set_time_limit(seconds: float | None) -> None:
+    """Bound the walk that compiles a game without a closed-form size to ``seconds`` (``None``:
+    no bound, the default); ``RcfrError`` unless a positive finite number."""
+    _seconds.clear()
+    if seconds is not None:
+        if isinstance(seconds, bool) or not 0 < seconds < float("inf"):
+            raise RcfrError(f"--max-time must be a positive number of seconds, got {seconds}")
+        _seconds.append(float(seconds))
+
+
+def time_limit() -> float | None:
+    """The walk's time bound in seconds (``None``: none)."""
+    return _seconds[-1] if _seconds else None
+
+
+def walk_out_of_time(game, histories: int, seconds: float) -> RcfrError:
+    """The error the compiler raises when its walk runs past the time bound."""
+    return RcfrError(f"{game}: compiling it passed the time limit of {seconds:g} s after "
+                     f"{_count(histories)} histories (the game has more): see --max-time, or "
+                     f"choose a smaller game")
+
+
 @contextmanager
 def memory_limit(value: str | float | int | None) -> Iterator[None]:
     """Within the block, the budget is ``value`` wherever none is given."""

@@ -38,7 +38,7 @@ from typing import Any
 from ..core.budget import parse_memory
 from ..core.errors import RcfrError
 from ..core.names import EPISODIC
-from ..solvers.options import MAX_COUNT, OPTIONS, RUN, Option, solver_options
+from ..solvers.options import ALL_ALGORITHMS, MAX_COUNT, OPTIONS, RUN, Option, solver_options
 
 _INT, _FLOAT, _STR, _BOOL = "a whole number", "a number", "a string", "true or false"
 _KINDS = {int: _INT, float: _FLOAT, str: _STR, bool: _BOOL}
@@ -70,6 +70,9 @@ class _RunSpecMethods:
                 continue
             object.__setattr__(self, f.name, _coerce(f.name, value))
         object.__setattr__(self, "algorithm", self.algorithm.strip().lower())
+        if self.algorithm not in ALL_ALGORITHMS:  # before anything runs, as a sweep expands
+            raise RcfrError(f"algorithm: unknown algorithm {self.algorithm!r}; use one of "
+                            f"{', '.join(ALL_ALGORITHMS)}")
         for o in FIELDS:  # a flag a run records only when on: off is the same run as unset
             if o.type is bool and not o.recorded and getattr(self, o.name) is False:
                 object.__setattr__(self, o.name, None)

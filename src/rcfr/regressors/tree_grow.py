@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit
 
 from .tree_split import (
+    TIE,
     mean_stats,
     median_stats,
     sweep_histogram_sse,
@@ -322,9 +323,10 @@ def grow_tree(Xt, sorted_feats, order, binned_feats, bin_off, bin_val, bin_defau
                     g2, f2, t2 = sweep_histogram_sse(
                         binned_feats, bin_off, bin_val, bin_default, hy[q],
                         hw[q if not unit else 0], hc[q], unit, weight[cand], S, e - s, scale2,
-                        min_leaf)
-                    if f2 >= 0 and (best_f < 0 or g2 > best_gain
-                                    or (g2 == best_gain and f2 < best_f)):
+                        min_leaf, err[cand] * weight[cand])
+                    slack = TIE * err[cand] * weight[cand]
+                    if f2 >= 0 and (best_f < 0 or g2 > best_gain + slack
+                                    or (g2 >= best_gain - slack and f2 < best_f)):
                         best_gain, best_f, best_thr = g2, f2, t2
             if best_f < 0:  # no valid split: a leaf
                 if slot[cand] >= 0:

@@ -21,6 +21,13 @@ Four sweeps:
 Squared-error candidates are compared by cross-multiplication, without a division in the
 sweep: moving samples with sums ``(s_l, w_l)`` of a node with sums ``(S, W)`` to the left
 reduces its squared error by ``t^2 / (w_l w_r W)`` with ``t = s_l W - S w_l``.
+
+Ties are decided by a tolerance, not by rounding: a later candidate replaces the best only if
+it gains more than ``TIE`` times the node's total error more.  Gains equal in exact
+arithmetic (two features that part the node alike, or a sample of weight ``k`` against ``k``
+copies of it, whose sums round differently) thus go to the lowest feature and threshold
+whatever the summation order, which is what makes integer weights equivalent to repeated rows
+(scikit-learn's ``check_sample_weight_equivalence``).
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+TIE = 1e-9  # gains closer than this fraction of the node's total error are ties
 
 @njit(cache=True)
 def midpoint(a, b):
@@ -111,6 +119,8 @@ def sweep_sorted_sse(Rt, foff, fval, feats, idx, samples, s, e, y, w, W, mean, m
         Sc += v
     best_num = -1.0
     best_den = 1.0
+    bar = -1.0  # best_num + slack * best_den: what num / den must exceed to become the best
+    slack = TIE * W * W  # the scaled targets' total error is W
     best_f = -1
     best_thr = 0.0
     hi = s + m - min_leaf  # last position (= s + n_left) leaving min_leaf samples on the right
@@ -138,10 +148,11 @@ def sweep_sorted_sse(Rt, foff, fval, feats, idx, samples, s, e, y, w, W, mean, m
             num = t * t
             den = wl * (W - wl)
             # one rarely taken branch: a boundary between distinct values that beats the best
-            if (xn > xc) & (num * best_den > best_num * den):
+            if (xn > xc) & (num * best_den > bar * den):
                 if den > 0.0:
                     best_num = num
                     best_den = den
+                    bar = num + slack * den
                     best_f = f
                     best_thr = midpoint(fval[foff[f] + xc], fval[foff[f] + xn])
             i = j
@@ -164,6 +175,8 @@ def sweep_small_sse(Rs, foff, fval, samples, s, e, y, w, W, mean, mse, min_leaf,
         Sc += w[i] * (y[i] - mean) * scale
     best_num = -1.0
     best_den = 1.0
+    bar = -1.0
+    slack = TIE * W * W
     best_c = -1
     best_lo = 0
     best_hi = 0
@@ -190,9 +203,10 @@ def sweep_small_sse(Rs, foff, fval, samples, s, e, y, w, W, mean, mse, min_leaf,
             num = t * t
             den = wl * (W - wl)
             if ((k >= min_leaf) & (rs[k] > rs[k - 1]) & (den > 0.0)
-                    & (num * best_den > best_num * den)):
+                    & (num * best_den > bar * den)):
                 best_num = num
                 best_den = den
+                bar = num + slack * den
                 best_c = c
                 best_lo = rs[k - 1]
                 best_hi = rs[k]
@@ -205,15 +219,17 @@ def sweep_small_sse(Rs, foff, fval, samples, s, e, y, w, W, mean, mse, min_leaf,
 
 @njit(cache=True)
 def sweep_histogram_sse(feats, bin_off, bin_val, bin_default, hy, hw, hc, unit, W, S, C, scale2,
-                        min_leaf):
+                        min_leaf, total):
     """Best squared-error split of a node from its histogram: for the feature ``feats[j]``,
     bins ``bin_off[j]:bin_off[j+1]`` hold its distinct values ``bin_val`` (ascending) and the
     node's per-value sums of the centred targets ``hy``, weights ``hw`` and counts ``hc`` --
     except the bin ``bin_default[j]`` (the feature's most common value), left empty: its sums
     are the node's totals ``(S, W, C)`` minus the other bins'.  Gains are multiplied by
-    ``scale2`` (the targets' squared scale)."""
+    ``scale2`` (the targets' squared scale); ``total`` is the node's total error."""
     best_num = -1.0
     best_den = 1.0
+    bar = -1.0
+    slack = TIE * total * W / scale2
     best_f = -1
     best_thr = 0.0
     for j in range(feats.shape[0]):
@@ -233,9 +249,10 @@ def sweep_histogram_sse(feats, bin_off, bin_val, bin_default, hy, hw, hc, unit, 
             num = t * t
             den = wl * (W - wl)
             if ((c >= min_leaf) & (C - c >= min_leaf) & (den > 0.0)
-                    & (num * best_den > best_num * den)):
+                    & (num * best_den > bar * den)):
                 best_num = num
                 best_den = den
+                bar = num + slack * den
                 best_f = feats[j]
                 best_thr = midpoint(bin_val[b0], bin_val[b0 + 1])
             continue
@@ -266,9 +283,10 @@ def sweep_histogram_sse(feats, bin_off, bin_val, bin_default, hy, hw, hc, unit, 
             num = t * t
             den = wl * (W - wl)
             if ((c > 0) & (cl >= min_leaf) & (C - cl >= min_leaf) & (den > 0.0)
-                    & (num * best_den > best_num * den)):
+                    & (num * best_den > bar * den)):
                 best_num = num
                 best_den = den
+                bar = num + slack * den
                 rec = b
         if rec >= 0:
             nxt = rec + 1
@@ -333,6 +351,7 @@ def sweep_sorted_sae(Rt, foff, fval, feats, idx, s, e, y, w, W, mae, min_leaf, y
     empty Fenwick tree over those ranks and ``pre``/``suf``/``wpre`` scratch space)."""
     m = e - s
     best = np.inf
+    slack = TIE * mae * W
     best_f = -1
     best_thr = 0.0
     for r in range(feats.shape[0]):
@@ -367,7 +386,7 @@ def sweep_sorted_sae(Rt, foff, fval, feats, idx, s, e, y, w, W, mae, min_leaf, y
             xb = xr[row[s + k]]
             if xb > xa and wpre[k - 1] > 0.0 and wpre[m - 1] - wpre[k - 1] > 0.0:
                 total = pre[k - 1] + suf[k]
-                if total < best:
+                if total < best - slack:
                     best = total
                     best_f = f
                     best_thr = midpoint(fval[foff[f] + xa], fval[foff[f] + xb])

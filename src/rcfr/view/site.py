@@ -113,9 +113,9 @@ def write_view(policy: TabularPolicy, out: str | os.PathLike, *,
             else TabularPolicy(tree, compare.probs, compare.metadata)
     policies = [policy] + ([compare] if compare is not None else [])
     names = names or [f"strategy {k + 1}" for k in range(len(policies))]
-    out = Path(out)
-    _check_destination(out)
-    parent = out.resolve().parent
+    _check_destination(Path(out))
+    out = Path(os.path.realpath(out))  # a symlink's target is replaced; the link stays
+    parent = out.parent
     parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=parent))
     try:

@@ -13,6 +13,7 @@ kernels use carry two extra slots and need no branch for it.
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,8 +22,10 @@ from ...core.budget import (
     check_game,
     parse_memory,
     resident_bytes,
+    time_limit,
     walk_exceeded,
     walk_out_of_memory,
+    walk_out_of_time,
 )
 from ...core.errors import RcfrError
 from ...games.protocol import CHANCE, TERMINAL, Game
@@ -137,10 +140,13 @@ def compile_history(game: Game, max_memory: str | float | int | None = None) -> 
     if cached is not None:
         return cached
     limit = check_game(game, max_memory)
+    seconds = time_limit()
     try:
-        tree = _compile(game, limit, parse_memory(max_memory))
+        tree = _compile(game, limit, parse_memory(max_memory), seconds)
     except _OutOfMemory as exc:
         raise walk_out_of_memory(game, exc.args[0], max_memory) from None
+    except _OutOfTime as exc:
+        raise walk_out_of_time(game, exc.args[0], seconds) from None
     except (_WalkLimit, MemoryError):
         raise walk_exceeded(game, limit, max_memory) from None
     game._compiled_tree = tree
@@ -156,16 +162,22 @@ class _OutOfMemory(Exception):
     reached)."""
 
 
-WALK_CHECK = 4096  # histories between two looks at the process's memory
+class _OutOfTime(Exception):
+    """The walk ran past its time bound (its argument: the histories reached)."""
 
 
-def _compile(game: Game, max_histories: int = sys.maxsize, max_bytes: int | None = None
-             ) -> GameTree:
+WALK_CHECK = 4096  # histories between two looks at the process's memory and the clock
+
+
+def _compile(game: Game, max_histories: int = sys.maxsize, max_bytes: int | None = None,
+             max_seconds: float | None = None) -> GameTree:
     """The walk (breadth first); it stops once it passes ``max_histories`` or, looking every
     :data:`WALK_CHECK` histories, once the process has grown by more than ``max_bytes`` since
     the walk began (the states in the frontier cost far more than the arrays: a deep game's
-    walk passed 4 GB before the history count did)."""
+    walk passed 4 GB before the history count did) or ``max_seconds`` have passed."""
     base = resident_bytes() if max_bytes is not None else 0
+    deadline = None if max_seconds is None else time.monotonic() + max_seconds
+    look = WALK_CHECK
     states = [game.new_initial_state()]
     kind, parent, child_start, action_in = [], [-1], [], [-1]
     infoset_of, chance_prob, chance_reach, utility = [], [1.0], [1.0], []
@@ -187,9 +199,12 @@ def _compile(game: Game, max_histories: int = sys.maxsize, max_bytes: int | None
         child_start.append(len(states))
         if len(states) > max_histories:
             raise _WalkLimit
-        if (max_bytes is not None and i % WALK_CHECK == WALK_CHECK - 1
-                and resident_bytes() - base > max_bytes):
-            raise _OutOfMemory(len(states))
+        if len(states) + i >= look:  # every WALK_CHECK histories expanded or reached
+            look = len(states) + i + WALK_CHECK
+            if max_bytes is not None and resident_bytes() - base > max_bytes:
+                raise _OutOfMemory(len(states))
+            if deadline is not None and time.monotonic() > deadline:
+                raise _OutOfTime(len(states))
         if player == TERMINAL:
             kind.append(KIND_TERMINAL)
             ret = state.returns()
