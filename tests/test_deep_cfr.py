@@ -286,16 +286,24 @@ def test_the_pytorch_backend_runs_and_resumes(tmp_path):
     assert np.array_equal(resumed.average_policy().probs, first.average_policy().probs)
 
 
-def test_dream_baseline_on_the_command_line(capsys):
-    """--baseline chooses DREAM's baseline on the command line as the keyword does in the API;
-    other algorithms refuse it with one line."""
+@pytest.mark.parametrize("given, flags", [
+    ({"baseline": "table", "baseline_rate": 0.5},
+     ["--baseline", "table", "--baseline-rate", "0.5"]),
+    ({"q_steps": 7, "q_lr": 0.003, "q_memory": 300},
+     ["--q-steps", "7", "--q-lr", "0.003", "--q-memory", "300"])])
+def test_dream_options_on_the_command_line(capsys, given, flags):
+    """DREAM's baseline options on the command line choose what the keywords do in the API
+    (and change the run); other algorithms refuse them with one line."""
     small = {"traversals": 40, "train_steps": 10, "policy_steps": 20, "seed": 2}
-    api = solve("kuhn", "dream", iterations=3, baseline="table", **small)
-    code = main(["solve", "kuhn", "-a", "dream", "-n", "3", "--baseline", "table",
+    api = solve("kuhn", "dream", iterations=3, **given, **small)
+    assert api.evaluation.exploitability != solve(
+        "kuhn", "dream", iterations=3, **small).evaluation.exploitability
+    code = main(["solve", "kuhn", "-a", "dream", "-n", "3", *flags,
                  "--traversals", "40", "--train-steps", "10", "--policy-steps", "20",
                  "--seed", "2", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["exploitability"] == api.evaluation.exploitability
-    code = main(["solve", "kuhn", "-a", "es", "-n", "3", "--baseline", "table"])
-    err = capsys.readouterr().err
-    assert code == 2 and err.strip() == "error: --baseline applies to dream, not es"
+    for algorithm in ("es", "deep-cfr"):
+        code = main(["solve", "kuhn", "-a", algorithm, "-n", "3", *flags[-2:]])
+        err = capsys.readouterr().err
+        assert code == 2 and err.strip() == f"error: {flags[-2]} applies to dream, not {algorithm}"
