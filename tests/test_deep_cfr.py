@@ -252,7 +252,7 @@ def test_numpy_network_steps_equal_pytorch_autograd_and_adam(role):
         if role == POLICY:
             y /= y.sum(axis=1, keepdims=True)
         w = rng.random(16)
-        loss, _ = net.gradients(feats[info], y, w, legal)
+        loss, _ = net.gradients(info, y, w, loss=True)
         net.adam_step()
         out = ref(torch.as_tensor(feats[info]))
         mask = torch.as_tensor(legal)
@@ -307,3 +307,33 @@ def test_dream_options_on_the_command_line(capsys, given, flags):
         code = main(["solve", "kuhn", "-a", algorithm, "-n", "3", *flags[-2:]])
         err = capsys.readouterr().err
         assert code == 2 and err.strip() == f"error: {flags[-2]} applies to dream, not {algorithm}"
+
+
+@pytest.mark.parametrize("role", [ADVANTAGE, POLICY])
+def test_a_fit_is_its_minibatch_steps(role):
+    """NetModel.fit (all steps in one kernel, the minibatches drawn at once) equals its
+    minibatches taken one gradient and one Adam step at a time, bit for bit."""
+    from rcfr.solvers.deep.memory import Reservoir
+
+    rng = np.random.default_rng(3)
+    feats = rng.normal(size=(9, 4)) * (rng.random((9, 4)) < 0.6)
+    num_actions = np.array([2, 3, 3, 2, 3, 1, 2, 3, 2])
+    mem = Reservoir(50, 3)
+    info = rng.integers(0, 9, 40)
+    y = rng.random((40, 3)) * (np.arange(3)[None, :] < num_actions[info][:, None])
+    mem.add(info, 2, y, rng.random(40) + 0.5, rng)
+    mem.add(info[:15], 3, y[:15], np.ones(15), rng)
+    nets = [NetModel(feats, num_actions, 3, [5, 4], role, lr=0.01) for _ in range(2)]
+    for net in nets:
+        net.reset(4)
+    start = nets[0].mlp.theta.copy()
+    nets[0].fit(mem, 3, 6, 16, np.random.default_rng(8))
+    n = len(mem)
+    scale = float(np.sqrt(np.mean(mem.target[:n] ** 2))) if role == ADVANTAGE else 1.0
+    w = mem.iteration[:n] * mem.weight[:n] / (3 * mem.weight[:n].mean())
+    for rows in np.random.default_rng(8).integers(0, n, size=(6, 16)):
+        nets[1].gradients(mem.info[rows], mem.target[rows] / scale, w[rows])
+        nets[1].adam_step()
+    assert nets[0].opt.t == nets[1].opt.t == 6
+    assert np.array_equal(nets[0].mlp.theta, nets[1].mlp.theta)
+    assert np.abs(nets[0].mlp.theta - start).max() > 1e-3  # the steps moved the network
