@@ -296,6 +296,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("q_memory", int, "dream: capacity of the Q-network's circular memory, in (h, a) "
            "pairs (default 100000).", cli=("--q-memory",), algorithms=("dream",), low=1,
            high=MAX_COUNT),
+    Option("network", str, "deep-cfr/sd-cfr/dream: the advantage and average networks, mlp "
+           "(a perceptron of --hidden, the default) or embed (the Deep CFR paper's card and bet "
+           "network, --hidden's first width; kuhn and leduc).", cli=("--network",),
+           algorithms=_DEEP, choices=("mlp", "embed")),
     Option("backend", str, "deep-cfr/sd-cfr/dream: the networks' implementation, numpy (the "
            "default) or torch (PyTorch on one thread, deterministic).", cli=("--backend",),
            algorithms=_DEEP, choices=("numpy", "torch")),

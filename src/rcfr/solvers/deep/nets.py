@@ -423,6 +423,13 @@ class NetModel:
         weights = memory.iteration[:n] * memory.weight[:n] / (iteration * mean_w)
         b = min(int(batch), n)
         idx = rng.integers(0, n, size=(int(steps), b))  # every minibatch drawn at once
+        self._steps(memory, n, targets, weights, idx)
+        self.known[:] = True
+
+    def _steps(self, memory: Reservoir, n: int, targets: np.ndarray, weights: np.ndarray,
+               idx: np.ndarray) -> None:
+        """One Adam step per row of ``idx`` (the minibatches), in one kernel."""
+        steps, b = idx.shape
         b1, b2, _ = ADAM
         ts = range(self.opt.t + 1, self.opt.t + int(steps) + 1)  # as Adam.step computes them
         step_size = np.array([self.opt.lr / (1.0 - b1 ** t) for t in ts])
@@ -431,7 +438,6 @@ class NetModel:
                   np.array(ADAM), *self._fit_args(memory, n), targets, weights, idx,
                   self.slot, *self._scratch(b)[1:])
         self.opt.t += int(steps)
-        self.known[:] = True
 
     def _fit_args(self, memory: Reservoir, n: int) -> tuple[Any, ...]:
         return (np.array(self.mlp.sizes, dtype=np.int64), self.features, self.num_actions,
@@ -471,13 +477,71 @@ class NetModel:
         return [self.mlp.theta.copy()]
 
 
+class EmbedModel(NetModel):
+    """:class:`NetModel` with the card and bet network of the Deep CFR paper
+    (:class:`rcfr.solvers.deep.embed.EmbedNet`, ``--hidden``'s first width) in place of the
+    perceptron; its gradients in numpy, once per distinct information set of a minibatch as
+    :meth:`NetModel.gradients`."""
+
+    def __init__(self, features: np.ndarray, num_actions: np.ndarray, width: int,
+                 hidden: list[int], role: str, lr: float, layout: Any) -> None:
+        super().__init__(features, num_actions, width, hidden, role, lr)
+        self.layout = layout
+
+    def reset(self, seed: int) -> None:
+        from .embed import EmbedNet
+
+        self.mlp = EmbedNet(self.layout, self.hidden[0], self.width,  # type: ignore[assignment]
+                            np.random.default_rng(int(seed)))
+        self.opt = Adam(self.mlp.theta.size, self.lr)
+
+    def gradients(self, info: np.ndarray, y: np.ndarray, w: np.ndarray,
+                  loss: bool = False) -> tuple[float | None, np.ndarray]:
+        uniq, inv = np.unique(info, return_inverse=True)
+        with one_blas_thread():
+            out, cache = self.mlp.forward(self.features[uniq])
+        legal = self.legal[uniq]
+        U, B = len(uniq), len(info)
+        wy = w[:, None] * y
+        s = np.empty((U, y.shape[1]))
+        for a in range(y.shape[1]):
+            s[:, a] = np.bincount(inv, weights=wy[:, a], minlength=U)
+        value = None
+        if self.role == POLICY:
+            prob = masked_softmax(out, legal)
+            mass = np.bincount(inv, weights=w * y.sum(axis=1), minlength=U)
+            g = (prob * mass[:, None] - s) * legal / B
+            if loss:
+                logp = np.where(legal, np.log(np.where(legal, prob, 1.0)), 0.0)
+                value = float(np.mean(w * -(y * logp[inv]).sum(axis=1)))
+        else:
+            total = np.bincount(inv, weights=w, minlength=U)
+            g = (total[:, None] * out - s) * legal * (2.0 / B)
+            if loss:
+                d = (out[inv] - y) * legal[inv]
+                value = float(np.mean(w * (d * d).sum(axis=1)))
+        with one_blas_thread():
+            return value, self.mlp.backward(cache, g)
+
+    def _steps(self, memory: Reservoir, n: int, targets: np.ndarray, weights: np.ndarray,
+               idx: np.ndarray) -> None:
+        for rows in idx:
+            self.gradients(memory.info[rows], targets[rows], weights[rows])
+            self.adam_step()
+
+
 BACKENDS = ("numpy", "torch")
+NETWORKS = ("mlp", "embed")
 
 
 def make_model(kind: str, features: np.ndarray, num_actions: np.ndarray, width: int,
-               hidden: list[int], role: str, lr: float,
-               backend: str = "numpy") -> TabularModel | NetModel | TorchNetModel:
+               hidden: list[int], role: str, lr: float, backend: str = "numpy",
+               layout: Any = None) -> TabularModel | NetModel | TorchNetModel:
+    """A model of the family; ``layout`` (a :class:`~rcfr.solvers.deep.embed.CardLayout`)
+    chooses the card and bet network."""
     if kind == "tabular":
         return TabularModel(len(num_actions), width, role)
+    if layout is not None:
+        return EmbedModel(features, num_actions, width, hidden, role, lr, layout)
     cls = TorchNetModel if backend == "torch" else NetModel
     return cls(features, num_actions, width, hidden, role, lr)
