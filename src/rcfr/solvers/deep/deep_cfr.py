@@ -192,7 +192,7 @@ class DeepCFRSolver(FPSolverBase):
         sampled = self.options["scheme"] != "full"
         count = int(self.options["traversals"]) if sampled else 1
         adv, strat, nodes = traverse(self.tree, self.pass_, p, self.strategy_, count, sampled,
-                                     self.width_)
+                                     self.width_, self.uses_strategy_memory)
         self.nodes_visited += nodes
         info, rows, _ = adv.view()
         self.adv_mem_[p].add(info, t, rows, np.ones(len(info)), self.rng_)
