@@ -299,11 +299,16 @@ def grouped_gradient(theta, grad, sizes, features, num_actions, policy, info, y,
             for i in range(n_in):
                 x = act[k, u, i]
                 r = off + i * n_out
-                acc = 0.0
-                for j in range(n_out):
-                    grad[r + j] += x * gout[u, j]
-                    acc += gout[u, j] * theta[r + j]
-                gin[u, i] = acc if x > 0.0 else 0.0
+                if x != 0.0:  # (inputs are sparse one-hots; hidden units after a ReLU)
+                    for j in range(n_out):
+                        grad[r + j] += x * gout[u, j]
+                if k and x > 0.0:  # the gradient below the ReLU (not needed at the input)
+                    acc = 0.0
+                    for j in range(n_out):
+                        acc += gout[u, j] * theta[r + j]
+                    gin[u, i] = acc
+                else:
+                    gin[u, i] = 0.0
         if k:
             for u in range(U):
                 for i in range(n_in):
