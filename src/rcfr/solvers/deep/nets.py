@@ -427,7 +427,9 @@ class NetModel:
         targets = memory.target[:n] / self.scale
         weights = memory.iteration[:n] * memory.weight[:n] / (iteration * mean_w)
         b = min(int(batch), n)
-        idx = rng.integers(0, n, size=(int(steps), b))  # every minibatch drawn at once
+        # every minibatch drawn at once (the same rows as one draw a step: the generator
+        # keeps its half-used 32-bit words in its state)
+        idx = rng.integers(0, n, size=(int(steps), b))
         self._steps(memory, n, targets, weights, idx)
         self.known[:] = True
 
