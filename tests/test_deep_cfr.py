@@ -341,8 +341,8 @@ def test_a_fit_is_its_minibatch_steps(role):
 
 def test_the_card_and_bet_network_gradient_equals_pytorch_autograd():
     """EmbedNet's backward pass (cards: rank + suit + card embeddings summed per group, three
-    layers; bets: two layers; joint: a layer, two skip layers, normalisation) equals PyTorch's
-    autograd on the same network to 1e-12, on Leduc's tensor layout."""
+    layers; bets: two layers; joint: three layers, normalisation; skips on the square layers)
+    equals PyTorch's autograd on the same network to 1e-12, on Leduc's tensor layout."""
     torch = pytest.importorskip("torch")
     from rcfr.games.leduc import LeducPoker
     from rcfr.solvers.deep.embed import NORM_EPS, EmbedNet, card_layout
@@ -362,15 +362,14 @@ def test_the_card_and_bet_network_gradient_equals_pytorch_autograd():
     X = torch.as_tensor(x)
 
     def layer(h, name):
-        return torch.relu(h @ P[name] + P[name + "b"])
+        skip = h if P[name].shape[0] == P[name].shape[1] else 0.0
+        return torch.relu(h @ P[name] + P[name + "b"] + skip)
 
     table = P["card"] + P["rank"][torch.as_tensor(lay.rank)] + P["suit"][torch.as_tensor(lay.suit)]
     c = torch.cat([X[:, s:s + 6] @ table for s in lay.groups], dim=1)
     c = layer(layer(layer(c, "c1"), "c2"), "c3")
     b = layer(layer(X[:, torch.as_tensor(lay.bets)], "b1"), "b2")
-    j = layer(torch.cat([c, b], dim=1), "j1")
-    j = j + layer(j, "j2")
-    j = j + layer(j, "j3")
+    j = layer(layer(layer(torch.cat([c, b], dim=1), "j1"), "j2"), "j3")
     n = torch.nn.functional.layer_norm(j, (6,), eps=NORM_EPS)
     ref = n @ P["out"] + P["outb"]
     assert np.allclose(ref.detach().numpy(), out, rtol=0, atol=1e-12)

@@ -6,12 +6,15 @@ parameter vector and Adam of :mod:`rcfr.solvers.mlp`.
 * cards: each card is embedded as the sum of a rank, a suit and a card embedding (``d``
   values each); the embeddings of a group's cards are summed (Kuhn: the private card; Leduc:
   the private card, then the board card), the groups concatenated and passed through three
-  ReLU layers of ``d`` units;
+  layers of ``d`` units;
 * bets: the tensor's remaining entries (the acting player, and per betting position whether
-  a call or a raise happened) through two ReLU layers of ``d`` units;
-* joint: the two branches concatenated, a ReLU layer and two ReLU layers with skip connections
-  (``h + relu(W h + b)``), the last hidden layer normalised to zero mean and unit variance
-  across its units (no learned scale), then a linear output per action.
+  a call or a raise happened) through two layers of ``d`` units;
+* joint: the two branches concatenated and three more layers, the last hidden layer
+  normalised to zero mean and unit variance across its units (no learned scale), then a
+  linear output per action.
+
+Every layer is the paper's ``x' = ReLU(A x + b [+ x])``, the skip ``+ x`` on the layers whose
+input and output widths are equal.
 
 What differs from the paper: ``d`` is ``--hidden``'s first width (the paper's network is sized
 for no-limit hold'em), the bet features are OpenSpiel's occurrence bits (the paper's
@@ -66,8 +69,12 @@ def card_layout(game) -> CardLayout:
                     f"tensors, not {game}'s; use --network mlp")
 
 
-def _relu_layer(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _layer(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``ReLU(x W + b [+ x])``, the skip ``+ x`` where the layer is square (the paper's
+    fully connected layer)."""
     h = x @ w + b
+    if w.shape[0] == w.shape[1]:
+        h += x
     np.maximum(h, 0.0, out=h)
     return h
 
@@ -115,25 +122,22 @@ class EmbedNet:
         table = self.card_table()
         onehots = [x[:, s:s + c] for s in lay.groups]
         c0 = np.concatenate([oh @ table for oh in onehots], axis=1)
-        c1 = _relu_layer(c0, p["c1"], p["c1b"])
-        c2 = _relu_layer(c1, p["c2"], p["c2b"])
-        c3 = _relu_layer(c2, p["c3"], p["c3b"])
+        c1 = _layer(c0, p["c1"], p["c1b"])
+        c2 = _layer(c1, p["c2"], p["c2b"])
+        c3 = _layer(c2, p["c3"], p["c3b"])
         xb = x[:, lay.bets]
-        b1 = _relu_layer(xb, p["b1"], p["b1b"])
-        b2 = _relu_layer(b1, p["b2"], p["b2b"])
+        b1 = _layer(xb, p["b1"], p["b1b"])
+        b2 = _layer(b1, p["b2"], p["b2b"])
         z = np.concatenate([c3, b2], axis=1)
-        j1 = _relu_layer(z, p["j1"], p["j1b"])
-        r2 = _relu_layer(j1, p["j2"], p["j2b"])
-        j2 = j1 + r2
-        r3 = _relu_layer(j2, p["j3"], p["j3b"])
-        j3 = j2 + r3
+        j1 = _layer(z, p["j1"], p["j1b"])
+        j2 = _layer(j1, p["j2"], p["j2b"])
+        j3 = _layer(j2, p["j3"], p["j3b"])
         mu = j3.mean(axis=1, keepdims=True)
         s = np.sqrt(j3.var(axis=1, keepdims=True) + NORM_EPS)
         n = (j3 - mu) / s
         out = n @ p["out"] + p["outb"]
         cache = {"onehots": onehots, "c0": c0, "c1": c1, "c2": c2, "c3": c3, "xb": xb,
-                 "b1": b1, "b2": b2, "z": z, "j1": j1, "r2": r2, "j2": j2, "r3": r3, "n": n,
-                 "s": s}
+                 "b1": b1, "b2": b2, "z": z, "j1": j1, "j2": j2, "j3": j3, "n": n, "s": s}
         return out, cache
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
@@ -144,25 +148,31 @@ class EmbedNet:
         gradient with respect to the outputs of the :meth:`forward` call that gave ``cache``."""
         p, g, k = self.p, self.g, cache
 
-        def linear(x, name, gy):  # y = x W + b: dW, db, and dx
-            np.matmul(x.T, gy, out=g[name])
-            np.sum(gy, axis=0, out=g[name + "b"])
-            return gy @ p[name].T
+        def layer(x, name, h, gh):  # h = ReLU(x W + b [+ x]): dW, db into grad; dx
+            gpre = gh * (h > 0.0)
+            np.matmul(x.T, gpre, out=g[name])
+            np.sum(gpre, axis=0, out=g[name + "b"])
+            gx = gpre @ p[name].T
+            if p[name].shape[0] == p[name].shape[1]:
+                gx += gpre
+            return gx
 
-        gn = linear(k["n"], "out", grad_out)
-        n = k["n"]  # layer normalisation without affine parameters
+        n = k["n"]
+        np.matmul(n.T, grad_out, out=g["out"])
+        np.sum(grad_out, axis=0, out=g["outb"])
+        gn = grad_out @ p["out"].T
+        # layer normalisation without affine parameters
         gj3 = (gn - gn.mean(axis=1, keepdims=True)
                - n * (gn * n).mean(axis=1, keepdims=True)) / k["s"]
-        gj2 = gj3 + linear(k["j2"], "j3", gj3 * (k["r3"] > 0.0))
-        gj1 = gj2 + linear(k["j1"], "j2", gj2 * (k["r2"] > 0.0))
-        gz = linear(k["z"], "j1", gj1 * (k["j1"] > 0.0))
+        gj2 = layer(k["j2"], "j3", k["j3"], gj3)
+        gj1 = layer(k["j1"], "j2", k["j2"], gj2)
+        gz = layer(k["z"], "j1", k["j1"], gj1)
         d = self.d
-        gc3, gb2 = gz[:, :d], gz[:, d:]
-        gb1 = linear(k["b1"], "b2", gb2 * (k["b2"] > 0.0))
-        linear(k["xb"], "b1", gb1 * (k["b1"] > 0.0))
-        gc2 = linear(k["c2"], "c3", gc3 * (k["c3"] > 0.0))
-        gc1 = linear(k["c1"], "c2", gc2 * (k["c2"] > 0.0))
-        gc0 = linear(k["c0"], "c1", gc1 * (k["c1"] > 0.0))
+        gb1 = layer(k["b1"], "b2", k["b2"], gz[:, d:])
+        layer(k["xb"], "b1", k["b1"], gb1)
+        gc2 = layer(k["c2"], "c3", k["c3"], gz[:, :d])
+        gc1 = layer(k["c1"], "c2", k["c2"], gc2)
+        gc0 = layer(k["c0"], "c1", k["c1"], gc1)
         gtable = sum(oh.T @ gc0[:, i * d:(i + 1) * d] for i, oh in enumerate(k["onehots"]))
         lay = self.layout
         g["card"][...] = gtable
