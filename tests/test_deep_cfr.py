@@ -394,3 +394,34 @@ def test_the_card_and_bet_network_solves_kuhn(capsys):
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: --network embed reads the cards") and \
         len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("role", [ADVANTAGE, POLICY])
+def test_the_card_and_bet_model_loss_gradient_matches_finite_differences(role):
+    """EmbedModel's minibatch gradient (rows grouped by information set) is the derivative of
+    its loss (central differences, to 1e-7)."""
+    from rcfr.games.kuhn import KuhnPoker
+    from rcfr.solvers.deep.embed import card_layout
+    from rcfr.solvers.deep.nets import EmbedModel
+
+    rng = np.random.default_rng(0)
+    feats = np.zeros((6, 11))
+    feats[np.arange(6), 0] = 1.0
+    feats[np.arange(6), 2 + np.arange(6) % 3] = 1.0
+    feats[3:, 5] = 1.0
+    model = EmbedModel(feats, np.full(6, 2), 2, [8], role, 0.01, card_layout(KuhnPoker()))
+    model.reset(1)
+    info, w = rng.integers(0, 6, 20), rng.random(20)
+    y = rng.random((20, 2))
+    y /= y.sum(axis=1, keepdims=True)
+    _, grad = model.gradients(info, y, w)
+    grad = grad.copy()
+    theta, eps = model.mlp.theta, 1e-6
+    for q in rng.choice(theta.size, 12, replace=False):
+        theta[q] += eps
+        up = model.gradients(info, y, w, loss=True)[0]
+        theta[q] -= 2 * eps
+        down = model.gradients(info, y, w, loss=True)[0]
+        theta[q] += eps
+        assert (up - down) / (2 * eps) == pytest.approx(grad[q], abs=1e-7)
+    assert np.abs(grad).max() > 1e-3

@@ -504,25 +504,24 @@ class EmbedModel(NetModel):
 
     def gradients(self, info: np.ndarray, y: np.ndarray, w: np.ndarray,
                   loss: bool = False) -> tuple[float | None, np.ndarray]:
-        uniq, inv = np.unique(info, return_inverse=True)
+        B = len(info)
+        uniq, inv = np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64)
+        total, mass, s = np.zeros(B), np.zeros(B), np.zeros((B, self.width))
+        U = group_rows(np.asarray(info, dtype=np.int64), np.asarray(w, dtype=np.float64),
+                       np.ascontiguousarray(y, dtype=np.float64), self.slot, uniq, inv, total,
+                       mass, s)
+        uniq, total, mass, s = uniq[:U], total[:U], mass[:U], s[:U]
         with one_blas_thread():
             out, cache = self.mlp.forward(self.features[uniq])
         legal = self.legal[uniq]
-        U, B = len(uniq), len(info)
-        wy = w[:, None] * y
-        s = np.empty((U, y.shape[1]))
-        for a in range(y.shape[1]):
-            s[:, a] = np.bincount(inv, weights=wy[:, a], minlength=U)
         value = None
         if self.role == POLICY:
             prob = masked_softmax(out, legal)
-            mass = np.bincount(inv, weights=w * y.sum(axis=1), minlength=U)
             g = (prob * mass[:, None] - s) * legal / B
             if loss:
                 logp = np.where(legal, np.log(np.where(legal, prob, 1.0)), 0.0)
                 value = float(np.mean(w * -(y * logp[inv]).sum(axis=1)))
         else:
-            total = np.bincount(inv, weights=w, minlength=U)
             g = (total[:, None] * out - s) * legal * (2.0 / B)
             if loss:
                 d = (out[inv] - y) * legal[inv]
