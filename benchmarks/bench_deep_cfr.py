@@ -24,7 +24,8 @@ seconds each rcfr solver took to first reach it, and the ratio; and tabular exte
 (``-a es``) run to each rcfr solver's final number of histories visited, beside it; and
 SD-CFR and Deep CFR with ``--param-hidden`` units (default 16) beside RCFR+ with best-first
 trees of as many leaves as their advantage networks have weights, at equal histories visited.
-rcfr's DREAM runs with its default baseline, the Q-network.
+rcfr's DREAM runs with its default baseline, the Q-network.  ``--networks mlp,embed`` runs
+rcfr's solvers with both networks (``--network embed``: the paper's card and bet network).
 """
 
 from __future__ import annotations
@@ -49,12 +50,15 @@ def eval_points(n: int, count: int) -> list[int]:
     return pts
 
 
-def run_rcfr(game: str, key: str, iterations: int, points: list[int], seed: int) -> list[dict]:
+def run_rcfr(game: str, key: str, iterations: int, points: list[int], seed: int,
+             network: str = "mlp") -> list[dict]:
     tree = compile_game(game)
-    options = dict(SETTINGS)
+    options = dict(SETTINGS, network=network)
     if key != "sd-cfr":
         options["policy_steps"] = 2500
     solver = make_solver(tree, key, seed=seed, **options)
+    if network != "mlp":
+        key = f"{key} ({network})"
     solver._setup()
     rows, cpu = [], 0.0
     for it in range(1, iterations + 1):
@@ -193,6 +197,9 @@ def main() -> None:
                     help="OpenSpiel iterations (0: rcfr only)")
     ap.add_argument("--algorithms", default="sd-cfr,deep-cfr,dream")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--networks", default="mlp",
+                    help="rcfr's networks, comma-separated: mlp, embed (the Deep CFR paper's "
+                         "card and bet network, --hidden's width)")
     ap.add_argument("--param-hidden", default="16",
                     help="hidden width of the equal-parameter comparison with RCFR+ ('' : "
                          "skip it)")
@@ -208,9 +215,10 @@ def main() -> None:
         if args.os_iterations:  # 0: rcfr only
             os_points = eval_points(args.os_iterations, 4)
             rows += run_openspiel(game, args.os_iterations, os_points, args.seed)
-        for key in args.algorithms.split(","):
-            rows += run_rcfr(game, key, args.iterations, eval_points(args.iterations, 7),
-                             args.seed)
+        for network in args.networks.split(","):
+            for key in args.algorithms.split(","):
+                rows += run_rcfr(game, key, args.iterations, eval_points(args.iterations, 7),
+                                 args.seed, network)
         result[game] = {"rows": rows, "summary": summary(rows),
                         "equal_nodes": equal_nodes(game, rows, args.seed)}
         if args.param_hidden:

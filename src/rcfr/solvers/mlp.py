@@ -28,13 +28,18 @@ from numba import njit
 ADAM = (0.9, 0.999, 1e-8)  # PyTorch's defaults (Kingma & Ba 2015)
 
 
+_CONTROLLER: list = []  # threadpoolctl's controller, made once: finding the libraries costs ms
+
+
 @contextmanager
 def one_blas_thread() -> Iterator[None]:
     """Matrix products on one BLAS thread inside the block (threadpoolctl, which scikit-learn
     installs): the order of every sum is then fixed."""
-    from threadpoolctl import threadpool_limits
+    if not _CONTROLLER:
+        from threadpoolctl import ThreadpoolController
 
-    with threadpool_limits(limits=1, user_api="blas"):
+        _CONTROLLER.append(ThreadpoolController())
+    with _CONTROLLER[0].limit(limits=1, user_api="blas"):
         yield
 
 

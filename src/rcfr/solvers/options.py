@@ -285,6 +285,24 @@ OPTIONS: tuple[Option, ...] = (
     Option("baseline", str, "dream: the history baseline, net (DREAM's learned Q-network, "
            "the default) or table (VR-MCCFR's running averages).", cli=("--baseline",),
            algorithms=("dream",), choices=("net", "table")),
+    Option("baseline_rate", float, "dream --baseline table: the rate of the baselines' "
+           "exponential averages (default 0.2).", cli=("--baseline-rate",),
+           algorithms=("dream",), low=0, high=1, low_open=True),
+    Option("q_steps", int, "dream: minibatch steps that train the Q-network baseline each "
+           "iteration (default: --train-steps).", cli=("--q-steps",), algorithms=("dream",),
+           low=1, high=MAX_COUNT),
+    Option("q_lr", float, "dream: the Q-network's learning rate (default: --lr).",
+           cli=("--q-lr",), algorithms=("dream",), low=0, low_open=True),
+    Option("q_memory", int, "dream: capacity of the Q-network's circular memory, in (h, a) "
+           "pairs (default 100000).", cli=("--q-memory",), algorithms=("dream",), low=1,
+           high=MAX_COUNT),
+    Option("network", str, "deep-cfr/sd-cfr/dream: the advantage and average networks, mlp "
+           "(a perceptron of --hidden, the default) or embed (the Deep CFR paper's card and bet "
+           "network, --hidden's first width; kuhn and leduc).", cli=("--network",),
+           algorithms=_DEEP, choices=("mlp", "embed")),
+    Option("backend", str, "deep-cfr/sd-cfr/dream: the networks' implementation, numpy (the "
+           "default) or torch (PyTorch on one thread, deterministic).", cli=("--backend",),
+           algorithms=_DEEP, choices=("numpy", "torch")),
     Option("abstraction", str, "Solve an abstract game and play it in the full game: "
            "identity; leduc's JQK, J.QK, JQ.K, J.Q.K; wager abstractions null, P, HP, PD, HPD "
            "or bets:0.5,1,2 (pot fractions).", group=RUN, cli=("--abstraction",)),

@@ -215,9 +215,10 @@ def _make_fp(game, key: str, rule, options: dict, given: set):
 
 # what each algorithm of the Deep CFR family takes (rcfr.solvers.deep)
 _DEEP_COMMON = ("seed", "alternating", "hidden", "features", "traversals", "train_steps",
-                "batch_size", "memory", "lr", "warm_start")
+                "batch_size", "memory", "lr", "warm_start", "backend", "network")
 _DEEP_TAKES = {"deep-cfr": (*_DEEP_COMMON, "policy_steps"), "sd-cfr": _DEEP_COMMON,
-               "dream": (*_DEEP_COMMON, "policy_steps", "epsilon", "baseline")}
+               "dream": (*_DEEP_COMMON, "policy_steps", "epsilon", "baseline", "baseline_rate",
+                         "q_steps", "q_lr", "q_memory")}
 
 
 def _make_deep(game, key: str, rule, options: dict, given: set):

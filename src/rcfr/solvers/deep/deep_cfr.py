@@ -24,7 +24,8 @@ after 15 iterations at 1e-2, 0.54 at 3e-3) -- the paper's own settings (4,000 st
 minibatch 10,000, memories of 40 million rows, three-layer card/bet networks) are sized for
 heads-up no-limit hold'em. Features are rcfr's providers (:mod:`rcfr.features`): ``infostate``
 (OpenSpiel's information-state tensor) where the game has one and the history form is compiled,
-``onehot`` elsewhere.
+``onehot`` elsewhere. ``network="embed"`` replaces the perceptrons by the paper's card and
+bet network (:mod:`rcfr.solvers.deep.embed`; Kuhn and Leduc).
 
 ``model="tabular"`` replaces the networks by the exact fit (one output per sequence) and
 ``scheme="full"`` the traversals by one full-width pass (rows for every information set of
@@ -56,9 +57,11 @@ from .traverse import regret_matching, scatter_rows, traverse
 DEFAULTS: dict[str, Any] = {
     "hidden": "64", "traversals": 375, "train_steps": 375, "batch_size": 256,
     "memory": 100_000, "lr": 1e-2, "policy_steps": 2500, "warm_start": False,
-    "features": None, "scheme": "es", "model": "net", "fallback": "argmax", "backend": "numpy"}
+    "features": None, "scheme": "es", "model": "net", "fallback": "argmax", "backend": "numpy",
+    "network": "mlp"}
 _CHOICES = {"scheme": ("es", "full"), "model": ("net", "tabular"),
-            "fallback": ("argmax", "uniform"), "backend": ("numpy", "torch")}
+            "fallback": ("argmax", "uniform"), "backend": ("numpy", "torch"),
+            "network": ("mlp", "embed")}
 
 
 @contextlib.contextmanager
@@ -126,6 +129,14 @@ class DeepCFRSolver(FPSolverBase):
         if o["features"] is None:
             o["features"] = ("infostate" if has_infostate(t.game) and t.history_nodes
                              else "onehot")
+        self.layout_ = None
+        if o["network"] == "embed" and o["model"] == "net":
+            from .embed import card_layout
+
+            self.layout_ = card_layout(t.game)
+            if o["features"] != "infostate" or o["backend"] != "numpy":
+                raise RcfrError("--network embed reads the information-state tensor (the "
+                                "history form's infostate features) with the numpy backend")
         seed = int(self.seed or 0)
         self.bounds_ = (0, t.num_infosets_per_player[0], t.num_infosets)
         self.rng_ = np.random.default_rng(seed)
@@ -157,7 +168,8 @@ class DeepCFRSolver(FPSolverBase):
         lo, hi = self.bounds_[p], self.bounds_[p + 1]
         return make_model(self.options["model"], self.features_[p],
                           self.tree.infoset_num_actions[lo:hi], self.width_, self.hidden_,
-                          role, float(self.options["lr"]), self.options["backend"])
+                          role, float(self.options["lr"]), self.options["backend"],
+                          self.layout_)
 
     def _config(self) -> dict[str, Any]:
         return {k: (str(v) if k in ("hidden", "features") else v)
@@ -180,7 +192,7 @@ class DeepCFRSolver(FPSolverBase):
         sampled = self.options["scheme"] != "full"
         count = int(self.options["traversals"]) if sampled else 1
         adv, strat, nodes = traverse(self.tree, self.pass_, p, self.strategy_, count, sampled,
-                                     self.width_)
+                                     self.width_, self.uses_strategy_memory)
         self.nodes_visited += nodes
         info, rows, _ = adv.view()
         self.adv_mem_[p].add(info, t, rows, np.ones(len(info)), self.rng_)

@@ -153,9 +153,11 @@ class Samples:
 
 
 def traverse(tree: Any, pass_: Any, player: int, strategy: np.ndarray, count: int,
-             sampled: bool, width: int) -> tuple[Samples, list[Samples], int]:
+             sampled: bool, width: int, strategy_rows: bool = True
+             ) -> tuple[Samples, list[Samples], int]:
     """``count`` traversals for ``player`` at the fixed per-sequence ``strategy``: its
-    advantage rows, both players' strategy rows and the histories visited."""
+    advantage rows, both players' strategy rows (none unless ``strategy_rows``) and the
+    histories visited."""
     seq_start, num_actions = tree.infoset_seq_start, tree.infoset_num_actions
     bounds = (0, tree.num_infosets_per_player[0], tree.num_infosets)
     lo, hi = bounds[player], bounds[player + 1]
@@ -185,7 +187,7 @@ def traverse(tree: Any, pass_: Any, player: int, strategy: np.ndarray, count: in
                 adv.n = k
                 break
             adv.grow()  # (touched is intact: rows are reset only as they are appended)
-        for q in (0, 1):
+        for q in (0, 1) if strategy_rows else ():
             while True:
                 k = increment_rows(avg, strategy, seq_start, num_actions, bounds[q],
                                    bounds[q + 1], strat[q].info, strat[q].rows,
