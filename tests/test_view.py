@@ -186,10 +186,10 @@ def test_large_games_write_lazy_chunks(tmp_path, monkeypatch):
     assert layouts == {"list", "grid"}  # preflop buckets; preflop x flop buckets
 
 
-def test_nl_holdem_20_page_is_small_and_fast(tmp_path):
+def test_nl_holdem_20_page_is_small(tmp_path):
     """2-NL Hold'em(20), public form (1.46M sequences): writing the page (compiling is not
-    measured) takes under 30 s and under 200 MB more memory (tracemalloc's peak, which counts
-    numpy's buffers; it also slows Python down, so the time bound is loose)."""
+    measured) takes under 200 MB more memory (tracemalloc's peak, which counts numpy's
+    buffers).  Its time is printed, not asserted: speed belongs to benchmarks."""
     tree = view_form("nl_holdem2(stack=20)")
     assert tree.num_sequences > 1_400_000
     policy = rcfr.TabularPolicy.uniform(tree)
@@ -203,7 +203,6 @@ def test_nl_holdem_20_page_is_small_and_fast(tmp_path):
         tracemalloc.stop()
     print(f"2-NL Hold'em(20) page: {seconds:.1f} s, peak {peak / 1e6:.0f} MB traced, "
           f"{len(meta['chunks'])} chunks")
-    assert seconds < 30
     assert peak < 200e6
     assert meta["lazy"] and not meta["values"]
     index = (tmp_path / "k20" / "index.html").stat().st_size
