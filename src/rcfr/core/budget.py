@@ -34,6 +34,11 @@ NL_EXACT_STACK = 1500  # one-card poker's closed form is O(stack^2); above, a lo
 BYTES_PER_PUBLIC_SEQUENCE = 110
 BYTES_PER_PUBLIC_SEQUENCE_FLOAT32 = 92  # the sampled solvers' dtype="float32" tables
 PUBLIC_TREE_BYTES_PER_SEQUENCE = 20
+# The public compile's own peak per sequence: it writes the information sets and sequences
+# straight into their final arrays (rcfr.forms.public.build), so it peaks at the arrays it keeps
+# plus a few per-node arrays (measured on 2-NL Hold'em(k): 20.6-21.6 bytes a sequence at k = 20
+# to 30, 1.00-1.03 times the arrays; the vectorized compile before it peaked at 3.7 times).
+PUBLIC_COMPILE_BYTES_PER_SEQUENCE = 23
 # What evaluation alone needs (no regret or average tables): the compile peak.  Measured: a
 # history form's uniform evaluation peaks at 407 bytes per history (goofspiel(num_cards=6),
 # as its compile does); 2-NL Hold'em(36)'s public form at 16.7 GB, 84-90 per sequence.
@@ -174,6 +179,13 @@ def public_sequences(game) -> int | None:
     if not callable(sizes) or not callable(getattr(game, "public_structure", None)):
         return None
     return int(sizes(support=False)["sequences"])
+
+
+def public_compile_bytes(game) -> int | None:
+    """The public compile's peak growth of the process, in bytes, where the game gives its
+    sequences in closed form (else ``None``)."""
+    sequences = public_sequences(game)
+    return None if sequences is None else PUBLIC_COMPILE_BYTES_PER_SEQUENCE * sequences
 
 
 def check_public(game, max_memory: str | float | int | None = None,
