@@ -46,7 +46,15 @@ from numba import njit
 from ..core.budget import SizeEstimate
 from ..core.errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
-from .public import FOLD_RULE, MATRIX_RULE, PublicNodes, PublicState, PublicStructure
+from .public import (
+    FOLD_RULE,
+    KIND_CHANCE,
+    KIND_TERMINAL,
+    MATRIX_RULE,
+    PublicNodes,
+    PublicState,
+    PublicStructure,
+)
 
 FOLD, CALL = 0, 1
 SMALL_BLIND, BIG_BLIND = 1, 2
@@ -491,8 +499,6 @@ def sizes_from_counts(c: dict, deals: tuple[int, int, int, int],
 
 
 # -- the public tree in closed form ------------------------------------------------------------
-KIND_CHANCE, KIND_TERMINAL = 2, 3  # the public tree's node kinds (rcfr.games.public.PublicNodes)
-
 
 def public_nodes(stack: int) -> PublicNodes:
     """The public tree of 2-NL Hold'em(``stack``) (:data:`rcfr.games.public.PublicNodes`): the

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 FOLD_RULE, SHOWDOWN_RULE, COUNT_RULE, MATRIX_RULE = 0, 1, 2, 3
+# the compiled trees' node kinds besides the players 0 and 1 (rcfr.forms.base re-exports them)
+KIND_CHANCE, KIND_TERMINAL = 2, 3
 PAIRINGS = ("independent", "exclusive", "dense")
 
 # The public tree's nodes in breadth-first order (children in the order of
