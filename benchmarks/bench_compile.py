@@ -18,6 +18,10 @@ package, its kernels and the card abstraction are loaded, and reports:
 
 ``--against SRC`` runs every ``k`` with another checkout's ``src`` too (e.g. today's main), in
 the same run, alternating, so both see the same machine load; the fingerprints must agree.
+
+The compile alone peaks at about 20.5 bytes a sequence (k = 36: 4.3 GB, k = 38: 7.1 GB, k = 40:
+about 12 GB projected); the worker passes the guard a budget large enough for it, since the
+guard counts solving too.  Mind the machine's free memory before ``--stacks 40``.
 """
 
 from __future__ import annotations
