@@ -333,7 +333,7 @@ def test_the_public_guard_counts_float32_tables_and_a_sweep_passes_its_budget(tm
     from rcfr.core.budget import check_public
     from rcfr.games.registry import load_game
 
-    game = load_game("nl_holdem2(stack=36)")  # 199,672,165 sequences: ~18.4 GB (float32), ~22
+    game = load_game("nl_holdem2(stack=36)")  # 199,672,165 sequences: ~16 GB (float32), ~21.4
     assert check_public(game, "20G", "float32") is True
     with pytest.raises(RcfrError, match="199,672,165 sequences"):
         check_public(game, "20G")

@@ -28,17 +28,27 @@ _UNITS = {"": 1, "B": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 HUGE_EXPONENT = 1000  # sizes beyond 2^1000 histories are reported as "more than"
 NL_EXACT_STACK = 1500  # one-card poker's closed form is O(stack^2); above, a lower bound
 # The public form's peak bytes per sequence while compiling and solving, and its compiled
-# arrays' bytes per sequence (measured on 2-NL Hold'em(k) at k = 30: compile peak 81-91, CFR+
-# with one evaluation 100, external sampling with one evaluation 89 with float64 tables and 81
-# (the compile peak) with float32; arrays 20; k = 36 before shared chance contexts: 84 and 27).
-BYTES_PER_PUBLIC_SEQUENCE = 110
-BYTES_PER_PUBLIC_SEQUENCE_FLOAT32 = 92  # the sampled solvers' dtype="float32" tables
-PUBLIC_TREE_BYTES_PER_SEQUENCE = 20
-# What evaluation alone needs (no regret or average tables): the compile peak.  Measured: a
+# arrays' bytes per sequence.  Measured on 2-NL Hold'em(k) at k = 30 (36.9 million sequences)
+# after the streaming compile (rcfr.forms.public.build), peak resident memory less the 0.3 GB
+# of a started process, two iterations and one evaluation: CFR+ 103, DCFR 111, external
+# sampling 91 with float64 tables and 79 with float32; arrays 20.4-21 (k = 20 to 38).  The
+# solver's tables and the evaluation's vectors are the peak now: the compile itself peaks at the
+# arrays it keeps (PUBLIC_COMPILE_BYTES_PER_SEQUENCE), where it peaked at 81-91 before.
+BYTES_PER_PUBLIC_SEQUENCE = 115
+BYTES_PER_PUBLIC_SEQUENCE_FLOAT32 = 86  # the sampled solvers' dtype="float32" tables
+PUBLIC_TREE_BYTES_PER_SEQUENCE = 21
+# The public compile's own peak per sequence: it writes the information sets and sequences
+# straight into their final arrays, so it peaks at the arrays it keeps plus a few per-node
+# arrays (measured: 20.6-21.6 bytes a sequence at k = 20 to 38, 0.99-1.03 times the arrays;
+# the vectorized compile before it peaked at 3.7 times).
+PUBLIC_COMPILE_BYTES_PER_SEQUENCE = 23
+# What evaluation alone needs (no regret or average tables): the compiled arrays, the profile,
+# both realization plans and the values (four float64 vectors over the sequences).  Measured: a
 # history form's uniform evaluation peaks at 407 bytes per history (goofspiel(num_cards=6),
-# as its compile does); 2-NL Hold'em(36)'s public form at 16.7 GB, 84-90 per sequence.
+# as its compile does); 2-NL Hold'em(30)'s public form at 53 bytes a sequence (2.2 GB; 79-90
+# before the streaming compile, whose temporaries were the peak).
 BYTES_PER_HISTORY_EVALUATE = 410
-BYTES_PER_PUBLIC_SEQUENCE_EVALUATE = 92
+BYTES_PER_PUBLIC_SEQUENCE_EVALUATE = 58
 _evaluating: list[bool] = []  # set by evaluation_only()
 
 
@@ -199,6 +209,13 @@ def public_sequences(game) -> int | None:
     if not callable(sizes) or not callable(getattr(game, "public_structure", None)):
         return None
     return int(sizes(support=False)["sequences"])
+
+
+def public_compile_bytes(game) -> int | None:
+    """The public compile's peak growth of the process, in bytes, where the game gives its
+    sequences in closed form (else ``None``)."""
+    sequences = public_sequences(game)
+    return None if sequences is None else PUBLIC_COMPILE_BYTES_PER_SEQUENCE * sequences
 
 
 def check_public(game, max_memory: str | float | int | None = None,

@@ -17,9 +17,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..core.errors import RcfrError
-
-KIND_CHANCE = 2
-KIND_TERMINAL = 3
+from ..games.public import KIND_CHANCE as KIND_CHANCE  # the node kinds (declared once)
+from ..games.public import KIND_TERMINAL as KIND_TERMINAL
 
 
 class StringTable(Sequence):

@@ -4,12 +4,31 @@ compiled to its public tree: public states, each player's private states and the
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import namedtuple
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 FOLD_RULE, SHOWDOWN_RULE, COUNT_RULE, MATRIX_RULE = 0, 1, 2, 3
+# the compiled trees' node kinds besides the players 0 and 1 (rcfr.forms.base re-exports them)
+KIND_CHANCE, KIND_TERMINAL = 2, 3
 PAIRINGS = ("independent", "exclusive", "dense")
+
+# The public tree's nodes in breadth-first order (children in the order of
+# :meth:`PublicState.legal_actions`), as a game may give them directly (``PublicStructure.nodes``)
+# instead of the compiler walking its public states: what the compiler's walk records.
+PublicNodes = namedtuple("PublicNodes", [
+    "kind",  # int8 [N]: 0/1 player to act, 2 chance, 3 terminal
+    "parent",  # int32 [N] (-1 at the root)
+    "action",  # int32 [N]: the action or chance outcome on the edge in (-1 at the root)
+    "child_start",  # int32 [N + 1]: node u's children are child_start[u]:child_start[u + 1]
+    "num_actions",  # int32 [N]: actions of a decision node (0 elsewhere)
+    "ctx",  # int32 [N]: chance context, numbered by first appearance (0 at the root): nodes
+    # below public chance outcomes that reweigh and observe alike share one
+    "term_rule", "term_value", "term_q", "term_face",  # per terminal (int8, float64, int64,
+    # int64): :meth:`PublicState.terminal`, terminals in node order
+])
 
 
 class PublicState(ABC):
@@ -90,6 +109,9 @@ class PublicStructure:
     deal: np.ndarray | None = None
     counts: tuple[np.ndarray, np.ndarray] | None = None
     deal_depth: int = 2  # the history form's chance nodes on one deal's path (cards, dice)
+    # the public tree's nodes in closed form (:data:`PublicNodes`), where the game gives them
+    # without a walk over its public states (2-NL Hold'em(k): millions of nodes)
+    nodes: Callable[[], PublicNodes] | None = None
 
 
 class StandInState(PublicState):

@@ -56,6 +56,7 @@ from ...games.public import (
     MATRIX_RULE,
     PAIRINGS,
     SHOWDOWN_RULE,
+    PublicNodes,
     PublicState,
     PublicStructure,
 )
@@ -63,6 +64,7 @@ from ...games.registry import load_game
 from ..base import KIND_CHANCE, KIND_TERMINAL, SequenceIndex, StringTable
 from ..history.full_width import FullTree
 from ..threads import thread_args
+from .build import fill_infosets, first_of_each, last_decisions, node_bases
 from .evaluate import evaluate_layout, evaluate_public
 from .full_width import PublicFullWidthPass
 from .layout import build_layout, uses_layout
@@ -373,24 +375,55 @@ def _joint(w0: np.ndarray, w1: np.ndarray, pairing: str) -> np.ndarray:
     return W
 
 
-def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> PublicTree:
-    n = (len(spec.labels[0]), len(spec.labels[1]))
-    if spec.pairing == "exclusive" and n[0] != n[1]:
-        raise RcfrError("an exclusive deal needs the same private states for both players")
-    factors, W = _contexts_root(spec, n)
-    ctx_factors = [factors]
-    ctx_joint = [W]
-    ctx_parent = [-1]
-    ctx_obs = [_observations(spec.root, n)]
-    ctx_ranks: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-    ctx_matrix: dict[int, np.ndarray] = {}
-    ctx_of: dict[tuple, int] = {}
+class _Contexts:
+    """The chance contexts met so far: each one's factored weights (``None``: a dense deal),
+    joint weights, parent context and observations, and the showdown ranks and payoff matrices
+    asked at its first terminal of those rules."""
 
+    def __init__(self, game: Game, spec: PublicStructure, n: tuple[int, int]) -> None:
+        self.game, self.spec, self.n = game, spec, n
+        factors, W = _contexts_root(spec, n)
+        self.factors, self.joint, self.parent = [factors], [W], [-1]
+        self.obs = [_observations(spec.root, n)]
+        self.ranks: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.matrix: dict[int, np.ndarray] = {}
+
+    def add(self, c: int, f, obs: tuple) -> int:
+        """A new context below context ``c``, reweighed by the chance factor ``f``."""
+        if isinstance(f, tuple):
+            if self.factors[c] is None:
+                raise RcfrError("factored chance in a dense deal")
+            w0, w1 = self.factors[c]
+            nw = (w0 * np.asarray(f[0]), w1 * np.asarray(f[1]))
+            self.factors.append(nw)
+            self.joint.append(_joint(nw[0], nw[1], self.spec.pairing))
+        else:
+            self.factors.append(None)
+            self.joint.append(self.joint[c] * np.asarray(f, dtype=np.float64))
+        self.parent.append(c)
+        self.obs.append(obs)
+        return len(self.joint) - 1
+
+    def ask(self, c: int, rule: int, state: PublicState) -> None:
+        """Ask terminal ``state`` of context ``c`` for what its ``rule`` needs, once a context."""
+        if rule == SHOWDOWN_RULE and c not in self.ranks:
+            self.ranks[c] = (np.asarray(state.ranks(0)), np.asarray(state.ranks(1)))
+        if rule == MATRIX_RULE and c not in self.matrix:
+            m = np.asarray(state.payoff_matrix(), dtype=np.float64)
+            if m.shape != self.n:
+                raise RcfrError(f"a payoff matrix of {self.game} has shape {m.shape}, not "
+                                f"{self.n}")
+            self.matrix[c] = m
+
+
+def _walk(game: Game, spec: PublicStructure, n: tuple[int, int], node_budget: int | None):
+    """Walk the public states breadth-first into the node table (:data:`PublicNodes`) and
+    their chance contexts."""
+    ctxs = _Contexts(game, spec, n)
+    ctx_of: dict[tuple, int] = {}
     states = [spec.root]
     kind, parent, action_in, ctx = [], [-1], [-1], [0]
-    child_start, nact, actions_flat = [], [], []
-    last = ([-1], [-1])  # per player: last own public decision node above
-    last_act = ([-1], [-1])
+    child_start, nact = [], []
     rules: list[tuple[int, float, int, int]] = []
     i = 0
     while i < len(states):
@@ -407,13 +440,7 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> Publ
             nact.append(0)
             rule = state.terminal()
             rules.append(rule)
-            if rule[0] == SHOWDOWN_RULE and c not in ctx_ranks:
-                ctx_ranks[c] = (np.asarray(state.ranks(0)), np.asarray(state.ranks(1)))
-            if rule[0] == MATRIX_RULE and c not in ctx_matrix:
-                m = np.asarray(state.payoff_matrix(), dtype=np.float64)
-                if m.shape != n:
-                    raise RcfrError(f"a payoff matrix of {game} has shape {m.shape}, not {n}")
-                ctx_matrix[c] = m
+            ctxs.ask(c, rule[0], state)
         elif player == CHANCE:
             kind.append(KIND_CHANCE)
             nact.append(0)
@@ -427,52 +454,89 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> Publ
                 key = (c, o, _key(f), *(None if x is None else x.tobytes() for x in obs))
                 cc = ctx_of.get(key)
                 if cc is None:
-                    if isinstance(f, tuple):
-                        if ctx_factors[c] is None:
-                            raise RcfrError("factored chance in a dense deal")
-                        w0, w1 = ctx_factors[c]
-                        nw = (w0 * np.asarray(f[0]), w1 * np.asarray(f[1]))
-                        ctx_factors.append(nw)
-                        ctx_joint.append(_joint(nw[0], nw[1], spec.pairing))
-                    else:
-                        ctx_factors.append(None)
-                        ctx_joint.append(ctx_joint[c] * np.asarray(f, dtype=np.float64))
-                    ctx_parent.append(c)
-                    ctx_obs.append(obs)
-                    cc = ctx_of[key] = len(ctx_joint) - 1
+                    cc = ctx_of[key] = ctxs.add(c, f, obs)
                 states.append(child)
                 parent.append(i)
                 action_in.append(o)
                 ctx.append(cc)
-                for p in (0, 1):
-                    last[p].append(last[p][i])
-                    last_act[p].append(last_act[p][i])
         else:
             kind.append(player)
             acts = state.legal_actions()
             k = len(acts)
             nact.append(k)
-            actions_flat.extend(acts)
             states.extend([state.child(a) for a in acts])
             parent.extend([i] * k)
             action_in.extend(acts)
             ctx.extend([c] * k)
-            last[player].extend([i] * k)
-            last_act[player].extend(range(k))
-            other = 1 - player
-            last[other].extend([last[other][i]] * k)
-            last_act[other].extend([last_act[other][i]] * k)
         i += 1
     child_start.append(len(states))
     del states
+    rule_arr = np.asarray(rules, dtype=np.float64).reshape(-1, 4)
+    nodes = PublicNodes(
+        kind=np.asarray(kind, dtype=np.int8), parent=np.asarray(parent, dtype=np.int32),
+        action=np.asarray(action_in, dtype=np.int32),
+        child_start=np.asarray(child_start, dtype=np.int32),
+        num_actions=np.asarray(nact, dtype=np.int32), ctx=np.asarray(ctx, dtype=np.int32),
+        term_rule=rule_arr[:, 0].astype(np.int8), term_value=np.ascontiguousarray(rule_arr[:, 1]),
+        term_q=rule_arr[:, 2].astype(np.int64), term_face=rule_arr[:, 3].astype(np.int64))
+    return nodes, ctxs
 
-    node_kind = np.asarray(kind, dtype=np.int8)
-    node_ctx = np.asarray(ctx, dtype=np.int32)
-    node_nact = np.asarray(nact, dtype=np.int32)
-    N = node_kind.shape[0]
-    C = len(ctx_joint)
+
+def _state_at(spec: PublicStructure, nodes: PublicNodes, u: int) -> PublicState:
+    """The public state of node ``u``, replayed from the root along its path."""
+    path = []
+    while u > 0:
+        path.append(int(nodes.action[u]))
+        u = int(nodes.parent[u])
+    state = spec.root
+    for a in reversed(path):
+        state = state.child(a)
+    return state
+
+
+def _given_contexts(game: Game, spec: PublicStructure, n: tuple[int, int], nodes: PublicNodes,
+                    terminal_nodes: np.ndarray) -> _Contexts:
+    """The chance contexts of a node table the game gave (``spec.nodes``), asked of the public
+    states at each context's first node (its chance edge) and at its first terminal of each
+    rule, as the walk asks them."""
+    ctxs = _Contexts(game, spec, n)
+    C = int(nodes.ctx.max()) + 1 if nodes.ctx.size else 1
+    first = first_of_each(nodes.ctx, C)
+    for c in range(1, C):
+        w = int(first[c])
+        up = int(nodes.parent[w])
+        o = int(nodes.action[w])
+        state = _state_at(spec, nodes, up)
+        cc = ctxs.add(int(nodes.ctx[up]), state.chance_factor(o),
+                      _observations(state.child(o), n))
+        if cc != c:  # pragma: no cover (a game's table numbers contexts as the walk does)
+            raise RcfrError(f"{game}'s public nodes number their chance contexts out of order")
+    term_ctx = nodes.ctx[terminal_nodes]
+    for rule in (SHOWDOWN_RULE, MATRIX_RULE):
+        where = np.flatnonzero(nodes.term_rule == rule)
+        firsts = first_of_each(term_ctx[where], C)
+        for c in range(C):
+            if firsts[c] >= 0:
+                u = int(terminal_nodes[where[firsts[c]]])
+                ctxs.ask(c, rule, _state_at(spec, nodes, u))
+    return ctxs
+
+
+def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> PublicTree:
+    n = (len(spec.labels[0]), len(spec.labels[1]))
+    if spec.pairing == "exclusive" and n[0] != n[1]:
+        raise RcfrError("an exclusive deal needs the same private states for both players")
+    if spec.nodes is not None:  # the game gives its public nodes in closed form
+        nodes = spec.nodes()
+        terminal_nodes = np.flatnonzero(nodes.kind == KIND_TERMINAL).astype(np.int32)
+        ctxs = _given_contexts(game, spec, n, nodes, terminal_nodes)
+    else:
+        nodes, ctxs = _walk(game, spec, n, node_budget)
+        terminal_nodes = np.flatnonzero(nodes.kind == KIND_TERMINAL).astype(np.int32)
+    node_kind, node_ctx, node_nact = nodes.kind, nodes.ctx, nodes.num_actions
+    C = len(ctxs.joint)
     nmax = max(n)
-    joint = np.stack(ctx_joint)  # [C, n0, n1]
+    joint = np.stack(ctxs.joint)  # [C, n0, n1]
     if np.any(joint < 0) or abs(joint[0].sum() - 1.0) > 1e-9:
         raise RcfrError(f"the deal of {game} is not a probability distribution")
 
@@ -481,13 +545,13 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> Publ
     valid[0, :, : n[0]] = joint.sum(axis=2) > 0
     valid[1, :, : n[1]] = joint.sum(axis=1) > 0
     num_valid = valid.sum(axis=2).astype(np.int64)
-    row_of, num_rows, rep_of = _rows(valid, ctx_obs, ctx_parent, n, game)
+    row_of, num_rows, rep_of = _rows(valid, ctxs.obs, ctxs.parent, n, game)
     full = np.zeros((2, C), dtype=np.bool_)
     for p in (0, 1):
         full[p] = np.all(row_of[p, :, : n[p]] == np.arange(n[p]), axis=1)
     weight = np.zeros((2, C, nmax))
     if spec.pairing != "dense":
-        for c, (w0, w1) in enumerate(ctx_factors):
+        for c, (w0, w1) in enumerate(ctxs.factors):
             weight[0, c, : n[0]] = w0
             weight[1, c, : n[1]] = w1
     weight *= valid
@@ -495,13 +559,13 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> Publ
     rank_order = np.zeros((2, C, nmax), dtype=np.int32)
     for c in range(C):
         for p in (0, 1):
-            if c in ctx_ranks:
-                rank[p, c, : n[p]] = ctx_ranks[c][p]
+            if c in ctxs.ranks:
+                rank[p, c, : n[p]] = ctxs.ranks[c][p]
             ok = np.flatnonzero(valid[p, c])
             rank_order[p, c, : ok.size] = ok[np.argsort(rank[p, c, ok], kind="stable")]
     rank_lt = np.zeros((2, C, nmax), dtype=np.int64)
     rank_le = np.zeros((2, C, nmax), dtype=np.int64)
-    for c in ctx_ranks:
+    for c in ctxs.ranks:
         for p in (0, 1):
             theirs = np.sort(rank[1 - p, c, np.flatnonzero(valid[1 - p, c])])
             rank_lt[p, c, : n[p]] = np.searchsorted(theirs, rank[p, c, : n[p]], side="left")
@@ -517,50 +581,26 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> Publ
         ctx_histories[c] = most.sum()
         ctx_joint_states[c] = np.count_nonzero(most)
 
-    # information sets: (decision node, valid private state), player 0's first
-    last_node = np.asarray(last, dtype=np.int64)
-    last_k = np.asarray(last_act, dtype=np.int64)
-    node_seq_base = np.full(N, -1, dtype=np.int64)
-    node_info_base = np.full(N, -1, dtype=np.int64)
-    act_start = np.zeros(N + 1, dtype=np.int64)
-    act_start[1:] = np.cumsum(node_nact)
-    actions_flat = np.asarray(actions_flat, dtype=np.int32)
-    blocks = []
-    info_off = seq_off = 0
-    n_info, n_seq = [0, 0], [0, 0]
-    for p in (0, 1):
-        nodes = np.flatnonzero(node_kind == p)
-        rows = num_rows[p, node_ctx[nodes]]
-        A = node_nact[nodes].astype(np.int64)
-        node_info_base[nodes] = info_off + np.concatenate([[0], np.cumsum(rows)[:-1]])
-        node_seq_base[nodes] = seq_off + np.concatenate([[0], np.cumsum(rows * A)[:-1]])
-        n_info[p], n_seq[p] = int(rows.sum()), int((rows * A).sum())
-        info_node = np.repeat(nodes, rows)
-        k = np.arange(n_info[p]) - np.repeat(node_info_base[nodes] - info_off, rows)
-        x = rep_of[p][node_ctx[info_node], k]  # the first private state of the k-th row
-        blocks.append((info_node, k, x))
-        info_off += n_info[p]
-        seq_off += n_seq[p]
-    S = seq_off
-    info_node = np.concatenate([b[0] for b in blocks])
-    info_k = np.concatenate([b[1] for b in blocks])
-    info_x = np.concatenate([b[2] for b in blocks])
-    infoset_player = np.repeat(np.array([0, 1], dtype=np.int8), n_info)
-    A = node_nact[info_node].astype(np.int64)
-    infoset_seq_start = node_seq_base[info_node] + info_k * A
-    pp = infoset_player.astype(np.int64)
-    up = last_node[pp, info_node]
-    ap = last_k[pp, info_node]
-    safe = np.maximum(up, 0)
-    parent_seq = (node_seq_base[safe]
-                  + row_of[pp, node_ctx[safe], info_x].astype(np.int64) * node_nact[safe] + ap)
-    parent_seq = np.where(up < 0, S + pp, parent_seq)
-    seq_infoset = np.repeat(np.arange(info_node.size, dtype=np.int32), A)
-    a_idx = np.arange(S, dtype=np.int64) - infoset_seq_start[seq_infoset]
-    seq_action = actions_flat[act_start[info_node[seq_infoset]] + a_idx]
+    # information sets: (decision node, valid private state), player 0's first, written node
+    # by node into arrays allocated once at their final sizes (rcfr.forms.public.build)
+    last_node, last_k = last_decisions(node_kind, nodes.parent, nodes.child_start)
+    node_info_base, node_seq_base, n_info, n_seq = node_bases(node_kind, node_ctx, node_nact,
+                                                              num_rows)
+    I, S = int(n_info.sum()), int(n_seq.sum())  # noqa: E741 (the papers' I)
+    infoset_player = np.empty(I, dtype=np.int8)
+    infoset_seq_start = np.empty(I, dtype=np.int32)
+    infoset_num_actions = np.empty(I, dtype=np.int32)
+    infoset_parent_seq = np.empty(I, dtype=np.int32)
+    infoset_public_node = np.empty(I, dtype=np.int32)
+    infoset_private = np.empty(I, dtype=np.int32)
+    seq_infoset = np.empty(S, dtype=np.int32)
+    seq_action = np.empty(S, dtype=np.int32)
+    fill_infosets(node_kind, node_ctx, node_nact, nodes.action, nodes.child_start,
+                  node_info_base, node_seq_base, last_node, last_k, num_rows, np.stack(rep_of),
+                  row_of, S, infoset_player, infoset_seq_start, infoset_num_actions,
+                  infoset_parent_seq, infoset_public_node, infoset_private, seq_infoset,
+                  seq_action)
 
-    terminal_nodes = np.flatnonzero(node_kind == KIND_TERMINAL).astype(np.int32)
-    rule_arr = np.asarray(rules, dtype=np.float64).reshape(-1, 4)
     counts = np.zeros((2, 1, nmax), dtype=np.int64)
     max_count = np.zeros(2, dtype=np.int64)
     if spec.counts is not None:
@@ -571,15 +611,17 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> Publ
             max_count[p] = int(spec.counts[p].max())
     matrix = np.zeros((1, 1, 1))
     pay = np.zeros((1, 1, 1))
-    if ctx_matrix:
+    if ctxs.matrix:
         matrix = np.zeros((C, n[0], n[1]))
-        for c, m in ctx_matrix.items():
+        for c, m in ctxs.matrix.items():
             matrix[c] = m
         pay = matrix * (joint if spec.pairing == "dense" else _joint(
             np.ones(n[0]), np.ones(n[1]), spec.pairing))
     tl = last_node[:, terminal_nodes]
+    tk = last_k[:, terminal_nodes]
+    del last_node, last_k
     tls = np.maximum(tl, 0)
-    term_seq_base = np.where(tl < 0, -1, node_seq_base[tls] + last_k[:, terminal_nodes])
+    term_seq_base = np.where(tl < 0, -1, node_seq_base[tls] + tk)
     term_order, term_group, term_groups = terminal_groups(term_seq_base, n)
     arrays = PublicArrays(
         num_private=np.asarray(n, dtype=np.int64),
@@ -589,13 +631,13 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> Publ
         node_seq_base=node_seq_base,
         node_num_actions=node_nact,
         term_ctx=np.ascontiguousarray(node_ctx[terminal_nodes]),
-        term_rule=rule_arr[:, 0].astype(np.int8),
-        term_value=np.ascontiguousarray(rule_arr[:, 1]),
-        term_q=rule_arr[:, 2].astype(np.int64),
-        term_face=rule_arr[:, 3].astype(np.int64),
-        term_miss=-rule_arr[:, 1],
-        term_last=np.ascontiguousarray(tl.astype(np.int32)),
-        term_last_act=np.ascontiguousarray(last_k[:, terminal_nodes].astype(np.int32)),
+        term_rule=nodes.term_rule,
+        term_value=nodes.term_value,
+        term_q=nodes.term_q,
+        term_face=nodes.term_face,
+        term_miss=-nodes.term_value,
+        term_last=np.ascontiguousarray(tl),
+        term_last_act=np.ascontiguousarray(tk),
         term_seq_base=term_seq_base,
         term_stride=np.where(tl < 0, 0, node_nact[tls]).astype(np.int64),
         term_row_ctx=np.where(tl < 0, 0, node_ctx[tls]).astype(np.int64),
@@ -621,9 +663,9 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> Publ
         game=game,
         structure=spec,
         node_kind=node_kind,
-        node_parent=np.asarray(parent, dtype=np.int32),
-        node_child_start=np.asarray(child_start, dtype=np.int32),
-        node_action=np.asarray(action_in, dtype=np.int32),
+        node_parent=nodes.parent,
+        node_child_start=nodes.child_start,
+        node_action=nodes.action,
         node_ctx=node_ctx,
         node_num_actions=node_nact,
         node_seq_base=node_seq_base,
@@ -632,15 +674,15 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None) -> Publ
         ctx_histories=ctx_histories,
         ctx_joint_states=ctx_joint_states,
         infoset_player=infoset_player,
-        infoset_seq_start=infoset_seq_start.astype(np.int32),
-        infoset_num_actions=A.astype(np.int32),
-        infoset_parent_seq=parent_seq.astype(np.int32),
-        infoset_public_node=info_node.astype(np.int32),
-        infoset_private=info_x.astype(np.int32),
+        infoset_seq_start=infoset_seq_start,
+        infoset_num_actions=infoset_num_actions,
+        infoset_parent_seq=infoset_parent_seq,
+        infoset_public_node=infoset_public_node,
+        infoset_private=infoset_private,
         seq_infoset=seq_infoset,
         seq_action=seq_action,
-        num_infosets_per_player=(n_info[0], n_info[1]),
-        num_sequences_per_player=(n_seq[0], n_seq[1]),
+        num_infosets_per_player=(int(n_info[0]), int(n_info[1])),
+        num_sequences_per_player=(int(n_seq[0]), int(n_seq[1])),
         arrays=arrays,
         pairing=spec.pairing,
     )
