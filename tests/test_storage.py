@@ -69,7 +69,7 @@ def test_history_form_and_random_games_stay_close_to_float64():
             assert small <= ref + 1e-3, (spec, ref, small)
 
 
-@njit(cache=True)
+@njit
 def _rounded_means(values, top, bottom, draws, nearest):
     """The mean over ``draws`` rounding streams of ``values`` stored by :func:`round_set`
     (``nearest``: round to the nearest integer instead, the biased rule)."""

@@ -73,15 +73,16 @@ def draw(word, s):
 @njit(cache=True, inline="always")
 def round_set(values, start, end, q, scales, i, top, bottom, word):
     """Store ``values[start:end]`` as ``scales[i] * q[start:end]``, the scale their largest
-    magnitude over ``top`` and each integer rounded stochastically (unbiased; clipped to
-    ``[bottom, top]``, which only the float32 scale's rounding can reach); ``values`` gets the
-    stored values back."""
+    magnitude over ``top`` (rounded up to a float32) and each integer rounded stochastically
+    (unbiased); ``values`` gets the stored values back."""
     m = 0.0
     for s in range(start, end):
         a = abs(values[s])
         if a > m:
             m = a
     c = np.float32(m / top)
+    if float(c) * top < m:  # (rounded down: one float32 step up, so that |x| <= top)
+        c = np.float32(float(c) * (1.0 + 2.0 ** -23))
     scale = float(c)
     if not scale > 0.0 or not math.isfinite(scale):  # all zero (or below float32's range)
         scales[i] = 0.0
@@ -95,7 +96,7 @@ def round_set(values, start, end, q, scales, i, top, bottom, word):
         f = math.floor(x)
         if draw(word, s) < x - f:
             f += 1.0
-        f = min(max(f, bottom), top)
+        f = min(max(f, bottom), top)  # (a guard: the division may round up by an ulp)
         q[s] = int(f)
         values[s] = f * scale
 
