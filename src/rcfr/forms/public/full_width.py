@@ -262,14 +262,17 @@ def _regrets_compact(p, t, rule, link_kind, link_param, strategy, tree, acc, ins
     """Player ``p``'s counterfactual regrets (the backward sweep, on ``threads`` threads with
     the levels ``LV``) absorbed into the compressed tables (:mod:`rcfr.core.compact`)."""
     lo, hi = tree.bounds[p], tree.bounds[p + 1]
-    if LV is not None and threads > 1:
+    if LV is None:
+        K.counterfactual_regrets(p, strategy, lo, hi, tree.seq_start, tree.num_actions,
+                                 tree.parent_seq, acc, inst)
+    elif threads > 1:
         _back_levels(REGRETS, p, False, False, link_param, strategy, tree.seq_start,
                      tree.num_actions, tree.parent_seq, LV, acc, inst, threads)
     else:
         K.counterfactual_regrets(p, strategy, lo, hi, tree.seq_start, tree.num_actions,
                                  tree.parent_seq, acc, inst)
     absorb_threaded(t, rule, link_kind, link_param, lo, hi, tree.seq_start, tree.num_actions,
-                    inst, strategy, C, key, threads)
+                    inst, strategy, C, key, LV, threads)
 
 
 @njit(cache=True)
@@ -280,7 +283,7 @@ def _plan_compact(p_lo, p_hi, t, weight, strategy, tree, plan, buf, C, key, LV, 
     plan_threaded(strategy, LV, p_lo, p_hi, tree, plan, weight, buf, False, threads)
     if average:
         average_threaded(t, weight, tree.bounds[p_lo], tree.bounds[p_hi], tree.seq_start,
-                         tree.num_actions, plan, buf, C, key, threads)
+                         tree.num_actions, plan, buf, C, key, LV, threads)
 
 
 @njit(cache=True)
@@ -497,8 +500,7 @@ class PublicFullWidthPass:
             run_public_compact(iterations, solver.iteration, solver.alternating,
                                solver.avg_power_, solver.rule_.params, solver.link_.kind,
                                solver.link_.param, self.arrays, self.tree.arrays, self.dense,
-                               compact, est.key[0], solver.strategy_, self.work,
-                               *(extra or (1,)))
+                               compact, est.key[0], solver.strategy_, self.work, *extra)
         elif self.layout_fuses(solver):
             L = self.tree._layout
             dtype = solver.strategy_.dtype
