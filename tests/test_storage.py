@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import one_line_error, run_cli
-from numba import njit
 from test_random_games import SPECS
 
 import rcfr
@@ -69,30 +68,24 @@ def test_history_form_and_random_games_stay_close_to_float64():
             assert small <= ref + 1e-3, (spec, ref, small)
 
 
-@njit
 def _rounded_means(values, top, bottom, draws, nearest):
-    """The mean over ``draws`` rounding streams of ``values`` stored by :func:`round_set`
-    (``nearest``: round to the nearest integer instead, the biased rule)."""
+    """The mean over ``draws`` rounding streams of ``values`` stored by :func:`round_set`, and
+    its standard error (``nearest``: rounded to the nearest integer instead, the biased
+    rule)."""
     n = values.shape[0]
-    total = np.zeros(n)
-    sq = np.zeros(n)
     q = np.zeros(n, np.int64)
     scales = np.zeros(1, np.float32)
-    buf = np.empty(n)
+    out = np.empty((draws, n))
     for d in range(draws):
-        buf[:] = values
+        buf = values.copy()
         if nearest:
-            m = np.abs(values).max()
-            c = float(np.float32(m / top))
-            for s in range(n):
-                buf[s] = np.round(values[s] / c) * c
+            c = float(np.float32(np.abs(values).max() / top))
+            buf = np.round(values / c) * c
         else:
-            round_set(buf, 0, n, q, scales, 0, top, bottom, stream_word(np.uint64(7), d, 0))
-        for s in range(n):
-            total[s] += buf[s]
-            sq[s] += buf[s] * buf[s]
-    mean = total / draws
-    return mean, np.sqrt(np.maximum(sq / draws - mean * mean, 0.0) / draws)
+            word = np.uint64(stream_word(np.uint64(7), d, 0))
+            round_set(buf, 0, n, q, scales, 0, top, bottom, word)
+        out[d] = buf
+    return out.mean(axis=0), out.std(axis=0) / np.sqrt(draws)
 
 
 def _unbiased(values, top, bottom, nearest):
