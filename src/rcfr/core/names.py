@@ -23,3 +23,5 @@ DEEP_ALGORITHMS = ("deep-cfr", "sd-cfr", "dream")
 # compiled forms (rcfr.forms.compile) and the tabular solvers' table dtypes
 FORMS = ("auto", "history", "public")
 TABLE_DTYPE_NAMES = ("float64", "float32")
+# the full-width tabular solvers' storage: float tables (of the dtype) or compressed integers
+STORAGE_NAMES = ("float", "int16")

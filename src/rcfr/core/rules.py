@@ -166,6 +166,17 @@ def absorbed(regret, delta, clipped):
     return (v if v > 0.0 else 0.0) if clipped else v
 
 
+@njit(cache=True, inline="always")
+def absorbed_by(kind, regret, delta, pos, neg):
+    """One regret after absorbing ``delta`` by a non-predictive rule of ``kind``
+    (:func:`rule_update`'s arithmetic for one sequence; ``pos`` / ``neg``: the discounted
+    rule's factors ``discount(t, alpha)`` / ``discount(t, beta)``)."""
+    if kind == PLAIN or kind == CLIPPED:
+        return absorbed(regret, delta, kind == CLIPPED)
+    v = regret + delta
+    return v * (pos if v >= 0.0 else neg)
+
+
 @njit(cache=True)
 def rule_update(rule, t, inst, s_lo, s_hi, regrets, pred):
     """Absorb iteration ``t``'s instantaneous regrets ``inst`` into ``regrets`` for sequences

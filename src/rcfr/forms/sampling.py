@@ -27,36 +27,15 @@ from ..core.rules import (
     tick,
     true_regrets,
 )
-
-# SplitMix64 (Steele, Lea & Flood 2014) constants
-_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-
-
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-
-
-_MIX2 = np.uint64(0x94D049BB133111EB)
-
-
-_S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
-
-
-_TO_UNIT = 1.0 / 9007199254740992.0  # 2**-53
-
-
-_THREAD_GAMMA = np.uint64(0xD1B54A32D192ED03)  # spreads the thread index over the word
+from ..core.splitmix import GAMMA, SPLIT_GAMMA, mix64, to_unit
 
 
 # -- random numbers ----------------------------------------------------------------------
 @njit(cache=True)
 def uniform(rng):
     """A uniform double in ``[0, 1)`` from the SplitMix64 state ``rng[0]`` (advanced)."""
-    rng[0] += _GAMMA
-    z = rng[0]
-    z = (z ^ (z >> _S30)) * _MIX1
-    z = (z ^ (z >> _S27)) * _MIX2
-    z = z ^ (z >> _S31)
-    return float(z >> _S11) * _TO_UNIT
+    rng[0] += GAMMA
+    return to_unit(mix64(rng[0]))
 
 
 @njit(cache=True)
@@ -64,13 +43,10 @@ def thread_states(rng, states):
     """The random streams of one parallel batch: ``rng`` advances by one draw (the batch's word
     ``w``) and thread ``j`` starts from SplitMix64's mix of ``w + (j + 1) * c``, so a thread's
     stream depends on the seed, the batch's place in the run and ``j`` only."""
-    rng[0] += _GAMMA
+    rng[0] += GAMMA
     w = rng[0]
     for j in range(states.shape[0]):
-        z = w + np.uint64(j + 1) * _THREAD_GAMMA
-        z = (z ^ (z >> _S30)) * _MIX1
-        z = (z ^ (z >> _S27)) * _MIX2
-        states[j, 0] = z ^ (z >> _S31)
+        states[j, 0] = mix64(w + np.uint64(j + 1) * SPLIT_GAMMA)
 
 
 @njit(cache=True)

@@ -29,12 +29,12 @@ from ..core.checks import whole_number
 from ..core.errors import RcfrError
 from ..core.fileio import check_game_matches, read_npz, write_npz
 from ..core.links import Link, apply_link, parse_link
-from ..core.names import ALGORITHMS, TABLE_DTYPE_NAMES
+from ..core.names import ALGORITHMS, STORAGE_NAMES, TABLE_DTYPE_NAMES
 from ..core.rules import UpdateRule, parse_rule
 from ..forms.base import Form
 from ..forms.compile import compile_game
 from ..policy import TabularPolicy
-from .tabular import TabularRegrets
+from .tabular import CompactRegrets, TabularRegrets
 
 CHECKPOINT_FORMAT = "rcfr.checkpoint"
 AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
@@ -101,10 +101,12 @@ class RegretSolver:
         self.bounds_ = np.array([0, t.num_infosets_per_player[0], t.num_infosets], dtype=np.int64)
         self.seq_bounds_ = np.array([0, t.num_sequences_per_player[0], S], dtype=np.int64)
         self.strategy_ = TabularPolicy.uniform(t).probs.astype(dtype)
-        self.avg_weights_ = np.zeros(S, dtype)
-        self._inst = np.zeros(S, dtype)
+        compact = getattr(self.estimator_, "compact", None) is not None  # its own average
+        self.avg_weights_ = np.zeros(0 if compact else S, dtype)
+        self._inst = np.zeros(0 if compact else S, dtype)
         self.pass_ = self._make_pass()
-        self.fused_ = type(self.estimator_) is TabularRegrets and self.pass_.fuses(self.rule_)
+        self.fused_ = (type(self.estimator_) in (TabularRegrets, CompactRegrets)
+                       and self.pass_.fuses(self.rule_))
         self._ready = True
         if self.fused_:
             self.pass_.run_fused(self, 0, UNLIMITED)  # compile now, not inside a timed run
@@ -211,7 +213,14 @@ class RegretSolver:
     def average_policy(self) -> TabularPolicy:
         """The average strategy (the one that converges to an equilibrium)."""
         self._setup()
-        return TabularPolicy.from_weights(self.tree, self.avg_weights_, self._info())
+        return TabularPolicy.from_weights(self.tree, self.average_weights(), self._info())
+
+    def average_weights(self) -> np.ndarray:
+        """The average-strategy sums over sequences (decoded from compressed tables)."""
+        self._setup()
+        if getattr(self.estimator_, "compact", None) is not None:
+            return self.estimator_.decoded("average")
+        return self.avg_weights_
 
     def current_policy(self) -> TabularPolicy:
         """The current strategy (the link applied to the current estimates)."""
@@ -242,6 +251,7 @@ class RegretSolver:
             raise RcfrError(f"{path} records no update rule (an rcfr from before rules were "
                             "recorded wrote it); start the run afresh")
         meta.setdefault("dtype", "float64")  # before float32 tables
+        meta.setdefault("storage", "float")  # before compressed tables
         for key in self._config_keys:
             if meta.get(key) != mine[key]:
                 raise RcfrError(f"{path} was run with {key} {meta.get(key)!r}, "
@@ -260,7 +270,7 @@ class RegretSolver:
                  if k.startswith("estimator_")}
         strategy = np.array(arrays["strategy"], dtype=self.strategy_.dtype)
         avg = np.array(arrays["avg_weights"], dtype=self.avg_weights_.dtype)
-        if strategy.shape != (S,) or avg.shape != (S,):
+        if strategy.shape != (S,) or avg.shape != self.avg_weights_.shape:
             raise KeyError("shape")
         iteration, nodes_visited = meta.get("iterations", 0), meta.get("nodes_visited", 0)
         if not all(type(v) is int and 0 <= v <= 2**62 for v in (iteration, nodes_visited)):
@@ -286,13 +296,14 @@ class CFRSolver(RegretSolver):
     :class:`~rcfr.core.rules.UpdateRule`.
     """
 
-    _config_keys = RegretSolver._config_keys + ("dtype",)
+    _config_keys = RegretSolver._config_keys + ("dtype", "storage")
 
     def __init__(self, game: Form | Any, algorithm: str | UpdateRule = "cfr", *,
                  alternating: bool = True, averaging: str | float | None = None,
                  link: str | Link | None = None, seed: int | None = None,
-                 dtype: str = "float64") -> None:
+                 dtype: str = "float64", storage: str = "float") -> None:
         self.dtype = dtype
+        self.storage = storage
         if isinstance(algorithm, UpdateRule):
             rule = algorithm
         else:
@@ -301,7 +312,13 @@ class CFRSolver(RegretSolver):
                 raise RcfrError(f"unknown algorithm {algorithm!r}; use one of "
                                 f"{', '.join(ALGORITHMS)}")
             rule = parse_rule(key)
-        super().__init__(game, estimator=TabularRegrets(rule), rule=rule, link=link,
+        key = str(storage).strip().lower()
+        if key not in STORAGE_NAMES:
+            raise RcfrError(f"storage must be one of {', '.join(STORAGE_NAMES)}, got {storage!r}")
+        self.storage_ = key
+        estimator = (CompactRegrets(rule, seed=0 if seed is None else seed) if key == "int16"
+                     else TabularRegrets(rule))
+        super().__init__(game, estimator=estimator, rule=rule, link=link,
                          alternating=alternating, averaging=averaging, seed=seed,
                          name=rule.name)
 
@@ -316,4 +333,4 @@ class CFRSolver(RegretSolver):
         return TABLE_DTYPES[key]
 
     def _info(self) -> dict[str, Any]:
-        return {**super()._info(), "dtype": self.dtype_}
+        return {**super()._info(), "dtype": self.dtype_, "storage": self.storage_}

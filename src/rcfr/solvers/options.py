@@ -25,6 +25,7 @@ from ..core.names import (
     REGRESSORS,
     RULES,
     SCHEMES,
+    STORAGE_NAMES,
     TABLE_DTYPE_NAMES,
 )
 
@@ -223,6 +224,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("dtype", str, "cfr ... pdcfr+ and cs/es/os/as: float64 (default) or float32 regret "
            "and strategy tables (half the memory; recorded in checkpoints).", cli=("--dtype",),
            algorithms=(*ALGORITHMS, *SCHEMES), choices=TABLE_DTYPE_NAMES),
+    Option("storage", str, "cfr, cfr+, lcfr, dcfr (full width): float (default; tables of "
+           "--dtype) or int16 (regrets as int16, average-strategy sums as uint16, one scale "
+           "per information set, stochastic rounding seeded by --seed; about a fifth of "
+           "float64's table bytes; recorded in checkpoints).", cli=("--storage",),
+           algorithms=("cfr", "cfr+", "lcfr", "dcfr"), choices=STORAGE_NAMES),
     Option("average_regressor", str, "rcfr: also fit the average strategy with this regressor "
            "(same names as --regressor); the exploitability reported is its strategy's, the "
            "tabular average's beside it.", group=AVERAGE, cli=("--average-regressor",),

@@ -120,13 +120,18 @@ def make_solver(game: Form | str, algorithm: str, *, rule: str | UpdateRule | No
     key = str(algorithm).strip().lower()
     if key not in ALL_ALGORITHMS:
         raise RcfrError(f"unknown algorithm {algorithm!r}; use one of {', '.join(ALL_ALGORITHMS)}")
-    if options.get("dtype") is None:
-        options.pop("dtype", None)
+    for k in ("dtype", "storage"):
+        if options.get(k) is None:
+            options.pop(k, None)
     given = {k for k, v in options.items() if v is not None and v is not False}
     dtype = OPTION["dtype"]
     if "dtype" in given and key not in dtype.algorithms:
         raise RcfrError(f"{dtype.flag} sets the tables of the tabular solvers "
                         f"{'/'.join(dtype.algorithms)}, not {key}")
+    storage = OPTION["storage"]
+    if "storage" in given and key not in storage.algorithms:
+        raise RcfrError(f"{storage.flag} sets the tables of the full-width solvers "
+                        f"{'/'.join(storage.algorithms)}, not {key}")
     if "alpha" in given and (options.get("regressor") or "").strip().lower() == "ridge":
         raise RcfrError(f"{OPTION['alpha'].flag} is DCFR's; the ridge penalty is "
                         f"{OPTION['ridge_alpha'].flag}")

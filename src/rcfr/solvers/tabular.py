@@ -7,6 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.compact import (
+    CompactTables,
+    compact_tables,
+    decode_average,
+    decode_regrets,
+    table_bytes,
+)
+from ..core.errors import RcfrError
 from ..core.rules import UpdateRule, link_input, parse_rule, rule_update
 
 
@@ -61,3 +69,71 @@ class TabularRegrets:
                 raise ValueError("predictions of the wrong shape")
             self.prediction = prediction
         self.regrets = regrets
+
+
+class CompactRegrets(TabularRegrets):
+    """``storage="int16"``: the regrets as int16 and the average-strategy sums as uint16, each
+    with one float32 scale per information set, rounded stochastically
+    (:mod:`rcfr.core.compact`; seed 004, Bowling et al. 2015, sec. 4.2).  ``key`` (one 64-bit
+    word drawn from the run's seed) keys the rounding streams; the fused passes run it, the
+    Python loop does not (non-predictive rules only)."""
+
+    def __init__(self, rule: str | UpdateRule | None = None, *, seed: int | None = None) -> None:
+        super().__init__(rule)
+        if self.rule.predictive:
+            raise RcfrError(f"storage int16 keeps no prediction table; {self.rule.name} needs "
+                            "one (use cfr, cfr+, lcfr or dcfr)")
+        self.key = np.random.default_rng(seed).bit_generator.random_raw(1).astype(np.uint64)
+
+    def initialize(self, tree) -> None:
+        S = tree.num_sequences
+        self.bounds_ = [(r.start, r.stop) for r in (tree.player_sequences(0),
+                                                   tree.player_sequences(1))]
+        self.infoset_bounds_ = np.array([0, tree.num_infosets_per_player[0],
+                                         tree.num_infosets], dtype=np.int64)
+        self.tree_ = tree
+        self.compact = compact_tables(S, tree.num_infosets)
+        empty = np.zeros(0, self.dtype)
+        self.regrets = self.prediction = self.values_ = empty  # (the float tables: none)
+
+    def update(self, player: int, regrets: np.ndarray, iteration: int) -> None:
+        raise RcfrError("storage int16 runs in the fused passes only")
+
+    def decoded(self, which: str) -> np.ndarray:
+        """The regrets (``"regrets"``) or average-strategy sums (``"average"``) as float64."""
+        t = self.tree_
+        out = np.zeros(t.num_sequences)
+        decode = decode_regrets if which == "regrets" else decode_average
+        decode(self.compact, self.infoset_bounds_, t.infoset_seq_start,
+               t.infoset_num_actions, out)
+        return out
+
+    @property
+    def complexity(self) -> int:
+        return int(self.compact.regrets.shape[0]) if hasattr(self, "compact") else 0
+
+    @property
+    def table_bytes(self) -> int:
+        """The compressed tables' bytes (the current strategy is the solver's)."""
+        return table_bytes(self.compact)
+
+    def state(self) -> dict[str, np.ndarray]:
+        return {**{f"c_{k}": v for k, v in self.compact._asdict().items()}, "key": self.key}
+
+    def load_state(self, arrays: dict[str, np.ndarray]) -> None:
+        """Take the compressed tables and the rounding key from a checkpoint (their dtypes and
+        shapes must be the tables'; scales finite and >= 0)."""
+        new = {}
+        for k, v in self.compact._asdict().items():
+            got = np.asarray(arrays[f"c_{k}"])
+            if got.dtype != v.dtype or got.shape != v.shape:
+                raise ValueError(f"{k}: {got.dtype}{got.shape}, expected {v.dtype}{v.shape}")
+            new[k] = np.array(got)
+        for k in ("regret_scale", "average_scale"):
+            if not (np.isfinite(new[k]).all() and (new[k] >= 0).all()):
+                raise ValueError(f"{k}: not finite and >= 0")
+        key = np.asarray(arrays["key"])
+        if key.dtype != np.uint64 or key.shape != (1,):
+            raise ValueError("key")
+        self.compact = CompactTables(**new)
+        self.key = np.array(key)

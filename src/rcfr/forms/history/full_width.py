@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit
 
 from ...core import kernels as K
+from ...core.compact import absorb_compact, average_compact
 from ...core.links import apply_link
 from ...core.rules import link_input, rule_update
 
@@ -110,6 +111,36 @@ def run_tabular(n_iters, t0, alternating, avg_power, rule, link_kind, link_param
                        values, strategy)
 
 
+@njit(cache=True)
+def run_compact(n_iters, t0, alternating, avg_power, rule, link_kind, link_param, tree, C, key,
+                strategy, work):
+    """:func:`run_tabular` on compressed tables (``storage="int16"``,
+    :mod:`rcfr.core.compact`; non-predictive rules): the same passes in the same order, each
+    player's regrets absorbed and average-strategy sums added with stochastic rounding."""
+    plan, acc, inst = work.plan, work.acc, work.inst
+    b, ss, na = tree.bounds, tree.seq_start, tree.num_actions
+    for it in range(n_iters):
+        t = t0 + it + 1
+        weight = float(t) ** avg_power
+        if alternating:  # after the first pass only the last updated player's plan is stale
+            for p in range(2):
+                first = it == 0 and p == 0
+                K.realization_plan(strategy, b[0 if first else 1 - p], b[2 if first else 2 - p],
+                                   ss, na, tree.parent_seq, plan)
+                player_regrets(p, strategy, tree, plan, acc, inst)
+                average_compact(t, weight, b[p], b[p + 1], ss, na, plan, acc, C, key)
+                absorb_compact(t, rule, link_kind, link_param, b[p], b[p + 1], ss, na, inst,
+                               strategy, C, key)
+        else:
+            K.realization_plan(strategy, b[0], b[2], ss, na, tree.parent_seq, plan)
+            for p in range(2):
+                player_regrets(p, strategy, tree, plan, acc, inst)
+            average_compact(t, weight, b[0], b[2], ss, na, plan, acc, C, key)
+            for p in range(2):
+                absorb_compact(t, rule, link_kind, link_param, b[p], b[p + 1], ss, na, inst,
+                               strategy, C, key)
+
+
 class FullWidthPass:
     """The exact pass (Zinkevich et al. 2007, eq. 7) over every history, in sequence form."""
 
@@ -131,9 +162,15 @@ class FullWidthPass:
         per = 2 * self.tree.num_nodes  # one full pass per player
         iterations = min(max_iters, max(1, -(-node_budget // per)))
         est = solver.estimator_
-        run_tabular(iterations, solver.iteration, solver.alternating, solver.avg_power_,
-                    solver.rule_.params, solver.link_.kind, solver.link_.param, self.arrays,
-                    est.regrets, est.prediction, est.values_, solver.strategy_,
-                    solver.avg_weights_, self.work)
+        compact = getattr(est, "compact", None)  # storage="int16"
+        if compact is not None:
+            run_compact(iterations, solver.iteration, solver.alternating, solver.avg_power_,
+                        solver.rule_.params, solver.link_.kind, solver.link_.param, self.arrays,
+                        compact, est.key[0], solver.strategy_, self.work)
+        else:
+            run_tabular(iterations, solver.iteration, solver.alternating, solver.avg_power_,
+                        solver.rule_.params, solver.link_.kind, solver.link_.param,
+                        self.arrays, est.regrets, est.prediction, est.values_,
+                        solver.strategy_, solver.avg_weights_, self.work)
         solver.iteration += iterations
         solver.nodes_visited += iterations * per

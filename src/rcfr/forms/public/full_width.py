@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit, prange, uint64
 
 from ...core import kernels as K
+from ...core.compact import absorb_threaded, average_threaded
 from ...core.links import POLYNOMIAL, link_slice, matched, positive
 from ...core.rules import CLIPPED, PLAIN, absorbed
 from ..history.full_width import FullWork, absorb, accumulate_average
@@ -256,6 +257,76 @@ def run_public(n_iters, t0, alternating, avg_power, rule, link_kind, link_param,
 
 
 @njit(cache=True)
+def _regrets_compact(p, t, rule, link_kind, link_param, strategy, tree, acc, inst, C, key, LV,
+                     threads):
+    """Player ``p``'s counterfactual regrets (the backward sweep, on ``threads`` threads with
+    the levels ``LV``) absorbed into the compressed tables (:mod:`rcfr.core.compact`)."""
+    lo, hi = tree.bounds[p], tree.bounds[p + 1]
+    if LV is None:
+        K.counterfactual_regrets(p, strategy, lo, hi, tree.seq_start, tree.num_actions,
+                                 tree.parent_seq, acc, inst)
+    elif threads > 1:
+        _back_levels(REGRETS, p, False, False, link_param, strategy, tree.seq_start,
+                     tree.num_actions, tree.parent_seq, LV, acc, inst, threads)
+    else:
+        K.counterfactual_regrets(p, strategy, lo, hi, tree.seq_start, tree.num_actions,
+                                 tree.parent_seq, acc, inst)
+    absorb_threaded(t, rule, link_kind, link_param, lo, hi, tree.seq_start, tree.num_actions,
+                    inst, strategy, C, key, LV, threads)
+
+
+@njit(cache=True)
+def _plan_compact(p_lo, p_hi, t, weight, strategy, tree, plan, buf, C, key, LV, threads,
+                  average):
+    """Players ``[p_lo, p_hi)``'s realization plans and, where ``average``, ``weight`` times
+    them into the compressed average-strategy sums (iteration ``t``'s rounding stream)."""
+    plan_threaded(strategy, LV, p_lo, p_hi, tree, plan, weight, buf, False, threads)
+    if average:
+        average_threaded(t, weight, tree.bounds[p_lo], tree.bounds[p_hi], tree.seq_start,
+                         tree.num_actions, plan, buf, C, key, LV, threads)
+
+
+@njit(cache=True)
+def run_public_compact(n_iters, t0, alternating, avg_power, rule, link_kind, link_param, tree,
+                       T, dense, C, key, strategy, work, threads=1, LV=None):
+    """:func:`run_public` on compressed tables (``storage="int16"``, :mod:`rcfr.core.compact`;
+    non-predictive rules): the same passes in the same order, the regrets absorbed and the
+    average-strategy sums added one information set at a time with stochastic rounding.  An
+    average increment of the weight of iteration ``t`` draws from ``t``'s stream, so a run cut
+    into calls rounds as one call does."""
+    plan, acc, inst = work.plan, work.acc, work.inst
+    for it in range(n_iters):
+        t = t0 + it + 1
+        weight = float(t) ** avg_power
+        if alternating:
+            if it == 0:
+                _plan_compact(0, 1, t, weight, strategy, tree, plan, inst, C, key, LV, threads,
+                              True)
+            _plan_compact(1, 2, t, weight, strategy, tree, plan, inst, C, key, LV, threads,
+                          True)
+            terminal_values(0, plan, T, dense, tree.seq_bounds[0], tree.seq_bounds[1], acc,
+                            threads)
+            _regrets_compact(0, t, rule, link_kind, link_param, strategy, tree, acc, inst, C,
+                             key, LV, threads)
+            nxt = float(t + 1) ** avg_power
+            _plan_compact(0, 1, t + 1, nxt, strategy, tree, plan, inst, C, key, LV, threads,
+                          it + 1 < n_iters)
+            terminal_values(1, plan, T, dense, tree.seq_bounds[1], tree.seq_bounds[2], acc,
+                            threads)
+            _regrets_compact(1, t, rule, link_kind, link_param, strategy, tree, acc, inst, C,
+                             key, LV, threads)
+        else:
+            _plan_compact(0, 2, t, weight, strategy, tree, plan, inst, C, key, LV, threads,
+                          True)
+            for p in range(2):
+                terminal_values(p, plan, T, dense, tree.seq_bounds[p], tree.seq_bounds[p + 1],
+                                acc, threads)
+            for p in range(2):
+                _regrets_compact(p, t, rule, link_kind, link_param, strategy, tree, acc, inst,
+                                 C, key, LV, threads)
+
+
+@njit(cache=True)
 def _plan_layout(strategy, s_lo, s_hi, seq_parent, plan, weight, avg, average):
     """:func:`_plan` for the sequences ``[s_lo, s_hi)`` in the layout of
     :mod:`rcfr.forms.public.layout`: one flat loop, each sequence's parent from ``seq_parent``
@@ -423,7 +494,14 @@ class PublicFullWidthPass:
         per = 2 * self.tree.num_nodes  # one full pass per player, counted in histories
         iterations = min(max_iters, max(1, -(-node_budget // per)))
         est = solver.estimator_
-        if self.layout_fuses(solver):
+        compact = getattr(est, "compact", None)  # storage="int16"
+        if compact is not None:
+            extra = self._thread_args()
+            run_public_compact(iterations, solver.iteration, solver.alternating,
+                               solver.avg_power_, solver.rule_.params, solver.link_.kind,
+                               solver.link_.param, self.arrays, self.tree.arrays, self.dense,
+                               compact, est.key[0], solver.strategy_, self.work, *extra)
+        elif self.layout_fuses(solver):
             L = self.tree._layout
             dtype = solver.strategy_.dtype
             if self._scratch is None or self._scratch.dtype != dtype:
