@@ -145,10 +145,18 @@ def _groups(sizes: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def _sub_arrays(T, z: np.ndarray, tsb: np.ndarray, tst: np.ndarray):
-    """The terminals ``z`` of ``T`` with the sequence bases ``tsb`` and strides ``tst``."""
+def _sub_arrays(T, z: np.ndarray, tsb: np.ndarray, tst: np.ndarray, trc=None):
+    """The terminals ``z`` of ``T`` with the sequence bases ``tsb``, strides ``tst`` and row
+    contexts ``trc`` (default: ``T``'s), and one more row context where every private state is
+    its own row (the parts' terminal blocks)."""
     order, start, groups = terminal_groups(tsb, T.num_private, 1 << 62)  # one thread
+    trc = T.term_row_ctx[:, z] if trc is None else trc
+    nmax = T.row_of.shape[2]
+    ident = np.broadcast_to(np.arange(nmax, dtype=T.row_of.dtype), (2, 1, nmax))
     return T._replace(
+        row_of=np.ascontiguousarray(np.concatenate([T.row_of, ident], axis=1)),
+        full=np.ascontiguousarray(np.concatenate([T.full, np.ones((2, 1), dtype=T.full.dtype)],
+                                                 axis=1)),
         node_ctx=T.node_ctx[:0], node_seq_base=T.node_seq_base[:0],
         node_num_actions=T.node_num_actions[:0],
         term_ctx=np.ascontiguousarray(T.term_ctx[z]), term_rule=np.ascontiguousarray(T.term_rule[z]),
@@ -159,7 +167,7 @@ def _sub_arrays(T, z: np.ndarray, tsb: np.ndarray, tst: np.ndarray):
         term_last_act=np.ascontiguousarray(T.term_last_act[:, z]),
         term_seq_base=np.ascontiguousarray(tsb.astype(T.term_seq_base.dtype)),
         term_stride=np.ascontiguousarray(tst.astype(T.term_stride.dtype)),
-        term_row_ctx=np.ascontiguousarray(T.term_row_ctx[:, z]),
+        term_row_ctx=np.ascontiguousarray(trc.astype(T.term_row_ctx.dtype)),
         term_order=order, term_group=start, term_groups=groups)
 
 
@@ -193,7 +201,6 @@ def split_public(tree, cut: str | None = None, num_parts: int = 1) -> Split:
     group = _groups(sizes, num_parts)
     info_part = np.where(info_sub >= 0, group[np.maximum(info_sub, 0)], -1)
     seq_part = np.where(seq_sub >= 0, group[np.maximum(seq_sub, 0)], -1)
-    rows = np.bincount(info_node, minlength=N).astype(np.int64)
     ps = tree.infoset_parent_seq.astype(np.int64)
     ps_part = np.where(ps < S, seq_part[np.minimum(ps, max(S - 1, 0))], -1)
     is_root = (info_part >= 0) & (ps_part != info_part)
@@ -268,6 +275,8 @@ def split_public(tree, cut: str | None = None, num_parts: int = 1) -> Split:
         zj = np.flatnonzero(term_part == j)
         jtsb = np.empty((2, zj.size), dtype=np.int64)
         jtst = tst[:, zj].copy()
+        jtrc = T.term_row_ctx[:, zj].astype(np.int64)
+        ident = T.row_of.shape[1]  # an added row context: every state its own row
         for c, z in enumerate(zj):
             for q in range(2):
                 b = tsb[q, z]
@@ -277,21 +286,25 @@ def split_public(tree, cut: str | None = None, num_parts: int = 1) -> Split:
                 if seq_part[b] == j:
                     jtsb[q, c] = g2l[b]
                     continue
-                u = info_node[tree.seq_infoset[b]]
                 if last_trunk[q].get(int(b), -1) > z:  # pragma: no cover (BFS numbering)
                     raise RcfrError(f"the cut {cut!r} interleaves terminal sums; cut elsewhere")
+                # one slot per private state (several states may share a row of the trunk's
+                # sequence: the trunk adds them one by one, in the sweep's order)
                 jtsb[q, c] = Sj + len(slot_src)
                 jtst[q, c] = 1
-                for k in range(int(rows[u])):
-                    slot_src.append(int(g2t[b + k * tst[q, z]]))
+                jtrc[q, c] = ident
+                rmap = T.row_of[q, T.term_row_ctx[q, z]]
+                for x in range(int(T.num_private[q])):
+                    row = max(int(rmap[x]), 0) if not T.full[q, T.term_row_ctx[q, z]] else x
+                    slot_src.append(int(g2t[b + row * tst[q, z]]))
                     slot_player.append(q)
-                    slot_key.append(("term", int(z), k))
+                    slot_key.append(("term", int(z), x))
         X = len(slot_src)
         slot_src = np.array(slot_src, dtype=np.int64)
         slot_player = np.array(slot_player, dtype=np.int8)
         part_tree = _full_tree(tree, p_info, g2l, parent_local, S0j, Sj)
-        parts.append(Part(part_tree, _sub_arrays(T, zj, jtsb, jtst), Sj, X, p_seq, p_info,
-                          slot_src, slot_player))
+        parts.append(Part(part_tree, _sub_arrays(T, zj, jtsb, jtst, jtrc), Sj, X, p_seq,
+                          p_info, slot_src, slot_player))
         mine = []
         for q in range(2):
             idx = np.flatnonzero(slot_player == q)
