@@ -23,7 +23,7 @@ from ..core.errors import RcfrError
 from ..core.fileio import check_game_matches, read_npz, write_atomic, write_npz
 from ..core.links import parse_link
 from ..core.names import ALGORITHMS
-from ..core.rules import parse_rule
+from ..core.rules import UpdateRule, parse_rule
 from ..forms.compile import compile_game
 from ..forms.public.split import PartState, split_public
 from ..solvers.loop import AVERAGING_NAMES, averaging_power
@@ -43,6 +43,16 @@ def _rss() -> int:
         return 0
 
 
+def _owned(x: Any) -> Any:
+    """``x`` (named tuples of arrays, nested) with every array copied into writable memory of
+    this process's own."""
+    if isinstance(x, np.ndarray):
+        return np.array(x, copy=True)
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return type(x)(*(_owned(v) for v in x))
+    return x
+
+
 class PartWorker:
     """One actor's state: a :class:`rcfr.forms.public.split.PartState` and its steps, run in
     batches (one remote call per exchange with the driver)."""
@@ -50,6 +60,7 @@ class PartWorker:
     def __init__(self, part, rule_spec: str, link_spec: str, index: int) -> None:
         link = parse_link(link_spec)
         self.index = index
+        part = _owned(part)  # (arrays from the object store are read-only: other kernel types)
         self.state = PartState(part, parse_rule(rule_spec).params, link.kind, link.param)
         self.ret = None
 
@@ -116,7 +127,8 @@ class DistributedSolver:
                  cut: str | None = None, alternating: bool = True,
                  averaging: str | float | None = None, link: str | None = None,
                  address: str | None = None, ray: bool = True) -> None:
-        key = str(algorithm).strip().lower()
+        key = (algorithm.spec() if isinstance(algorithm, UpdateRule)
+               else str(algorithm).strip().lower())
         if key.partition(":")[0] not in ALGORITHMS:
             raise RcfrError(f"unknown algorithm {algorithm!r}; use one of {', '.join(ALGORITHMS)}")
         if not isinstance(actors, int) or isinstance(actors, bool) or actors < 1:
@@ -129,8 +141,6 @@ class DistributedSolver:
                            if averaging is None else averaging)
         self.avg_power_ = averaging_power(self.averaging_)
         self.tree = compile_game(game, form="public")
-        if getattr(self.tree, "form", None) != "public":  # pragma: no cover
-            raise RcfrError("the distributed solver needs the public form")
         self.split = split_public(self.tree, cut, actors)
         self.cut = self.split.cut
         self.num_actors = actors
@@ -152,7 +162,7 @@ class DistributedSolver:
         parts = self.split.parts
         if not self.use_ray:
             self.workers = [PartWorker(p, rule, link, j) for j, p in enumerate(parts)]
-            for w, ret in zip(self.workers, self.split.ret_slots):
+            for w, ret in zip(self.workers, self.split.ret_slots, strict=True):
                 w.set_returns(ret)
             return
         import ray
@@ -164,14 +174,16 @@ class DistributedSolver:
                          object_store_memory=OBJECT_STORE_BYTES, log_to_driver=False)
         remote = ray.remote(num_cpus=0, max_restarts=0)(PartWorker)
         self.workers = [remote.remote(p, rule, link, j) for j, p in enumerate(parts)]
-        ray.get([w.set_returns.remote(ret) for w, ret in zip(self.workers, self.split.ret_slots)])
+        pairs = zip(self.workers, self.split.ret_slots, strict=True)
+        ray.get([w.set_returns.remote(ret) for w, ret in pairs])
 
     def _map(self, method: str, args: list) -> list:
         """``method`` on every worker (the j-th with ``args[j]``), in parallel on Ray."""
         if not self.use_ray:
-            return [getattr(w, method)(*a) for w, a in zip(self.workers, args)]
+            return [getattr(w, method)(*a) for w, a in zip(self.workers, args, strict=True)]
         import ray
-        return ray.get([getattr(w, method).remote(*a) for w, a in zip(self.workers, args)])
+        pairs = zip(self.workers, args, strict=True)
+        return ray.get([getattr(w, method).remote(*a) for w, a in pairs])
 
     def worker_pids(self) -> list[int]:
         return self._map("pid", [()] * len(self.workers))
@@ -247,7 +259,8 @@ class DistributedSolver:
         real = self.split.trunk.global_seq >= 0
         for k, v in self.trunk.state().items():
             out[k][self.split.trunk.global_seq[real]] = v[real]
-        for part, arrays in zip(self.split.parts, self._map("arrays", [()] * len(self.workers))):
+        gathered = self._map("arrays", [()] * len(self.workers))
+        for part, arrays in zip(self.split.parts, gathered, strict=True):
             for k, v in arrays.items():
                 out[k][part.global_seq] = v
         return out

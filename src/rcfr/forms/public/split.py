@@ -159,7 +159,8 @@ def _sub_arrays(T, z: np.ndarray, tsb: np.ndarray, tst: np.ndarray, trc=None):
                                                  axis=1)),
         node_ctx=T.node_ctx[:0], node_seq_base=T.node_seq_base[:0],
         node_num_actions=T.node_num_actions[:0],
-        term_ctx=np.ascontiguousarray(T.term_ctx[z]), term_rule=np.ascontiguousarray(T.term_rule[z]),
+        term_ctx=np.ascontiguousarray(T.term_ctx[z]),
+        term_rule=np.ascontiguousarray(T.term_rule[z]),
         term_value=np.ascontiguousarray(T.term_value[z]), term_q=np.ascontiguousarray(T.term_q[z]),
         term_face=np.ascontiguousarray(T.term_face[z]),
         term_miss=np.ascontiguousarray(T.term_miss[z]),
@@ -191,7 +192,7 @@ def split_public(tree, cut: str | None = None, num_parts: int = 1) -> Split:
     roots = cut_roots(tree, cut)
     if not 1 <= num_parts <= roots.size:
         raise RcfrError(f"{num_parts} parts, but the cut {cut!r} makes {roots.size} subgames")
-    S, N = tree.num_sequences, tree.num_public_nodes
+    S = tree.num_sequences
     T = tree.arrays
     node_sub = _node_subgame(tree, roots)
     info_node = tree.infoset_public_node.astype(np.int64)
