@@ -98,7 +98,7 @@ class PartWorker:
                 "pid": os.getpid()}
 
     def save(self, path: str, meta: dict) -> str:
-        write_npz(path, self.state.state(), {"format": PART_FORMAT, **meta,
+        write_npz(path, self.state.state(), {"format": PART_FORMAT, "version": 1, **meta,
                                              "part": self.index})
         return path
 
@@ -325,7 +325,8 @@ class DistributedSolver:
         names = [f"part{j}-{tag}.npz" for j in range(len(self.workers))]
         self._map("save", [(str((folder / n).resolve()), meta) for n in names])
         write_npz(folder / f"trunk-{tag}.npz", self.trunk.state(),
-                  {"format": TRUNK_FORMAT, **meta, "nodes_visited": self.nodes_visited})
+                  {"format": TRUNK_FORMAT, "version": 1, **meta,
+                   "nodes_visited": self.nodes_visited})
         manifest = {"format": "rcfr.distributed", "version": 1, **self.info(), **meta,
                     "trunk": f"trunk-{tag}.npz", "part_files": names}
         text = json.dumps(manifest, indent=1, sort_keys=True)

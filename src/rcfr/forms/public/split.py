@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections import namedtuple
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from numba import njit
 
@@ -368,6 +369,9 @@ class PartState:
     (:meth:`trunk_sweep`)."""
 
     def __init__(self, part: Part, rule, link_kind: int, link_param: float) -> None:
+        # numba's thread pool must be up before a kernel with a parallel callee is loaded
+        # from the cache (a fresh worker process segfaults otherwise)
+        numba.get_num_threads()
         self.part = part
         S = part.num_sequences
         self.rule, self.link_kind, self.link_param = rule, link_kind, float(link_param)
