@@ -158,3 +158,30 @@ def test_refusals(trees):
         DistributedSolver(tree, "cfr+", actors=0, ray=False)
     with pytest.raises(RcfrError, match="manifest"):
         DistributedSolver.resume("/nonexistent/folder", ray=False)
+
+
+def test_cli(cluster, trees, capsys, tmp_path):
+    """``rcfr solve GAME --distributed ray``: the exploitability of the single-process run,
+    bytes per iteration and actor memory in the JSON, a checkpoint folder that resumes; bad
+    input gives one error line."""
+    import json
+
+    from conftest import one_line_error, run_cli
+    code, out, err = run_cli(capsys, "solve", DICE, "-a", "dcfr", "-n", "10", "--distributed",
+                             "ray", "--actors", "2", "--checkpoint", tmp_path / "ck", "--json")
+    assert code == 0, err
+    info = json.loads(out)
+    local = evaluate(trees[DICE], _local(trees[DICE], "dcfr", iters=10).average_policy())
+    assert info["exploitability"] == local.exploitability
+    assert info["bytes_per_iteration"] > 0 and len(info["actor_memory"]) == 2
+    assert info["cut"] == "depth:2" and info["subgames"] == 66
+    code, out, err = run_cli(capsys, "solve", DICE, "-n", "5", "--distributed", "ray",
+                             "--resume", tmp_path / "ck", "--json")
+    assert code == 0, err
+    assert json.loads(out)["iterations"] == 15
+    for args in (["--actors", "2"], ["--distributed", "dask"], ["--distributed", "ray", "-a",
+                                                                "os"],
+                 ["--distributed", "ray", "--cut", "river"],
+                 ["--distributed", "ray", "--resume", tmp_path / "none"]):
+        code, _, err = run_cli(capsys, "solve", LEDUC, "-n", "2", *args)
+        one_line_error(code, err)
