@@ -288,10 +288,28 @@ def solve(
     spec: Annotated[Path | None, typer.Option(
         help="Run the RunSpec in this TOML file (its fields replace the options).")] = None,
     as_json: JsonOpt = False,
+    distributed: Annotated[str | None, typer.Option(
+        help="ray: solve one game across Ray actors (cfr ... pdcfr+ on the public form; the "
+             "driver keeps the trunk above --cut, each actor a group of subgames; the same "
+             "numbers as one process).  --checkpoint and --resume then name a folder.")] = None,
+    actors: Annotated[int | None, typer.Option(
+        help="--distributed: the number of actors (default 2).")] = None,
+    cut: Annotated[str | None, typer.Option(
+        help="--distributed: where the subgames start: flop (the first chance nodes below "
+             "the root), chance, or depth:D (default: flop, or depth:2 without chance).")] = None,
+    address: Annotated[str | None, typer.Option(
+        help="--distributed: the Ray cluster, auto or HOST:PORT (default: a local cluster "
+             "with one worker per actor).")] = None,
     **options: Any,
 ) -> None:
     """Run a solver and write its average strategy.  Ctrl-C or SIGTERM stops after the current
     iteration, writes the checkpoint and strategies asked for, and exits 130 or 143."""
+    if distributed is not None or actors is not None or cut is not None or address is not None:
+        if distributed is None:
+            raise RcfrError("--actors, --cut and --address need --distributed ray")
+        return _solve_distributed(game, distributed, actors, cut, address, spec, out_file,
+                                  current_file, out_abstract, checkpoint, checkpoint_every,
+                                  resume, rounds, as_json, options)
     if spec is not None or game is None:
         if spec is None:
             raise RcfrError("give a game string or --spec FILE")
@@ -365,6 +383,82 @@ def solve(
                   f"{result.iterations:,}" + (": " + ", ".join(written) if written else
                                               " (nothing written: no --checkpoint or --out)"))
         raise typer.Exit(EXIT_SIGNAL[stop.signum])
+
+
+def _solve_distributed(game, distributed, actors, cut, address, spec, out_file, current_file,
+                       out_abstract, checkpoint, checkpoint_every, resume, rounds, as_json,
+                       options) -> None:
+    """``rcfr solve GAME --distributed ray``: :class:`rcfr.distributed.DistributedSolver`."""
+    if str(distributed).strip().lower() != "ray":
+        raise RcfrError(f"--distributed takes ray, got {distributed!r}")
+    for flag, value in (("--spec", spec), ("--out-current", current_file),
+                        ("--out-abstract", out_abstract), ("--rounds", rounds),
+                        ("--checkpoint-every", checkpoint_every)):
+        if value is not None:
+            raise RcfrError(f"--distributed does not take {flag}")
+    if game is None:
+        raise RcfrError("give a game string")
+    from .core.names import ALGORITHMS
+    run = run_from_options(game, options)
+    allowed = {"algorithm", "iterations", "alternating", "averaging", "link", "alpha", "beta",
+               "gamma", "form", "threads", "eval_every", "seed"}
+    given = [o.flag for o in OPTIONS if o.cli and o.name not in allowed
+             and options[o.cli_name] != o.on_cli_default]
+    if given:
+        raise RcfrError(f"--distributed does not take {', '.join(given)}")
+    if run.form not in (None, "auto", "public"):
+        raise RcfrError("--distributed solves the public form; leave out --form or give public")
+    key = run.algorithm.strip().lower()
+    if key not in ALGORITHMS:
+        raise RcfrError(f"--distributed runs {', '.join(ALGORITHMS)}, not {run.algorithm!r}")
+    if actors is not None and actors < 1:
+        raise RcfrError(f"--actors must be at least 1, got {actors}")
+    check_outputs({"--out": out_file, "--checkpoint": checkpoint})
+    from .distributed import DistributedSolver
+    from .solvers.run import _rule_for
+    if resume is not None:
+        solver = DistributedSolver.resume(resume, address=address)
+    else:
+        rule = _rule_for(key, None, {k: getattr(run, k, None) for k in
+                                     ("alpha", "beta", "gamma", "averaging")})
+        solver = DistributedSolver(run.game, rule.spec(), actors=actors or 2, cut=cut,
+                                   alternating=run.alternating, averaging=run.averaging,
+                                   link=run.link, address=address)
+    try:
+        def line(s) -> None:
+            if not as_json and err.is_terminal:
+                st = s.stats() if s.iteration % 50 == 0 else None
+                if st is not None:
+                    mem = max(m["rss"] for m in st["actor_memory"]) / 2**20
+                    err.print(f"iteration {s.iteration:,}: {st['bytes_per_iteration']:,.0f} "
+                              f"bytes/iteration, driver {st['driver_share']:.0%}, actor RSS "
+                              f"<= {mem:,.0f} MiB", markup=False, highlight=False)
+        solver.run(run.iterations or 1000, progress=line)
+        ev = solver.evaluate()
+        stats = solver.stats()
+        if checkpoint is not None:
+            solver.save_checkpoint(checkpoint)
+        if out_file is not None:
+            solver.average_policy().save(out_file)
+    finally:
+        solver.close()
+    info = {**solver.info(), "exploitability": ev["exploitability"],
+            "nash_conv": ev["nash_conv"], "value": ev["value"],
+            "best_response_values": list(ev["best_response"]),
+            "bytes_per_iteration": stats["bytes_per_iteration"],
+            "driver_share": stats["driver_share"],
+            "seconds_per_iteration": stats["seconds_per_iteration"],
+            "actor_memory": stats["actor_memory"], "driver_tables": stats["driver_tables"],
+            "out": str(out_file) if out_file else None,
+            "checkpoint": str(checkpoint) if checkpoint else None}
+    if as_json:
+        _emit(info)
+        return
+    out.print(f"{info['algorithm']} on {info['game']}: {info['iterations']:,} iterations on "
+              f"{info['actors']} actors ({info['subgames']} subgames below the cut "
+              f"{info['cut']}); exploitability {ev['exploitability']:.6g}; "
+              f"{stats['bytes_per_iteration']:,.0f} bytes moved per iteration; driver "
+              f"{stats['driver_share']:.0%} of the time", markup=False, highlight=False)
 
 
 SOLVE_OWN = solve.own_parameters  # the game and what is no option of the run (files, ...)

@@ -1,0 +1,377 @@
+"""The distributed full-width solver: the driver holds the trunk of the public tree, each Ray
+actor a group of public subgames below the cut (CFR-D, Burch et al. 2014; the HULHE solve,
+Bowling et al. 2015).  Per iteration the driver sends the realization weights at the actors'
+subgame roots and receives the counterfactual values at them; the actors' tables never move.
+
+The arithmetic is the single-process kernels' on sub-arrays of the public tree, and the trunk
+adds the returned values in the whole tree's order (:mod:`rcfr.forms.public.split`), so a run
+with any number of actors equals :class:`rcfr.solvers.loop.CFRSolver` on the public form bit
+for bit, for every update rule, alternating or simultaneous.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import RcfrError
+from ..core.fileio import check_game_matches, read_npz, write_atomic, write_npz
+from ..core.links import parse_link
+from ..core.names import ALGORITHMS
+from ..core.rules import UpdateRule, parse_rule
+from ..forms.compile import compile_game
+from ..forms.public.split import PartState, split_public
+from ..solvers.loop import AVERAGING_NAMES, averaging_power
+
+MANIFEST = "manifest.json"
+PART_FORMAT = "rcfr.distributed.part"
+TRUNK_FORMAT = "rcfr.distributed.trunk"
+OBJECT_STORE_BYTES = 200 * 1024**2  # the local cluster's object store (small: shared machines)
+
+
+def _rss() -> int:
+    """This process's resident memory in bytes (Linux; 0 elsewhere)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):  # pragma: no cover
+        return 0
+
+
+def _owned(x: Any) -> Any:
+    """``x`` (named tuples of arrays, nested) with every array copied into writable memory of
+    this process's own."""
+    if isinstance(x, np.ndarray):
+        return np.array(x, copy=True)
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return type(x)(*(_owned(v) for v in x))
+    return x
+
+
+class PartWorker:
+    """One actor's state: a :class:`rcfr.forms.public.split.PartState` and its steps, run in
+    batches (one remote call per exchange with the driver)."""
+
+    def __init__(self, part, rule_spec: str, link_spec: str, index: int) -> None:
+        link = parse_link(link_spec)
+        self.index = index
+        part = _owned(part)  # (arrays from the object store are read-only: other kernel types)
+        self.state = PartState(part, parse_rule(rule_spec).params, link.kind, link.param)
+        self.ret = None
+
+    def set_returns(self, ret: list) -> None:
+        self.ret = ret
+
+    def step(self, reach: np.ndarray, ops: list) -> list:
+        """Set the roots' reach, then run ``ops``: ``("plan", lo, hi, weight, average)``,
+        ``("sweep", p, t)`` (its values returned)."""
+        st = self.state
+        st.set_reach(reach)
+        out = []
+        for op in ops:
+            if op[0] == "plan":
+                st.plan_players(op[1], op[2], op[3], op[4])
+            else:
+                out.append(st.sweep(op[1], op[2], self.ret[op[1]]))
+        return out
+
+    def evaluate(self, reach: np.ndarray) -> list:
+        """Best-response values at the roots of the average strategy, for both players, and
+        the part's share of player 0's expected value."""
+        st = self.state
+        st.set_reach(reach)
+        st.eval_plan(st.average_probs())
+        v0, share = st.best_response(0, self.ret[0])
+        v1, _ = st.best_response(1, self.ret[1])
+        return [v0, v1, share]
+
+    def arrays(self) -> dict:
+        return {k: v.copy() for k, v in self.state.state().items()}
+
+    def memory(self) -> dict:
+        return {"tables": self.state.table_bytes, "tree": self.state.tree_bytes, "rss": _rss(),
+                "pid": os.getpid()}
+
+    def save(self, path: str, meta: dict) -> str:
+        write_npz(path, self.state.state(), {"format": PART_FORMAT, "version": 1, **meta,
+                                             "part": self.index})
+        return path
+
+    def load(self, path: str, meta: dict) -> None:
+        arrays, theirs = read_npz(path, PART_FORMAT)
+        for key in ("fingerprint", "iterations", "parts", "cut"):
+            if theirs.get(key) != meta.get(key) or theirs.get("part") != self.index:
+                raise RcfrError(f"{path} does not belong to this run ({key} differs)")
+        try:
+            self.state.load_state(arrays)
+        except (KeyError, ValueError) as e:
+            raise RcfrError(f"{path} is corrupted: {e}") from None
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+class DistributedSolver:
+    """A full-width CFR-family solver (``algorithm``: cfr, cfr+, lcfr, dcfr[:a,b,g], pcfr+,
+    pdcfr+) on the public tree split at ``cut`` (``flop``, ``chance``, ``depth:D``; default
+    per game) over ``actors`` Ray actors.  ``address``: a Ray cluster (``auto`` or
+    ``HOST:PORT``); none: a local cluster.  ``ray=False`` keeps the parts in this process (the
+    same arithmetic, no Ray; for checks)."""
+
+    def __init__(self, game: Any, algorithm: str = "cfr+", *, actors: int = 1,
+                 cut: str | None = None, alternating: bool = True,
+                 averaging: str | float | None = None, link: str | None = None,
+                 address: str | None = None, ray: bool = True) -> None:
+        key = (algorithm.spec() if isinstance(algorithm, UpdateRule)
+               else str(algorithm).strip().lower())
+        if key.partition(":")[0] not in ALGORITHMS:
+            raise RcfrError(f"unknown algorithm {algorithm!r}; use one of {', '.join(ALGORITHMS)}")
+        if not isinstance(actors, int) or isinstance(actors, bool) or actors < 1:
+            raise RcfrError(f"--actors must be a whole number >= 1, got {actors!r}")
+        self.rule_ = parse_rule(key)
+        self.name = self.rule_.name
+        self.link_ = parse_link(link)
+        self.alternating = bool(alternating)
+        self.averaging_ = (AVERAGING_NAMES.get(self.rule_.averaging, self.rule_.averaging)
+                           if averaging is None else averaging)
+        self.avg_power_ = averaging_power(self.averaging_)
+        self.tree = compile_game(game, form="public")
+        self.split = split_public(self.tree, cut, actors)
+        self.cut = self.split.cut
+        self.num_actors = actors
+        self.address = address
+        self.use_ray = ray
+        self.iteration = 0
+        self.nodes_visited = 0
+        self.bytes_moved = 0  # sent and received, all iterations
+        self.driver_seconds = 0.0
+        self.total_seconds = 0.0
+        self.trunk = PartState(self.split.trunk, self.rule_.params, self.link_.kind,
+                               self.link_.param)
+        self._src = [p.slot_src for p in self.split.parts]
+        self._start_workers()
+
+    # -- workers ---------------------------------------------------------------------------
+    def _start_workers(self) -> None:
+        rule, link = self.rule_.spec(), self.link_.spec()
+        parts = self.split.parts
+        if not self.use_ray:
+            self.workers = [PartWorker(p, rule, link, j) for j, p in enumerate(parts)]
+            for w, ret in zip(self.workers, self.split.ret_slots, strict=True):
+                w.set_returns(ret)
+            return
+        import ray
+        if not ray.is_initialized():
+            if self.address:
+                ray.init(address=self.address, include_dashboard=False)
+            else:
+                ray.init(num_cpus=max(2, self.num_actors), include_dashboard=False,
+                         object_store_memory=OBJECT_STORE_BYTES, log_to_driver=False)
+        remote = ray.remote(num_cpus=0, max_restarts=0)(PartWorker)
+        self.workers = [remote.remote(p, rule, link, j) for j, p in enumerate(parts)]
+        pairs = zip(self.workers, self.split.ret_slots, strict=True)
+        ray.get([w.set_returns.remote(ret) for w, ret in pairs])
+
+    def _map(self, method: str, args: list) -> list:
+        """``method`` on every worker (the j-th with ``args[j]``), in parallel on Ray."""
+        if not self.use_ray:
+            return [getattr(w, method)(*a) for w, a in zip(self.workers, args, strict=True)]
+        import ray
+        pairs = zip(self.workers, args, strict=True)
+        return ray.get([getattr(w, method).remote(*a) for w, a in pairs])
+
+    def worker_pids(self) -> list[int]:
+        return self._map("pid", [()] * len(self.workers))
+
+    def memory(self) -> list[dict]:
+        """Per actor: bytes of its tables and part arrays, its resident memory."""
+        return self._map("memory", [()] * len(self.workers))
+
+    def close(self) -> None:
+        """End the actors (the Ray cluster stays)."""
+        if self.use_ray:
+            import ray
+            for w in self.workers:
+                ray.kill(w)
+        self.workers = []
+
+    # -- iterations ------------------------------------------------------------------------
+    def _exchange(self, ops: list) -> list:
+        """Send the roots' reach and ``ops`` to every actor; the players' returned values,
+        concatenated in part order, per sweep."""
+        plan = self.trunk.plan
+        reach = [plan[s] for s in self._src]
+        t0 = time.perf_counter()
+        out = self._map("step", [(r, ops) for r in reach])
+        self._wait += time.perf_counter() - t0
+        n = sum(op[0] == "sweep" for op in ops)
+        got = [np.concatenate([o[k] for o in out]) if out else np.zeros(0) for k in range(n)]
+        self.bytes_moved += sum(r.nbytes for r in reach) + sum(g.nbytes for g in got)
+        return got
+
+    def _iterate(self, t: int) -> None:
+        w = float(t) ** self.avg_power_
+        tr = self.trunk
+        tr.plan_players(0, 2, w, True)
+        if self.alternating:
+            (v0,) = self._exchange([("plan", 0, 2, w, True), ("sweep", 0, t)])
+            tr.trunk_sweep(0, t, self.split, v0)
+            tr.plan_players(0, 1, 0.0, False)
+            (v1,) = self._exchange([("plan", 0, 1, 0.0, False), ("sweep", 1, t)])
+            tr.trunk_sweep(1, t, self.split, v1)
+        else:
+            v0, v1 = self._exchange([("plan", 0, 2, w, True), ("sweep", 0, t), ("sweep", 1, t)])
+            tr.trunk_sweep(0, t, self.split, v0)
+            tr.trunk_sweep(1, t, self.split, v1)
+
+    def run(self, iterations: int, checkpoint_every: int = 0,
+            checkpoint_dir: str | os.PathLike | None = None, progress=None) -> DistributedSolver:
+        """Advance ``iterations`` iterations (writing a checkpoint every ``checkpoint_every``
+        into ``checkpoint_dir``; ``progress(self)`` after each iteration)."""
+        if not isinstance(iterations, int) or iterations < 0:
+            raise RcfrError(f"iterations must be a whole number >= 0, got {iterations!r}")
+        for _ in range(iterations):
+            self._wait = 0.0
+            t0 = time.perf_counter()
+            self._iterate(self.iteration + 1)
+            dt = time.perf_counter() - t0
+            self.total_seconds += dt
+            self.driver_seconds += dt - self._wait
+            self.iteration += 1
+            self.nodes_visited += 2 * self.tree.num_nodes
+            if checkpoint_every and checkpoint_dir and self.iteration % checkpoint_every == 0:
+                self.save_checkpoint(checkpoint_dir)
+            if progress is not None:
+                progress(self)
+        return self
+
+    # -- outputs ---------------------------------------------------------------------------
+    def global_arrays(self) -> dict[str, np.ndarray]:
+        """The whole tree's regrets, strategy and average sums, gathered from the trunk and
+        the actors (for checks and for writing a policy)."""
+        S = self.tree.num_sequences
+        out = {k: np.zeros(S) for k in ("regrets", "prediction", "strategy", "avg_weights")}
+        real = self.split.trunk.global_seq >= 0
+        for k, v in self.trunk.state().items():
+            out[k][self.split.trunk.global_seq[real]] = v[real]
+        gathered = self._map("arrays", [()] * len(self.workers))
+        for part, arrays in zip(self.split.parts, gathered, strict=True):
+            for k, v in arrays.items():
+                out[k][part.global_seq] = v
+        return out
+
+    def average_policy(self):
+        """The average strategy as a :class:`rcfr.policy.TabularPolicy` of the whole tree."""
+        from ..policy import TabularPolicy
+        return TabularPolicy.from_weights(self.tree, self.global_arrays()["avg_weights"],
+                                          self.info())
+
+    def evaluate(self) -> dict[str, float]:
+        """Exact exploitability of the average strategy through the actors: each returns its
+        roots' best-response values; the trunk backs them up (the same numbers as
+        :func:`rcfr.evaluate.evaluate`; the game value sums the parts' shares, so only to
+        rounding)."""
+        tr = self.trunk
+        probs = tr.average_probs()
+        probs[self.split.phantom] = 1.0
+        tr.eval_plan(probs)
+        out = self._map("evaluate", [(tr.plan[s],) for s in self._src])
+        vals = [np.concatenate([o[p] for o in out]) for p in range(2)]
+        br0, share = tr.best_response(0, split=self.split, values=vals[0])
+        br1, _ = tr.best_response(1, split=self.split, values=vals[1])
+        value = share + sum(o[2] for o in out)
+        nash_conv = br0 + br1
+        return {"value": value, "best_response": (br0, br1), "nash_conv": nash_conv,
+                "exploitability": nash_conv / 2.0}
+
+    def info(self) -> dict[str, Any]:
+        info = {"algorithm": self.name, "iterations": self.iteration,
+                "rule": self.rule_.spec(), "link": self.link_.spec(),
+                "alternating": self.alternating, "averaging": self.averaging_,
+                "nodes_visited": self.nodes_visited, "distributed": "ray",
+                "actors": self.num_actors, "cut": self.cut,
+                "subgames": self.split.num_subgames}
+        info.update(self.tree.file_meta())
+        return info
+
+    def stats(self) -> dict[str, Any]:
+        """Bytes moved per iteration, the driver's share of the time, actor memory."""
+        n = max(self.iteration, 1)
+        return {"bytes_per_iteration": self.bytes_moved / n if self.iteration else
+                self.split.bytes_per_iteration(self.alternating),
+                "driver_share": self.driver_seconds / self.total_seconds
+                if self.total_seconds else 0.0,
+                "seconds_per_iteration": self.total_seconds / n,
+                "actor_memory": self.memory(),
+                "driver_tables": self.trunk.table_bytes}
+
+    # -- checkpoints -----------------------------------------------------------------------
+    def _meta(self) -> dict[str, Any]:
+        return {"game": str(self.tree.game), "fingerprint": self.tree.fingerprint(),
+                "iterations": self.iteration, "parts": self.num_actors, "cut": self.cut}
+
+    def save_checkpoint(self, folder: str | os.PathLike) -> Path:
+        """Each actor writes its parts' tables, the driver the trunk's and then the manifest
+        (written last, atomically: a manifest names only complete files)."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        meta = self._meta()
+        tag = f"{self.iteration:08d}"
+        names = [f"part{j}-{tag}.npz" for j in range(len(self.workers))]
+        self._map("save", [(str((folder / n).resolve()), meta) for n in names])
+        write_npz(folder / f"trunk-{tag}.npz", self.trunk.state(),
+                  {"format": TRUNK_FORMAT, "version": 1, **meta,
+                   "nodes_visited": self.nodes_visited})
+        manifest = {"format": "rcfr.distributed", "version": 1, **self.info(), **meta,
+                    "trunk": f"trunk-{tag}.npz", "part_files": names}
+        text = json.dumps(manifest, indent=1, sort_keys=True)
+        write_atomic(folder / MANIFEST, lambda h: h.write(text.encode()))
+        return folder / MANIFEST
+
+    @classmethod
+    def resume(cls, folder: str | os.PathLike, *, address: str | None = None,
+               ray: bool = True) -> DistributedSolver:
+        """A run restarted from the checkpoint in ``folder`` (new actors load their tables)."""
+        folder = Path(folder)
+        path = folder / MANIFEST
+        try:
+            m = json.loads(path.read_text())
+        except (OSError, ValueError):
+            raise RcfrError(f"{path}: no distributed checkpoint manifest") from None
+        if not isinstance(m, dict) or m.get("format") != "rcfr.distributed":
+            raise RcfrError(f"{path} is not a distributed checkpoint manifest")
+        try:
+            solver = cls(m["game"], m["rule"], actors=int(m["parts"]), cut=m["cut"],
+                         alternating=bool(m["alternating"]), averaging=m["averaging"],
+                         link=m["link"], address=address, ray=ray)
+        except KeyError as e:
+            raise RcfrError(f"{path} lacks {e}") from None
+        check_game_matches(path, "a checkpoint", m, solver.tree)
+        solver.iteration = int(m["iterations"])
+        meta = solver._meta()
+        arrays, tm = read_npz(folder / m["trunk"], TRUNK_FORMAT)
+        if tm.get("fingerprint") != meta["fingerprint"] or tm.get("iterations") != meta[
+                "iterations"]:
+            raise RcfrError(f"{folder / m['trunk']} does not belong to {path}")
+        try:
+            solver.trunk.load_state(arrays)
+        except (KeyError, ValueError) as e:
+            raise RcfrError(f"{folder / m['trunk']} is corrupted: {e}") from None
+        solver.nodes_visited = int(tm.get("nodes_visited", 0))
+        solver._map("load", [(str((folder / n).resolve()), meta) for n in m["part_files"]])
+        return solver
+
+
+def solve_distributed(game: Any, algorithm: str = "cfr+", iterations: int = 100, *,
+                      actors: int = 1, cut: str | None = None, address: str | None = None,
+                      **options: Any) -> DistributedSolver:
+    """The API equivalent of ``rcfr solve GAME --distributed ray``: a solver run for
+    ``iterations`` iterations (close it with :meth:`DistributedSolver.close`)."""
+    solver = DistributedSolver(game, algorithm, actors=actors, cut=cut, address=address,
+                               **options)
+    return solver.run(iterations)

@@ -1,0 +1,187 @@
+"""The distributed solver (issue 27): the public tree split at a cut into a trunk and parts of
+subgames on Ray actors gives the single-process solver's numbers bit for bit, for any number of
+actors, every update rule, alternating and simultaneous; its evaluator gives the same
+best-response values; a run resumed from a checkpoint after an actor was killed ends where the
+uninterrupted run does."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import numpy as np
+import pytest
+
+from rcfr.core.errors import RcfrError
+from rcfr.evaluate import evaluate
+from rcfr.forms.compile import compile_game
+from rcfr.forms.public.split import cut_roots, split_public
+from rcfr.solvers.loop import CFRSolver
+
+ray = pytest.importorskip("ray")
+
+from rcfr.distributed import DistributedSolver  # noqa: E402
+
+LEDUC = "leduc"
+DICE = "liars_dice"
+HOLDEM = "nl_holdem2(buckets=5,ranks=6,stack=6,suits=3)"  # 2-NL Hold'em on the 6 x 3 deck
+ITERS = 50
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """One local Ray cluster for the module (two CPUs, a small object store)."""
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, object_store_memory=200 * 1024**2,
+                 log_to_driver=False)
+    yield
+    if started:
+        ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def trees():
+    return {g: compile_game(g, form="public") for g in (LEDUC, DICE, HOLDEM)}
+
+
+def _local(tree, algorithm, alternating=True, iters=ITERS):
+    s = CFRSolver(tree, algorithm, alternating=alternating)
+    s.run(iters)
+    return s
+
+
+def _same(d, s):
+    g = d.global_arrays()
+    assert np.array_equal(g["strategy"], s.strategy_)
+    assert np.array_equal(g["avg_weights"], s.avg_weights_)
+    assert np.array_equal(g["regrets"], s.estimator_.regrets)
+
+
+def _same_evaluation(d, tree, s):
+    e = d.evaluate()
+    local = evaluate(tree, s.average_policy())
+    assert e["best_response"] == local.best_response_values  # bit for bit
+    assert e["exploitability"] == local.exploitability
+    assert e["value"] == pytest.approx(local.value, abs=1e-12)  # (parts' shares: rounding)
+
+
+def test_split_covers_the_tree(trees):
+    """Every sequence lies in exactly one of the trunk and the parts; the cut roots are the
+    flop chance nodes of Leduc (one per first-round line that reaches the flop: 5) and the
+    depth-2 nodes of liar's dice (two bids in increasing order: 12 * 11 / 2)."""
+    tree = trees[LEDUC]
+    assert tree.node_kind[cut_roots(tree, "flop")].tolist() == [2] * 5
+    for name, actors in ((LEDUC, 3), (DICE, 2), (HOLDEM, 3)):
+        tree = trees[name]
+        sp = split_public(tree, None, actors)
+        seqs = np.concatenate([sp.trunk.global_seq[sp.trunk.global_seq >= 0]]
+                              + [p.global_seq for p in sp.parts])
+        assert np.array_equal(np.sort(seqs), np.arange(tree.num_sequences))
+        assert len(sp.parts) == actors
+    dice = trees[DICE]
+    depth2 = cut_roots(dice, "depth:2")
+    assert depth2.size == 66
+    assert split_public(dice, "depth:2", 1).num_subgames == depth2.size
+
+
+@pytest.mark.parametrize("name", [LEDUC, DICE, HOLDEM])
+@pytest.mark.parametrize("algorithm", ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+"])
+@pytest.mark.parametrize("alternating", [True, False])
+def test_parts_in_process_bit_identical(trees, name, algorithm, alternating):
+    """The actors' code in this process (``ray=False``), 1, 2 and 3 parts: every rule,
+    alternating and simultaneous, bit for bit the single-process solver (fewer iterations
+    than with Ray: 60 cases)."""
+    tree = trees[name]
+    s = _local(tree, algorithm, alternating, 12)
+    for actors in (1, 2, 3):
+        d = DistributedSolver(tree, algorithm, actors=actors, alternating=alternating,
+                              ray=False)
+        d.run(12)
+        _same(d, s)
+    _same_evaluation(d, tree, s)
+
+
+@pytest.mark.parametrize("name,algorithm,actors", [  # (every rule and count: in process)
+    (LEDUC, "cfr+", 1), (LEDUC, "dcfr", 3), (DICE, "cfr+", 3), (DICE, "dcfr", 2),
+    (HOLDEM, "cfr+", 2)])
+def test_ray_bit_identical(cluster, trees, name, algorithm, actors):
+    """On Ray actors, 50 iterations: the tables equal the single-process solver's bit for
+    bit, and so do the best-response values of the distributed evaluator."""
+    tree = trees[name]
+    s = _local(tree, algorithm)
+    d = DistributedSolver(tree, algorithm, actors=actors)
+    try:
+        d.run(ITERS)
+        _same(d, s)
+        _same_evaluation(d, tree, s)
+        st = d.stats()
+        assert st["bytes_per_iteration"] == d.split.bytes_per_iteration(True)
+        assert len(st["actor_memory"]) == actors
+        assert all(m["tables"] > 0 for m in st["actor_memory"])
+    finally:
+        d.close()
+
+
+def test_kill_an_actor_and_resume(cluster, trees, tmp_path):
+    """SIGKILL one actor after a checkpoint: the run fails; resumed from the checkpoint by new
+    actors it ends bit for bit where the uninterrupted (single-process) run does."""
+    tree = trees[LEDUC]
+    s = _local(tree, "dcfr", iters=40)
+    d = DistributedSolver(tree, "dcfr", actors=2)
+    try:
+        d.run(20, checkpoint_every=10, checkpoint_dir=tmp_path)
+        d.run(3)
+        os.kill(d.worker_pids()[1], signal.SIGKILL)
+        with pytest.raises(ray.exceptions.RayActorError):
+            d.run(1)
+    finally:
+        d.close()
+    r = DistributedSolver.resume(tmp_path)
+    try:
+        assert r.iteration == 20
+        r.run(20)
+        _same(r, s)
+        local = evaluate(tree, s.average_policy())
+        assert r.evaluate()["best_response"] == local.best_response_values
+    finally:
+        r.close()
+
+
+def test_refusals(trees):
+    tree = trees[LEDUC]
+    with pytest.raises(RcfrError, match="cut"):
+        split_public(tree, "river", 1)
+    with pytest.raises(RcfrError, match="subgames"):
+        split_public(tree, "flop", 6)  # 5 flop subgames
+    with pytest.raises(RcfrError, match="actors"):
+        DistributedSolver(tree, "cfr+", actors=0, ray=False)
+    with pytest.raises(RcfrError, match="manifest"):
+        DistributedSolver.resume("/nonexistent/folder", ray=False)
+
+
+def test_cli(cluster, trees, capsys, tmp_path):
+    """``rcfr solve GAME --distributed ray``: the exploitability of the single-process run,
+    bytes per iteration and actor memory in the JSON, a checkpoint folder that resumes; bad
+    input gives one error line."""
+    import json
+
+    from conftest import one_line_error, run_cli
+    code, out, err = run_cli(capsys, "solve", DICE, "-a", "dcfr", "-n", "10", "--distributed",
+                             "ray", "--actors", "2", "--checkpoint", tmp_path / "ck", "--json")
+    assert code == 0, err
+    info = json.loads(out)
+    local = evaluate(trees[DICE], _local(trees[DICE], "dcfr", iters=10).average_policy())
+    assert info["exploitability"] == local.exploitability
+    assert info["bytes_per_iteration"] > 0 and len(info["actor_memory"]) == 2
+    assert info["cut"] == "depth:2" and info["subgames"] == 66
+    code, out, err = run_cli(capsys, "solve", DICE, "-n", "5", "--distributed", "ray",
+                             "--resume", tmp_path / "ck", "--json")
+    assert code == 0, err
+    assert json.loads(out)["iterations"] == 15
+    for args in (["--actors", "2"], ["--distributed", "dask"], ["--distributed", "ray", "-a",
+                                                                "os"],
+                 ["--distributed", "ray", "--cut", "river"],
+                 ["--distributed", "ray", "--resume", tmp_path / "none"]):
+        code, _, err = run_cli(capsys, "solve", LEDUC, "-n", "2", *args)
+        one_line_error(code, err)
