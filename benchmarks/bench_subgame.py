@@ -15,10 +15,12 @@ restricted best-response value, in mbb/g) against the abstraction's translation 
 geometric) and against nested re-solving of the subgame that the actual wager starts.
 
 2-NL Hold'em(k) (``--holdem-stacks``): a blueprint by external-sampling MCCFR on the bucketed
-game, every flop subgame re-solved; the seconds to re-solve its largest flop subgame.  The
-subgames are cut from the history form, so only small stacks fit (see docs/subgame.md).
-``--one-subgame-stacks``: the largest flop subgame built alone from its root states (no
-blueprint), timed to compile and for 100 CFR+ iterations.
+game, every flop subgame re-solved on the history form; the seconds to re-solve its largest
+flop subgame.  ``--public-stacks``: the same comparison on the public form (subgames are
+public subtrees, gadgets solved in vector form), which reaches Hold'em(20).
+``--one-subgame-stacks``: the largest flop subgame compiled alone on the public form (no
+blueprint, no full tree), timed to compile, to re-solve and per CFR+ iteration; k = 36's
+included (76 million histories in the history form).
 
     nice .venv/bin/python benchmarks/bench_subgame.py
     nice .venv/bin/python benchmarks/bench_subgame.py --iterations 10000 --json out.json
@@ -150,49 +152,86 @@ def holdem(stacks: list[int], mccfr_iterations: int, resolve_iterations: int) ->
     return rows
 
 
-def one_flop_subgame(stacks: list[int], iterations: int) -> list[dict]:
-    """The largest flop subgame of 2-NL Hold'em(k) (after a limp and a check) as a gadget
-    built straight from its 625 root states (both bucket pairs), without the full game: the
-    beliefs are the deal's (a blueprint that limps and checks with every hand), the
-    alternative values 0.  Seconds to compile it and for ``iterations`` CFR+ iterations."""
+def one_flop_subgame(stacks: list[int], iterations: int, repeats: int) -> list[dict]:
+    """The largest flop subgame of 2-NL Hold'em(k) (after a limp and a check) on the public
+    form, compiled alone from the game (:func:`rcfr.forms.public.subtree.compile_subtree`: the
+    rest of the tree is never built), re-solved by the Resolve gadget in vector form (the
+    root rows' reach 1, alternative values 0: the timing does not depend on them).  CPU
+    seconds (medians over ``repeats``) to compile it, to set the gadget up and per CFR+
+    iteration; ``resolve_seconds``: set-up plus ``iterations`` iterations."""
+    import resource
+
     import numpy as np
 
-    from rcfr.solvers.run import make_solver
-    from rcfr.subgame.gadget import GadgetGame
+    from rcfr.forms.public.subtree import compile_subtree, solve_gadget
 
     rows = []
     for k in stacks:
-        game = rcfr.load_game(f"nl_holdem2(stack={k})")
-        roots, weights = [], []
-        s0 = game.new_initial_state()
-        for a, pa in s0.chance_outcomes():
-            s1 = s0.child(a)
-            for b, pb in s1.chance_outcomes():
-                s2 = s1.child(b).child(1).child(1)  # limp, check
-                for c, pc in s2.chance_outcomes():
-                    s3 = s2.child(c)
-                    for d, pd in s3.chance_outcomes():
-                        roots.append(s3.child(d))
-                        weights.append(pa * pb * pc * pd)
-        keys = sorted({r.information_state_string(0) for r in roots})
-        where = {key: j for j, key in enumerate(keys)}
-        of = np.array([where[r.information_state_string(0)] for r in roots])
-        for kind in ("unsafe", "resolve"):
-            g = GadgetGame(game, kind, 1, roots, np.array(weights), of, keys,
-                           np.zeros(len(keys)))
-            t0 = time.perf_counter()
-            tree = rcfr.compile_game(g, form="history")
-            compile_s = time.perf_counter() - t0
-            solver = make_solver(tree, "cfr+")
-            solver.run(1)  # kernels loaded
-            t0 = time.perf_counter()
-            solver.run(iterations)
-            rows.append({"game": str(game), "gadget": kind, "histories": tree.num_nodes,
-                         "compile_seconds": compile_s, "iterations": iterations,
-                         "solve_seconds": time.perf_counter() - t0})
-            print(f"{game} largest flop subgame ({kind}): {tree.num_nodes:,} histories, "
-                  f"compiled in {compile_s:.1f} s, {iterations} CFR+ iterations in "
-                  f"{rows[-1]['solve_seconds']:.2f} s", flush=True)
+        game = f"nl_holdem2(stack={k})"
+        rcfr.load_game(game).public_structure()  # (the card abstraction, loaded once)
+        comp, sub = [], None
+        for _ in range(repeats):
+            t0 = time.process_time()
+            sub = compile_subtree(game, [1, 1, 0, 0])  # limp, check, both flop buckets
+            comp.append(time.process_time() - t0)
+        reach, w, alt = [np.ones(25), np.ones(25)], np.ones(25), np.zeros(25)
+        solve_gadget(sub, "resolve", 1, reach, 1, alt, w)  # (kernels loaded)
+        total, per = [], []
+        for _ in range(repeats):
+            t0 = time.process_time()
+            sol = solve_gadget(sub, "resolve", 1, reach, iterations, alt, w)
+            total.append(time.process_time() - t0)
+            one = solve_gadget(sub, "resolve", 1, reach, 2 * iterations, alt, w)
+            per.append((one.seconds - sol.seconds) / iterations)
+        row = {"game": game, **sub.sizes(), "histories": sub.tree.num_nodes,
+               "compile_seconds": statistics.median(comp), "iterations": iterations,
+               "resolve_seconds": statistics.median(total),
+               "iteration_seconds": statistics.median(per),
+               "max_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6}
+        rows.append(row)
+        print(f"{game} largest flop subgame: {row['public_nodes']:,} public nodes, "
+              f"{row['histories']:,} histories; compiled alone in {row['compile_seconds']:.2f} s; "
+              f"Resolve gadget set-up + {iterations} CFR+ iterations "
+              f"{row['resolve_seconds']:.2f} s; one iteration {row['iteration_seconds']:.4f} s "
+              f"(CPU; peak RSS {row['max_rss_gb']:.2f} GB)", flush=True)
+    return rows
+
+
+def holdem_public(stacks: list[int], blueprint_iterations: int, resolve_iterations: int
+                  ) -> list[dict]:
+    """2-NL Hold'em(k) on the public form (Brown & Sandholm 2017, Table 1's layout): a coarse
+    blueprint (external-sampling MCCFR on the public tree), then every flop subgame re-solved
+    for both players by each method (``resolve_iterations`` of CFR+ per gadget, vector form);
+    full-game exploitability in mbb/g and CPU seconds for all the re-solves."""
+    from rcfr.forms.public.subtree import chance_cut
+    from rcfr.policy import TabularPolicy
+    from rcfr.subgame.public import resolve_everywhere_public
+
+    rows = []
+    for k in stacks:
+        game = f"nl_holdem2(stack={k})"
+        t0 = time.process_time()
+        pub = rcfr.compile_game(game, form="public")
+        compile_s = time.process_time() - t0
+        t0 = time.process_time()
+        blueprint = rcfr.solve(pub, "es", blueprint_iterations, seed=0).policy
+        bp_s = time.process_time() - t0
+        cut = chance_cut(pub, 1)
+        row = {"game": game, "histories": pub.num_nodes, "compile_seconds": compile_s,
+               "blueprint_seconds": bp_s, "blueprint_iterations": blueprint_iterations,
+               "subgames": int(cut.size), "blueprint": evaluate(blueprint).exploitability_mbb}
+        for m in METHODS:
+            t0 = time.process_time()
+            probs, _ = resolve_everywhere_public(pub, blueprint.probs, m,
+                                                 iterations=resolve_iterations)
+            row[m + "_seconds"] = time.process_time() - t0
+            row[m] = evaluate(TabularPolicy(pub, probs)).exploitability_mbb
+            print(f"  {game} {m}: {row[m]:.1f} mbb/g ({row[m + '_seconds']:.1f} s)", flush=True)
+        rows.append(row)
+        print(f"{game}: {pub.num_nodes:,} histories, {cut.size} flop subgames; blueprint "
+              f"(ES MCCFR, {blueprint_iterations:,} iterations) {row['blueprint']:.1f} mbb/g  " +
+              "  ".join(f"{m} {row[m]:.1f} ({row[m + '_seconds']:.1f} s)" for m in METHODS),
+              flush=True)
     return rows
 
 
@@ -204,22 +243,39 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--holdem-stacks", default="8,12", help="2-NL Hold'em stacks, e.g. 8,12 "
                     "('' skips it)")
     ap.add_argument("--mccfr-iterations", type=int, default=20_000)
-    ap.add_argument("--one-subgame-stacks", default="12,20", help="2-NL Hold'em stacks whose "
-                    "largest flop subgame is timed alone ('' skips it; 36 does not fit)")
+    ap.add_argument("--one-subgame-stacks", default="20,30,36", help="2-NL Hold'em stacks "
+                    "whose largest flop subgame is timed alone on the public form ('' skips it)")
+    ap.add_argument("--one-subgame-iterations", type=int, default=10)
+    ap.add_argument("--public-stacks", default="20", help="2-NL Hold'em stacks for the "
+                    "public-form Table 1 ('' skips it)")
+    ap.add_argument("--public-blueprint-iterations", type=int, default=200_000,
+                    help="external-sampling MCCFR iterations for the public-form blueprint")
+    ap.add_argument("--only", default="", help="comma list of parts to run: table1, table2, "
+                    "holdem, one, public (default: all)")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
-    print("Table 1: full-game exploitability (mbb/g) after re-solving every subgame")
-    out = {"table1": table1(args.iterations, args.resolve_iterations, args.repeats)}
-    print("\nTable 2: nested re-solving vs translation of off-tree openings")
-    out["table2"] = table2(args.iterations, args.resolve_iterations)
+    only = {x.strip() for x in args.only.split(",") if x.strip()}
+    run = (lambda part: not only or part in only)  # noqa: E731
+    out: dict = {}
+    if run("table1"):
+        print("Table 1: full-game exploitability (mbb/g) after re-solving every subgame")
+        out["table1"] = table1(args.iterations, args.resolve_iterations, args.repeats)
+    if run("table2"):
+        print("\nTable 2: nested re-solving vs translation of off-tree openings")
+        out["table2"] = table2(args.iterations, args.resolve_iterations)
     stacks = [int(s) for s in args.holdem_stacks.split(",") if s.strip()]
-    if stacks:
+    if stacks and run("holdem"):
         print("\n2-NL Hold'em(k), flop subgames")
         out["holdem"] = holdem(stacks, args.mccfr_iterations, args.resolve_iterations)
     one = [int(s) for s in args.one_subgame_stacks.split(",") if s.strip()]
-    if one:
-        print("\n2-NL Hold'em(k), the largest flop subgame alone")
-        out["one_subgame"] = one_flop_subgame(one, 100)
+    if one and run("one"):
+        print("\n2-NL Hold'em(k), the largest flop subgame alone (public form)")
+        out["one_subgame"] = one_flop_subgame(one, args.one_subgame_iterations, args.repeats)
+    public = [int(s) for s in args.public_stacks.split(",") if s.strip()]
+    if public and run("public"):
+        print("\n2-NL Hold'em(k) on the public form, every flop subgame re-solved")
+        out["holdem_public"] = holdem_public(public, args.public_blueprint_iterations,
+                                             args.resolve_iterations)
     if args.json is not None:
         args.json.write_text(json.dumps(out, indent=1))
     return 0

@@ -3,7 +3,8 @@ Sandholm 2017, 2018): cut the game into public subgames (:mod:`.cut`), read beli
 opponent's counterfactual values from the blueprint (:mod:`.blueprint`), build a gadget game
 (:mod:`.gadget`), solve it with any rcfr solver (:mod:`.methods`), splice the result back and
 evaluate it exactly (:mod:`.everywhere`); nested re-solving of off-tree wagers
-(:mod:`.nested`)."""
+(:mod:`.nested`); the same on the public form, public subtrees solved in vector form
+(:mod:`.public`)."""
 
 from .blueprint import Blueprint, RootInfosets
 from .cut import Subgame, default_cut, find_subgames, parse_cut
@@ -20,8 +21,10 @@ from .methods import (
     unsafe,
 )
 from .nested import NestedResult, OffTree, nested_resolve
+from .public import PublicResolved, public_gifts, resolve_everywhere_public, resolve_public
 
 __all__ = ["Blueprint", "RootInfosets", "Subgame", "default_cut", "find_subgames", "parse_cut",
            "ResolvedEverywhere", "resolve_everywhere", "GadgetGame", "METHODS", "Resolved",
            "maxmargin", "method_function", "reach_maxmargin", "resolve", "splice", "unsafe",
-           "NestedResult", "OffTree", "nested_resolve"]
+           "NestedResult", "OffTree", "nested_resolve", "PublicResolved", "public_gifts",
+           "resolve_everywhere_public", "resolve_public"]

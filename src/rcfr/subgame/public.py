@@ -1,0 +1,183 @@
+"""Re-solving on the public form: a subgame is the public subtree below one public node
+(:mod:`rcfr.forms.public.subtree`), its gadget solved by vector-form CFR+ over private-state
+vectors, without a history tree.  This reaches games whose history form is far too large
+(2-NL Hold'em(36): the largest flop subgame has 76 million histories), and gives the same
+strategies as the history form's gadgets (:mod:`.methods`) after the same iterations.
+
+The methods are those of :mod:`.methods` (unsafe, Resolve, Maxmargin, Reach-Maxmargin); the
+opponent's root sets are its private rows at the root node, their weights ``w(r)`` and
+counterfactual best-response values ``CBV(r)`` read from the blueprint in the subtree
+(Burch, Johanson & Bowling 2014; Brown & Sandholm 2017)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core import kernels as K
+from ..core.errors import RcfrError
+from ..forms.public.subtree import (
+    PublicSubtree,
+    chance_cut,
+    extract_subtree,
+    root_values,
+    solve_gadget,
+)
+from .blueprint import VALUES
+from .methods import METHODS
+
+
+@dataclass
+class PublicResolved:
+    """One public subgame re-solved for one player: the re-solver's ``sequences`` (the full
+    public tree's) and ``probs``; per opponent root row ``alternative`` ``t(r)`` (per unit of
+    weight, gifts included), ``margins`` ``t(r) - CBV'(r) / w(r)`` against the alternative
+    without gifts, ``gifts`` per unit, ``set_weight`` ``w(r)``; seconds (extraction, gadget
+    and margins) and iterations."""
+
+    method: str
+    node: int
+    player: int
+    sequences: np.ndarray
+    probs: np.ndarray
+    alternative: np.ndarray
+    margins: np.ndarray
+    gifts: np.ndarray
+    set_weight: np.ndarray
+    seconds: float
+    iterations: int
+
+    @property
+    def reached(self) -> np.ndarray:
+        return self.set_weight > 0
+
+    @property
+    def min_margin(self) -> float:
+        """The smallest margin (gifts included for Reach-Maxmargin) over the reached rows."""
+        m = (self.margins + self.gifts)[self.reached]
+        return float(m.min()) if m.size else 0.0
+
+
+def blueprint_plan(tree, probs: np.ndarray) -> np.ndarray:
+    """The padded realization plan of both players under the behavioural ``probs``."""
+    plan = K.padded(tree.num_sequences)
+    K.realization_plan(np.asarray(probs, dtype=np.float64), 0, tree.num_infosets,
+                       tree.infoset_seq_start, tree.infoset_num_actions,
+                       tree.infoset_parent_seq, plan)
+    return plan
+
+
+def public_gifts(tree, probs: np.ndarray, subtrees: list[PublicSubtree], player: int,
+                 plan: np.ndarray | None = None) -> list[np.ndarray]:
+    """Reach-Maxmargin's gifts per unit of weight for the opponent's root rows of each of
+    ``subtrees`` (the subgames re-solved together; :meth:`.Blueprint.gifts`'s definition): at
+    each earlier opponent sequence ``s = (I', a')`` the gift ``g(s) = max_a CBV(I', a) -
+    CBV(I', a')`` (counterfactual best-response values against the blueprint in the full
+    game), shared among every root row below ``s`` in proportion to ``w(r)``."""
+    opp = 1 - player
+    plan = blueprint_plan(tree, probs) if plan is None else plan
+    S = tree.num_sequences
+    acc = np.zeros(S + 2)
+    tree.terminal_values(opp, plan, acc)
+    seqs = tree.player_sequences(opp)
+    infos = tree.player_infosets(opp)
+    K.best_response(opp, infos.start, infos.stop, tree.infoset_seq_start,
+                    tree.infoset_num_actions, tree.infoset_parent_seq, acc, np.zeros(S))
+    gift = np.zeros(S)
+    starts = tree.infoset_seq_start[infos.start:infos.stop].astype(np.int64)
+    na = tree.infoset_num_actions[infos.start:infos.stop].astype(np.int64)
+    idx = np.repeat(np.arange(starts.size), na)
+    best = np.full(starts.size, -np.inf)
+    np.maximum.at(best, idx, acc[seqs.start:seqs.stop])
+    gift[seqs.start:seqs.stop] = best[idx] - acc[seqs.start:seqs.stop]
+    weights, paths = [], []
+    total = np.zeros(S)
+    for sub in subtrees:
+        w = root_values(sub, player, sub.root_reach(plan, player), probs)[1]
+        per = []
+        for r, s in enumerate(sub.root_seq[opp]):
+            path, s = [], int(s)
+            while 0 <= s < S:
+                path.append(s)
+                s = int(tree.infoset_parent_seq[tree.seq_infoset[s]])
+            per.append(path)
+            total[path] += w[r]
+        weights.append(w)
+        paths.append(per)
+    out = []
+    for w, per in zip(weights, paths, strict=True):
+        g = np.zeros(w.size)
+        for r, path in enumerate(per):
+            if w[r] > 0 and path:
+                g[r] = float(np.sum(gift[path] / total[path]))
+        out.append(g)
+    return out
+
+
+def resolve_public(tree, probs: np.ndarray, node: int | PublicSubtree, player: int,
+                   method: str = "resolve", *, iterations: int = 1000,
+                   values: str = "best-response", plan: np.ndarray | None = None,
+                   gifts: np.ndarray | None = None,
+                   alternative: np.ndarray | None = None) -> PublicResolved:
+    """Re-solve the public subgame at ``node`` (or an extracted subtree) of the public tree
+    ``tree`` for ``player`` by ``method`` with ``iterations`` of CFR+, the blueprint being the
+    behavioural ``probs``.  ``values``: ``"best-response"`` (``t(r) = CBV(r) / w(r)``) or
+    ``"blueprint"`` (the estimated variants: the blueprint's own counterfactual values);
+    ``alternative``: ``t(r)`` given.  ``gifts`` (Reach-Maxmargin; per unit of weight, as
+    :func:`public_gifts` gives them; default: this subgame's alone)."""
+    t0 = time.perf_counter()
+    key = str(method).strip().lower().replace("_", "-")
+    if key not in METHODS:
+        raise RcfrError(f"unknown re-solving method {method!r}; use one of {', '.join(METHODS)}")
+    if player not in (0, 1):
+        raise RcfrError(f"the re-solver is player 0 or 1, got {player!r}")
+    if values not in VALUES:
+        raise RcfrError(f"values are {' or '.join(VALUES)}, got {values!r}")
+    probs = np.asarray(probs, dtype=np.float64)
+    plan = blueprint_plan(tree, probs) if plan is None else plan
+    sub = node if isinstance(node, PublicSubtree) else extract_subtree(tree, int(node))
+    reach = [sub.root_reach(plan, 0), sub.root_reach(plan, 1)]
+    cbv, w = root_values(sub, player, reach[player], probs,
+                         None if values == "best-response" else probs)
+    safe_w = np.where(w > 0, w, 1.0)
+    t = cbv / safe_w if alternative is None else np.asarray(alternative, dtype=np.float64)
+    g = np.zeros(w.size)
+    if key == "reach-maxmargin":
+        g = public_gifts(tree, probs, [sub], player, plan)[0] if gifts is None else (
+            np.asarray(gifts, dtype=np.float64))
+    alt = t + g
+    gadget = {"unsafe": "unsafe", "resolve": "resolve"}.get(key, "maxmargin")
+    sol = solve_gadget(sub, gadget, player, reach, int(iterations),
+                       alt * w if gadget == "resolve" else alt, w)
+    mixed = probs.copy()
+    mixed[sol.sequences] = sol.probs
+    new = root_values(sub, player, reach[player], mixed)[0]
+    margins = np.where(w > 0, t - new / safe_w, 0.0)
+    return PublicResolved(key, int(sub.node), player, sol.sequences, sol.probs,
+                          np.where(w > 0, alt, 0.0), margins, g, w,
+                          time.perf_counter() - t0, sol.iterations)
+
+
+def resolve_everywhere_public(tree, probs: np.ndarray, method: str, *, level: int = 1,
+                              iterations: int = 1000, values: str = "best-response"
+                              ) -> tuple[np.ndarray, list[PublicResolved]]:
+    """Every public subgame at chance level ``level`` (:func:`chance_cut`) re-solved for both
+    players from the blueprint ``probs``; returns the spliced behavioural strategy and the
+    results (Reach-Maxmargin shares its gifts among all the subgames)."""
+    probs = np.asarray(probs, dtype=np.float64)
+    plan = blueprint_plan(tree, probs)
+    subs = [extract_subtree(tree, int(u)) for u in chance_cut(tree, level)]
+    out = probs.copy()
+    results = []
+    for player in (0, 1):
+        gifts = (public_gifts(tree, probs, subs, player, plan)
+                 if str(method).lower().replace("_", "-") == "reach-maxmargin"
+                 else [None] * len(subs))
+        for sub, g in zip(subs, gifts, strict=True):
+            r = resolve_public(tree, probs, sub, player, method, iterations=iterations,
+                               values=values, plan=plan, gifts=g)
+            out[r.sequences] = r.probs
+            results.append(r)
+    return out, results
