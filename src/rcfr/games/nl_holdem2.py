@@ -41,14 +41,12 @@ from __future__ import annotations
 from functools import cache, lru_cache
 
 import numpy as np
-from numba import njit
 
 from ..core.budget import SizeEstimate
 from ..core.errors import RcfrError
 from .protocol import CHANCE, TERMINAL, Game, State
 from .public import (
     FOLD_RULE,
-    KIND_CHANCE,
     KIND_TERMINAL,
     MATRIX_RULE,
     PublicNodes,
@@ -503,7 +501,8 @@ def sizes_from_counts(c: dict, deals: tuple[int, int, int, int],
 def public_nodes(stack: int) -> PublicNodes:
     """The public tree of 2-NL Hold'em(``stack``) (:data:`rcfr.games.public.PublicNodes`): the
     nodes :class:`NLHoldem2PublicState` gives, in the compiler's breadth-first order, built by
-    one numba pass over the betting states (:func:`_betting_tree`) into arrays sized by
+    one numba pass over the betting states
+    (:func:`rcfr.games.holdem.betting_tree.betting_tree`) into arrays sized by
     :func:`betting_counts` (k = 40: 23 million public nodes in seconds, where walking the
     public states takes minutes and a Python object per node)."""
     N = betting_counts(stack)["public_nodes"]
@@ -516,7 +515,9 @@ def public_nodes(stack: int) -> PublicNodes:
     spent = np.empty((2, N), dtype=np.int16)  # the betting state per node (freed on return)
     inc = np.empty(N, dtype=np.int16)
     small = np.empty((4, N), dtype=np.int8)  # round, actions in the round, player, folder
-    made = _betting_tree(stack, kind, parent, action, child_start, num_actions, ctx, spent, inc,
+    from .holdem.betting_tree import betting_tree, terminal_rules  # numba: loaded on use
+
+    made = betting_tree(stack, kind, parent, action, child_start, num_actions, ctx, spent, inc,
                          small)
     if made != N:  # pragma: no cover (betting_counts and the pass count the same tree)
         raise RcfrError(f"nl_holdem2(stack={stack}): the betting tree has {made} public "
@@ -524,93 +525,6 @@ def public_nodes(stack: int) -> PublicNodes:
     Z = int(np.count_nonzero(kind == KIND_TERMINAL))
     term_rule = np.empty(Z, dtype=np.int8)
     term_value = np.empty(Z)
-    _terminal_rules(kind, spent, small, term_rule, term_value)
+    terminal_rules(kind, spent, small, term_rule, term_value)
     return PublicNodes(kind, parent, action, child_start, num_actions, ctx, term_rule,
                        term_value, np.zeros(Z, dtype=np.int64), np.zeros(Z, dtype=np.int64))
-
-
-@njit(cache=True)
-def _betting_tree(stack, kind, parent, action, child_start, num_actions, ctx, spent, inc,
-                  small):
-    """Breadth-first over the public states, as :meth:`Betting.child` and
-    :class:`NLHoldem2PublicState` move (``ctx``: flop buckets dealt, 0 to 2); returns the
-    nodes made."""
-    rnd, acted, player, folder = small[0], small[1], small[2], small[3]
-    spent[0, 0], spent[1, 0], inc[0] = SMALL_BLIND, BIG_BLIND, BIG_BLIND
-    rnd[0] = acted[0] = player[0] = 0
-    folder[0] = -1
-    ctx[0] = 0
-    parent[0] = action[0] = -1
-    made = 1
-    N = kind.shape[0]
-    for i in range(N):
-        if i >= made:  # pragma: no cover (a tree of fewer nodes than counted)
-            return made
-        child_start[i] = made
-        num_actions[i] = 0
-        p = player[i]
-        if folder[i] >= 0:
-            kind[i] = KIND_TERMINAL
-            continue
-        if rnd[i] >= FLOP and ctx[i] < 2:  # a flop bucket dealt: one outcome, observed
-            kind[i] = KIND_CHANCE
-            if made >= N:  # pragma: no cover
-                return made + 1
-            spent[0, made], spent[1, made], inc[made] = spent[0, i], spent[1, i], inc[i]
-            rnd[made], acted[made], player[made], folder[made] = rnd[i], acted[i], p, folder[i]
-            ctx[made] = ctx[i] + 1
-            parent[made], action[made] = i, 0
-            made += 1
-            continue
-        if rnd[i] == SHOWDOWN or (spent[0, i] == stack and spent[1, i] == stack):
-            kind[i] = KIND_TERMINAL
-            continue
-        kind[i] = p
-        mine, other = np.int64(spent[p, i]), np.int64(spent[1 - p, i])
-        lowest = stack + 1
-        if other < stack:
-            lowest = min(other + max(np.int64(inc[i]), BIG_BLIND), stack)
-        first = FOLD if other > mine else CALL
-        num_actions[i] = (CALL + 1 - first) + (stack + 1 - lowest)
-        if made + num_actions[i] > N:  # pragma: no cover
-            return made + num_actions[i]
-        for a in range(first, stack + 1):
-            if a > CALL and a < lowest:
-                continue
-            c = made
-            made += 1
-            parent[c], action[c], ctx[c] = i, a, ctx[i]
-            rnd[c], inc[c], folder[c] = rnd[i], inc[i], folder[i]
-            acted[c], player[c] = acted[i] + 1, 1 - p
-            spent[0, c], spent[1, c] = spent[0, i], spent[1, i]
-            if a == FOLD:
-                folder[c] = p
-            elif a == CALL:
-                spent[p, c] = other
-                if acted[i] >= 1:  # the round closes; the big blind acts first on the flop
-                    rnd[c] = rnd[i] + 1
-                    inc[c], acted[c], player[c] = 0, 0, 1
-            else:
-                inc[c] = a - other
-                spent[p, c] = a
-    child_start[N] = made
-    return made
-
-
-@njit(cache=True)
-def _terminal_rules(kind, spent, small, term_rule, term_value):
-    """:meth:`NLHoldem2PublicState.terminal` at each terminal, in node order."""
-    folder = small[3]
-    z = 0
-    for i in range(kind.shape[0]):
-        if kind[i] != KIND_TERMINAL:
-            continue
-        f = folder[i]
-        if f >= 0:  # the folder loses her chips
-            term_rule[z] = FOLD_RULE
-            lost = float(spent[f, i])
-            term_value[z] = -lost if f == 0 else lost
-        else:
-            term_rule[z] = MATRIX_RULE
-            term_value[z] = float(spent[0, i])
-        z += 1
