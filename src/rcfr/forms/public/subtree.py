@@ -126,6 +126,7 @@ def compile_subtree(game, actions) -> PublicSubtree:
     from .tree import _compile
 
     game = load_game(game)
+    # the game's closed-form node table (spec.nodes) is the whole tree's: the subtree is walked
     spec = game.public_structure()
     state = spec.root
     factors = None if spec.weights is None else tuple(np.asarray(w, dtype=np.float64)
@@ -148,10 +149,12 @@ def compile_subtree(game, actions) -> PublicSubtree:
             np.fill_diagonal(W, 0.0)
         mass = float(W.sum())
         k = np.sqrt(mass)
-        spec = dataclasses.replace(spec, root=state, weights=(factors[0] / k, factors[1] / k))
+        spec = dataclasses.replace(spec, root=state, weights=(factors[0] / k, factors[1] / k),
+                                   nodes=None)
     else:
         mass = float(joint.sum())
-        spec = dataclasses.replace(spec, root=state, deal=joint / mass, pairing="dense")
+        spec = dataclasses.replace(spec, root=state, deal=joint / mass, pairing="dense",
+                                   nodes=None)
     if mass <= 0:
         raise RcfrError("the public state has chance probability 0")
     sub = extract_subtree(_compile(game, spec, None), 0)
