@@ -185,20 +185,12 @@ def average_threaded(t, weight, i_lo, i_hi, seq_start, num_actions, plan, buf, C
 
 
 @njit(cache=True)
-def decode_average(C, bounds, seq_start, num_actions, out):
-    """The average-strategy sums ``scale * q`` into ``out`` (float64, over sequences)."""
+def decode(q, scale, bounds, seq_start, num_actions, out):
+    """Compact values ``scale * q`` (one scale per information set) into ``out`` (float64,
+    over sequences): the regrets (``C.regrets``, ``C.regret_scale``) or the average-strategy
+    sums (``C.average``, ``C.average_scale``)."""
     for i in range(bounds[0], bounds[2]):
-        c = float(C.average_scale[i])
+        c = float(scale[i])
         start = seq_start[i]
         for s in range(start, start + num_actions[i]):
-            out[s] = C.average[s] * c
-
-
-@njit(cache=True)
-def decode_regrets(C, bounds, seq_start, num_actions, out):
-    """The regrets ``scale * q`` into ``out`` (float64, over sequences)."""
-    for i in range(bounds[0], bounds[2]):
-        c = float(C.regret_scale[i])
-        start = seq_start[i]
-        for s in range(start, start + num_actions[i]):
-            out[s] = C.regrets[s] * c
+            out[s] = q[s] * c

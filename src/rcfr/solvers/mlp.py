@@ -52,7 +52,22 @@ def _views(flat: np.ndarray, shapes: list[tuple[int, ...]]) -> list[np.ndarray]:
     return out
 
 
-class MLP:
+class FlatParameters:
+    """A network whose parameters are one flat vector ``theta``: its checkpoint state."""
+
+    theta: np.ndarray
+
+    def state(self, prefix: str) -> dict[str, np.ndarray]:
+        return {f"{prefix}theta": self.theta}
+
+    def load_state(self, prefix: str, arrays: dict[str, np.ndarray]) -> None:
+        value = np.asarray(arrays[f"{prefix}theta"], dtype=np.float64)
+        if value.shape != self.theta.shape:
+            raise ValueError(f"{prefix}theta: shape {value.shape}")
+        self.theta[...] = value
+
+
+class MLP(FlatParameters):
     """``sizes[0]`` inputs, ReLU hidden layers ``sizes[1:-1]``, ``sizes[-1]`` linear outputs;
     parameters drawn from ``rng`` (layer by layer: weights, then biases)."""
 
@@ -106,15 +121,6 @@ class MLP:
 
     def copy_from(self, other: MLP) -> None:
         self.theta[...] = other.theta
-
-    def state(self, prefix: str) -> dict[str, np.ndarray]:
-        return {f"{prefix}theta": self.theta}
-
-    def load_state(self, prefix: str, arrays: dict[str, np.ndarray]) -> None:
-        value = np.asarray(arrays[f"{prefix}theta"], dtype=np.float64)
-        if value.shape != self.theta.shape:
-            raise ValueError(f"{prefix}theta: shape {value.shape}")
-        self.theta[...] = value
 
 
 @njit(cache=True)

@@ -10,8 +10,7 @@ import numpy as np
 from ..core.compact import (
     CompactTables,
     compact_tables,
-    decode_average,
-    decode_regrets,
+    decode,
     table_bytes,
 )
 from ..core.errors import RcfrError
@@ -103,9 +102,10 @@ class CompactRegrets(TabularRegrets):
         """The regrets (``"regrets"``) or average-strategy sums (``"average"``) as float64."""
         t = self.tree_
         out = np.zeros(t.num_sequences)
-        decode = decode_regrets if which == "regrets" else decode_average
-        decode(self.compact, self.infoset_bounds_, t.infoset_seq_start,
-               t.infoset_num_actions, out)
+        C = self.compact
+        q, scale = (C.regrets, C.regret_scale) if which == "regrets" else (C.average,
+                                                                            C.average_scale)
+        decode(q, scale, self.infoset_bounds_, t.infoset_seq_start, t.infoset_num_actions, out)
         return out
 
     @property

@@ -35,8 +35,28 @@ from .gadget import GadgetGame
 METHODS = ("unsafe", "resolve", "maxmargin", "reach-maxmargin")
 
 
+class Margins:
+    """What a re-solved subgame reports of its margins: the opponent root sets it reaches and
+    the smallest margin over them (Moravčík et al. 2016; Brown & Sandholm 2017)."""
+
+    margins: np.ndarray
+    gifts: np.ndarray
+    set_weight: np.ndarray
+
+    @property
+    def reached(self) -> np.ndarray:
+        """The opponent root sets (or rows) the re-solver reaches (``w(J) > 0``)."""
+        return self.set_weight > 0
+
+    @property
+    def min_margin(self) -> float:
+        """The smallest margin (gifts included for Reach-Maxmargin) over the reached sets."""
+        m = (self.margins + self.gifts)[self.reached]
+        return float(m.min()) if m.size else 0.0
+
+
 @dataclass
-class Resolved:
+class Resolved(Margins):
     """One subgame re-solved for one player.
 
     ``sequences``/``probs``: the re-solver's re-solved sequences in the full game's history
@@ -58,17 +78,6 @@ class Resolved:
     seconds: float
     iterations: int
     set_keys: list[str] = field(default_factory=list)
-
-    @property
-    def reached(self) -> np.ndarray:
-        """The opponent root sets the re-solver reaches (``w(J) > 0``)."""
-        return self.set_weight > 0
-
-    @property
-    def min_margin(self) -> float:
-        """The smallest margin (gifts included for Reach-Maxmargin) over the reached sets."""
-        m = (self.margins + self.gifts)[self.reached]
-        return float(m.min()) if m.size else 0.0
 
     def to_dict(self) -> dict:
         return {"method": self.method, "subgame": self.subgame.name, "player": self.player,

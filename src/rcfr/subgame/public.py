@@ -26,11 +26,11 @@ from ..forms.public.subtree import (
     solve_gadget,
 )
 from .blueprint import VALUES
-from .methods import METHODS
+from .methods import METHODS, Margins
 
 
 @dataclass
-class PublicResolved:
+class PublicResolved(Margins):
     """One public subgame re-solved for one player: the re-solver's ``sequences`` (the full
     public tree's) and ``probs``; per opponent root row ``alternative`` ``t(r)`` (per unit of
     weight, gifts included), ``margins`` ``t(r) - CBV'(r) / w(r)`` against the alternative
@@ -48,16 +48,6 @@ class PublicResolved:
     set_weight: np.ndarray
     seconds: float
     iterations: int
-
-    @property
-    def reached(self) -> np.ndarray:
-        return self.set_weight > 0
-
-    @property
-    def min_margin(self) -> float:
-        """The smallest margin (gifts included for Reach-Maxmargin) over the reached rows."""
-        m = (self.margins + self.gifts)[self.reached]
-        return float(m.min()) if m.size else 0.0
 
 
 def blueprint_plan(tree, probs: np.ndarray) -> np.ndarray:

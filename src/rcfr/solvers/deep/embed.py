@@ -33,7 +33,7 @@ import numpy as np
 from ...core.errors import RcfrError
 from ...games.kuhn import KuhnPoker
 from ...games.leduc import LeducPoker
-from ..mlp import _views
+from ..mlp import FlatParameters, _views
 
 NORM_EPS = 1e-5  # torch.nn.LayerNorm's
 
@@ -79,7 +79,7 @@ def _layer(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     return h
 
 
-class EmbedNet:
+class EmbedNet(FlatParameters):
     """The network of the module docstring, ``d`` units wide, ``actions`` outputs; parameters
     in one flat vector ``theta`` (views ``params``, gradients ``grad``) drawn from ``rng``."""
 
@@ -182,11 +182,3 @@ class EmbedNet:
         np.add.at(g["suit"], lay.suit, gtable)
         return self.grad
 
-    def state(self, prefix: str) -> dict[str, np.ndarray]:
-        return {f"{prefix}theta": self.theta}
-
-    def load_state(self, prefix: str, arrays: dict[str, np.ndarray]) -> None:
-        value = np.asarray(arrays[f"{prefix}theta"], dtype=np.float64)
-        if value.shape != self.theta.shape:
-            raise ValueError(f"{prefix}theta: shape {value.shape}")
-        self.theta[...] = value
