@@ -44,6 +44,15 @@ import numpy as np
 
 from ..core.budget import SizeEstimate
 from ..core.errors import RcfrError
+from .holdem.betting_rules import (
+    BIG_BLIND,
+    CALL,
+    FLOP,
+    FOLD,
+    PREFLOP,
+    SHOWDOWN,
+    SMALL_BLIND,
+)
 from .protocol import CHANCE, TERMINAL, Game, State
 from .public import (
     FOLD_RULE,
@@ -54,9 +63,6 @@ from .public import (
     PublicStructure,
 )
 
-FOLD, CALL = 0, 1
-SMALL_BLIND, BIG_BLIND = 1, 2
-PREFLOP, FLOP, SHOWDOWN = 0, 1, 2
 MIN_STACK = 4  # the smallest stack that allows a raise (to 4)
 # the largest stack whose betting tree is counted (betting_counts: O(stack^3) Python work, about
 # 8 s and 5e18 public nodes at 200 -- far beyond any memory; 1000 overflowed the recursion)

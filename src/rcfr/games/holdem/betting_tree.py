@@ -4,8 +4,8 @@ their own so that loading the game (``rcfr --help`` lists games) does not load n
 import numpy as np
 from numba import njit
 
-from ..nl_holdem2 import BIG_BLIND, CALL, FLOP, FOLD, SHOWDOWN, SMALL_BLIND
 from ..public import FOLD_RULE, KIND_CHANCE, KIND_TERMINAL, MATRIX_RULE
+from .betting_rules import BIG_BLIND, CALL, FLOP, FOLD, SHOWDOWN, SMALL_BLIND
 
 
 @njit(cache=True)
