@@ -242,6 +242,8 @@ def test_refusals(trees):
         DistributedSolver(tree, "cfr+", actors=0, ray=False)
     with pytest.raises(RcfrError, match="manifest"):
         DistributedSolver.resume("/nonexistent/folder", ray=False)
+    with pytest.raises(RcfrError, match="seconds"):
+        DistributedSolver(tree, "cfr+", ray=False).run(1, checkpoint_seconds=0.0)
 
 
 def test_cli(cluster, trees, capsys, tmp_path):
