@@ -1,17 +1,23 @@
 """The distributed solver (issue 27): the public tree split at a cut into a trunk and parts of
 subgames on Ray actors gives the single-process solver's numbers bit for bit, for any number of
 actors, every update rule, alternating and simultaneous; its evaluator gives the same
-best-response values; a run resumed from a checkpoint after an actor was killed ends where the
-uninterrupted run does."""
+best-response values; a run resumed from a checkpoint after an actor or the driver was killed
+ends where the uninterrupted run does."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import rcfr
 from rcfr.core.errors import RcfrError
 from rcfr.evaluate import evaluate
 from rcfr.forms.compile import compile_game
@@ -148,6 +154,84 @@ def test_kill_an_actor_and_resume(cluster, trees, tmp_path):
         r.close()
 
 
+def _session(sid: int) -> dict[int, str]:
+    """The live (not zombie) processes of session ``sid``: pid -> name (Linux /proc)."""
+    out = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        rest = stat[stat.rindex(")") + 2:].split()  # state, ppid, pgrp, session, ...
+        if int(rest[3]) == sid and rest[0] != "Z":
+            out[int(entry)] = stat[stat.index("(") + 1:stat.rindex(")")]
+    return out
+
+
+def _end_session(sid: int, wait: float) -> None:
+    """Wait up to ``wait`` s for session ``sid``'s processes to end, then SIGKILL each left."""
+    deadline = time.monotonic() + wait
+    while _session(sid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for pid in _session(sid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_kill_the_driver_and_resume(cluster, trees, tmp_path):
+    """``rcfr solve leduc --distributed ray --checkpoint DIR --checkpoint-every 0.2`` as a
+    driver process of its own (a fresh local Ray cluster, in a session of its own): SIGKILL
+    the driver once a periodic checkpoint is on disk, long before its last iteration; its Ray
+    processes end (Ray's agents, which outlive it, are ended by id). Resumed here from DIR by
+    new actors, the run ends bit for bit where the uninterrupted run does."""
+    tree = trees[LEDUC]
+    ck = tmp_path / "ck"
+    src = str(Path(rcfr.__file__).resolve().parents[1])
+    env = {**os.environ, "RAY_ADDRESS": "local",  # its own cluster, never this module's
+           "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    with open(tmp_path / "stderr", "wb") as log:
+        driver = subprocess.Popen(
+            [sys.executable, "-m", "rcfr", "solve", LEDUC, "-a", "dcfr", "-n", "1000000",
+             "--distributed", "ray", "--actors", "2", "--checkpoint", str(ck),
+             "--checkpoint-every", "0.2", "--json"],
+            env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=log)
+    try:
+        deadline = time.monotonic() + 120  # (Ray's start: seconds; numba's compile if cold)
+        while not (ck / "manifest.json").exists():
+            assert driver.poll() is None, (tmp_path / "stderr").read_text()[-2000:]
+            assert time.monotonic() < deadline, "no checkpoint written in 120 s"
+            time.sleep(0.05)
+        time.sleep(0.5)  # (a later checkpoint may be half written when the driver dies)
+        assert driver.poll() is None  # still running: the checkpoint came during the run
+        assert len(_session(driver.pid)) > 3  # the driver, Ray's GCS, raylet, actors ...
+        os.kill(driver.pid, signal.SIGKILL)
+        assert driver.wait(30) == -signal.SIGKILL
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+        _end_session(driver.pid, 2.0)
+    time.sleep(0.5)
+    assert _session(driver.pid) == {}  # nothing of the killed driver's cluster lingers
+    done = json.loads((ck / "manifest.json").read_text())["iterations"]
+    assert 0 < done < 1000000
+    r = DistributedSolver.resume(ck)
+    try:
+        assert r.iteration == done
+        r.run(10)
+        s = _local(tree, "dcfr", iters=done + 10)
+        _same(r, s)
+        local = evaluate(tree, s.average_policy())
+        assert r.evaluate()["best_response"] == local.best_response_values
+    finally:
+        r.close()
+
+
 def test_refusals(trees):
     tree = trees[LEDUC]
     with pytest.raises(RcfrError, match="cut"):
@@ -158,14 +242,14 @@ def test_refusals(trees):
         DistributedSolver(tree, "cfr+", actors=0, ray=False)
     with pytest.raises(RcfrError, match="manifest"):
         DistributedSolver.resume("/nonexistent/folder", ray=False)
+    with pytest.raises(RcfrError, match="seconds"):
+        DistributedSolver(tree, "cfr+", ray=False).run(1, checkpoint_seconds=0.0)
 
 
 def test_cli(cluster, trees, capsys, tmp_path):
     """``rcfr solve GAME --distributed ray``: the exploitability of the single-process run,
     bytes per iteration and actor memory in the JSON, a checkpoint folder that resumes; bad
     input gives one error line."""
-    import json
-
     from conftest import one_line_error, run_cli
     code, out, err = run_cli(capsys, "solve", DICE, "-a", "dcfr", "-n", "10", "--distributed",
                              "ray", "--actors", "2", "--checkpoint", tmp_path / "ck", "--json")
@@ -182,6 +266,9 @@ def test_cli(cluster, trees, capsys, tmp_path):
     for args in (["--actors", "2"], ["--distributed", "dask"], ["--distributed", "ray", "-a",
                                                                 "os"],
                  ["--distributed", "ray", "--cut", "river"],
-                 ["--distributed", "ray", "--resume", tmp_path / "none"]):
+                 ["--distributed", "ray", "--resume", tmp_path / "none"],
+                 ["--distributed", "ray", "--checkpoint-every", "1"],
+                 ["--distributed", "ray", "--checkpoint", tmp_path / "c2",
+                  "--checkpoint-every", "0"]):
         code, _, err = run_cli(capsys, "solve", LEDUC, "-n", "2", *args)
         one_line_error(code, err)

@@ -392,8 +392,7 @@ def _solve_distributed(game, distributed, actors, cut, address, spec, out_file, 
     if str(distributed).strip().lower() != "ray":
         raise RcfrError(f"--distributed takes ray, got {distributed!r}")
     for flag, value in (("--spec", spec), ("--out-current", current_file),
-                        ("--out-abstract", out_abstract), ("--rounds", rounds),
-                        ("--checkpoint-every", checkpoint_every)):
+                        ("--out-abstract", out_abstract), ("--rounds", rounds)):
         if value is not None:
             raise RcfrError(f"--distributed does not take {flag}")
     if game is None:
@@ -413,6 +412,11 @@ def _solve_distributed(game, distributed, actors, cut, address, spec, out_file, 
         raise RcfrError(f"--distributed runs {', '.join(ALGORITHMS)}, not {run.algorithm!r}")
     if actors is not None and actors < 1:
         raise RcfrError(f"--actors must be at least 1, got {actors}")
+    if checkpoint_every is not None and checkpoint is None:
+        raise RcfrError("--checkpoint-every needs --checkpoint DIR")
+    if checkpoint_every is not None and not 0 < checkpoint_every < float("inf"):
+        raise RcfrError(f"--checkpoint-every must be a positive number of seconds, got "
+                        f"{checkpoint_every}")
     check_outputs({"--out": out_file, "--checkpoint": checkpoint})
     from .distributed import DistributedSolver
     from .solvers.run import _rule_for
@@ -433,7 +437,8 @@ def _solve_distributed(game, distributed, actors, cut, address, spec, out_file, 
                     err.print(f"iteration {s.iteration:,}: {st['bytes_per_iteration']:,.0f} "
                               f"bytes/iteration, driver {st['driver_share']:.0%}, actor RSS "
                               f"<= {mem:,.0f} MiB", markup=False, highlight=False)
-        solver.run(run.iterations or 1000, progress=line)
+        solver.run(run.iterations or 1000, progress=line, checkpoint_dir=checkpoint,
+                   checkpoint_seconds=None if checkpoint is None else checkpoint_every or 60.0)
         ev = solver.evaluate()
         stats = solver.stats()
         if checkpoint is not None:

@@ -230,11 +230,18 @@ class DistributedSolver:
             tr.trunk_sweep(1, t, self.split, v1)
 
     def run(self, iterations: int, checkpoint_every: int = 0,
-            checkpoint_dir: str | os.PathLike | None = None, progress=None) -> DistributedSolver:
-        """Advance ``iterations`` iterations (writing a checkpoint every ``checkpoint_every``
-        into ``checkpoint_dir``; ``progress(self)`` after each iteration)."""
+            checkpoint_dir: str | os.PathLike | None = None, progress=None,
+            checkpoint_seconds: float | None = None) -> DistributedSolver:
+        """Advance ``iterations`` iterations, writing a checkpoint into ``checkpoint_dir``
+        every ``checkpoint_every`` iterations and/or after each iteration that ends
+        ``checkpoint_seconds`` of wall time after the last one (the CLI's
+        ``--checkpoint-every``); ``progress(self)`` after each iteration."""
         if not isinstance(iterations, int) or iterations < 0:
             raise RcfrError(f"iterations must be a whole number >= 0, got {iterations!r}")
+        if checkpoint_seconds is not None and not 0 < checkpoint_seconds < float("inf"):
+            raise RcfrError(f"checkpoint_seconds must be a positive number of seconds, "
+                            f"got {checkpoint_seconds!r}")
+        last = time.monotonic()
         for _ in range(iterations):
             self._wait = 0.0
             t0 = time.perf_counter()
@@ -244,8 +251,12 @@ class DistributedSolver:
             self.driver_seconds += dt - self._wait
             self.iteration += 1
             self.nodes_visited += 2 * self.tree.num_nodes
-            if checkpoint_every and checkpoint_dir and self.iteration % checkpoint_every == 0:
+            due = bool(checkpoint_every) and self.iteration % checkpoint_every == 0
+            if checkpoint_seconds is not None and time.monotonic() - last >= checkpoint_seconds:
+                due = True
+            if due and checkpoint_dir:
                 self.save_checkpoint(checkpoint_dir)
+                last = time.monotonic()
             if progress is not None:
                 progress(self)
         return self
