@@ -1,3 +1,8 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -56,3 +61,19 @@ def one_line_error(code: int, err: str) -> str:
     lines = err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), err
     return lines[0]
+
+
+def arrays_on_threads(module: str, function: str, threads: int, folder: Path,
+                      args: str = "") -> dict[str, np.ndarray]:
+    """``module.function(args)``'s arrays (a dict of them) computed in a fresh interpreter
+    whose numba pool has ``threads`` threads: numba fixes its pool size when it loads."""
+    path = folder / f"{function}-{threads}.npz"
+    code = (f"import sys, numpy as np\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+            f"from {module} import {function}\n"
+            "from rcfr.forms.threads import kernel_threads\n"
+            f"with kernel_threads({threads}) as n:\n    assert n == {threads}, n\n"
+            f"    np.savez({str(path)!r}, **{function}({args}))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=dict(os.environ, NUMBA_NUM_THREADS=str(threads)), timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return dict(np.load(path))

@@ -7,14 +7,10 @@ line."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import one_line_error, run_cli
+from conftest import arrays_on_threads, one_line_error, run_cli
 from test_random_games import SPECS
 
 import rcfr
@@ -121,29 +117,12 @@ def _thread_runs() -> dict[str, np.ndarray]:
     return out
 
 
-_CHILD = """
-import sys, numpy as np
-sys.path.insert(0, {tests!r})
-from test_storage import _thread_runs
-from rcfr.forms.threads import kernel_threads
-with kernel_threads(3) as n:
-    assert n == 3, n
-    np.savez({path!r}, **_thread_runs())
-"""
-
-
 def test_thread_count_changes_no_number(tmp_path):
     with kernel_threads(1):
         one = _thread_runs()
     with kernel_threads(2):
         two = _thread_runs()
-    path = tmp_path / "three.npz"
-    env = dict(os.environ, NUMBA_NUM_THREADS="3")
-    code = _CHILD.format(tests=str(Path(__file__).parent), path=str(path))
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
-    three = dict(np.load(path))
+    three = arrays_on_threads("test_storage", "_thread_runs", 3, tmp_path)
     assert len(one) == 2 * 2 * 2 * 5
     for key, ref in one.items():
         assert np.array_equal(two[key], ref), key

@@ -6,14 +6,11 @@ own order); ``--threads`` and ``solve(threads=)`` set the count."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numba
 import numpy as np
 import pytest
+from conftest import arrays_on_threads
 
 import rcfr
 from rcfr.cli import main
@@ -52,18 +49,6 @@ def _runs(threaded: bool) -> dict[str, np.ndarray]:
     return out
 
 
-# run in a fresh interpreter: numba's pool size is fixed when numba loads
-_CHILD = """
-import sys, numpy as np
-sys.path.insert(0, {tests!r})
-from test_threads import _runs
-from rcfr.forms.threads import kernel_threads
-with kernel_threads(3) as n:
-    assert n == 3, n
-    np.savez({path!r}, **_runs(True))
-"""
-
-
 def test_thread_count_changes_no_number(tmp_path):
     with kernel_threads(1):
         serial = _runs(False)  # the tree's own one-thread sweep
@@ -71,13 +56,7 @@ def test_thread_count_changes_no_number(tmp_path):
     with kernel_threads(2) as n:
         two = _runs(True)
     assert n == min(2, numba.config.NUMBA_NUM_THREADS)
-    path = tmp_path / "three.npz"
-    env = dict(os.environ, NUMBA_NUM_THREADS="3")
-    code = _CHILD.format(tests=str(Path(__file__).parent), path=str(path))
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
-    three = dict(np.load(path))
+    three = arrays_on_threads("test_threads", "_runs", 3, tmp_path, args="True")
     assert len(serial) == len(GAMES) * len(RULES) * 2 * 4
     for key, ref in serial.items():
         for other in (one, two, three):
