@@ -49,7 +49,7 @@ def _time(fn) -> tuple[float, float]:
 
 
 def scale(k: int, threads: list[int], repeats: int, iters: int, nodes: float,
-          max_memory: str | None) -> dict[str, Any]:
+          max_memory: str | None, schemes: tuple[str, ...] = ("es", "as")) -> dict[str, Any]:
     t0 = time.perf_counter()
     tree = compile_public(NLHoldem2(stack=k), max_memory=max_memory)
     out: dict[str, Any] = {"stack": k, "sequences": tree.num_sequences,
@@ -60,7 +60,7 @@ def scale(k: int, threads: list[int], repeats: int, iters: int, nodes: float,
         for alg in ("dcfr", "cfr+"):
             solvers[alg, n] = make_solver(tree, alg)
             solvers[alg, n].run(1)
-        for alg in ("es", "as"):  # parallel MCCFR: n passes per player and iteration
+        for alg in schemes:  # parallel MCCFR: n passes per player and iteration
             solvers[alg, n] = MCCFRSolver(tree, alg, seed=0, threads=n)
             solvers[alg, n].run(1)
     policy = solvers["dcfr", threads[0]].average_policy().probs
@@ -74,7 +74,7 @@ def scale(k: int, threads: list[int], repeats: int, iters: int, nodes: float,
                     (w / iters, c / iters))
             samples.setdefault("evaluate", {}).setdefault(n, []).append(
                 _time(lambda: tree.evaluate(policy)))
-            for alg in ("es", "as"):
+            for alg in schemes:
                 s = solvers[alg, n]
                 n0 = s.nodes_visited
                 w0, c0 = time.perf_counter(), time.process_time()
@@ -114,12 +114,14 @@ def main() -> None:
     ap.add_argument("--iters", type=int, default=4, help="full-width iterations per timing")
     ap.add_argument("--nodes", type=float, default=2e6, help="sampled nodes per timing")
     ap.add_argument("--max-memory", default=None)
+    ap.add_argument("--schemes", nargs="*", default=["es", "as"],
+                    help="parallel MCCFR schemes to time (none: full width only)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     report = {"numba_threading_layer": None, "results": []}
     for k in args.stacks:
         report["results"].append(scale(k, args.threads, args.repeats, args.iters, args.nodes,
-                                       args.max_memory))
+                                       args.max_memory, tuple(args.schemes)))
         report["numba_threading_layer"] = numba.threading_layer()
     if args.json:
         print(json.dumps(report))

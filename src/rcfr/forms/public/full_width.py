@@ -27,8 +27,8 @@ from numba import njit, prange, uint64
 
 from ...core import kernels as K
 from ...core.compact import absorb_threaded, average_threaded
-from ...core.links import POLYNOMIAL, link_slice, matched, positive
-from ...core.rules import CLIPPED, PLAIN, absorbed
+from ...core.links import POLYNOMIAL, apply_link, link_slice, matched, positive
+from ...core.rules import CLIPPED, PLAIN, absorbed, link_input, rule_update
 from ..history.full_width import FullWork, absorb, accumulate_average
 from ..threads import thread_args
 from .layout import state_from_layout, state_to_layout, uses_layout
@@ -194,11 +194,29 @@ def plan_threaded(strategy, LV, p_lo, p_hi, tree, plan, weight, avg, average, th
               plan, weight, avg, average)
 
 
+@njit(cache=True, parallel=True)
+def _absorb_chunks(p, t, rule, link_kind, link_param, tree, inst, regrets, prediction, values,
+                   strategy, threads):
+    """:func:`rcfr.forms.history.full_width.absorb` (the rule's update, then the link) with
+    player ``p``'s information sets cut into ``threads`` contiguous chunks, one per thread: both
+    are per sequence and per information set, so the numbers are one thread's."""
+    i_lo, i_hi = tree.bounds[p], tree.bounds[p + 1]
+    n = i_hi - i_lo
+    for c in prange(threads):
+        a = i_lo + n * c // threads
+        b = i_lo + n * (c + 1) // threads
+        s_lo = tree.seq_bounds[p] if c == 0 else tree.seq_start[a]
+        s_hi = tree.seq_bounds[p + 1] if c == threads - 1 else tree.seq_start[b]
+        rule_update(rule, t, inst, s_lo, s_hi, regrets, prediction)
+        x = link_input(rule, regrets, prediction, s_lo, s_hi, values)
+        apply_link(link_kind, link_param, x, a, b, tree.seq_start, tree.num_actions, strategy)
+
+
 @njit(cache=True)
 def _regrets_threaded(p, t, rule, link_kind, link_param, strategy, tree, acc, inst, regrets,
                       prediction, values, LV, threads):
     """:func:`_regrets_absorbed` on ``threads`` threads where ``LV`` is given (the backward
-    sweep by :func:`_back_levels`; the rule's update after it stays on one thread)."""
+    sweep by :func:`_back_levels`, the rule's update by :func:`_absorb_chunks`)."""
     if LV is None:
         _regrets_absorbed(p, t, rule, link_kind, link_param, strategy, tree, acc, inst,
                           regrets, prediction, values)
@@ -211,8 +229,12 @@ def _regrets_threaded(p, t, rule, link_kind, link_param, strategy, tree, acc, in
         else:
             _back_levels(REGRETS, p, False, False, link_param, strategy, tree.seq_start,
                          tree.num_actions, tree.parent_seq, LV, acc, inst, threads)
-            absorb(p, t, rule, link_kind, link_param, tree, inst, regrets, prediction, values,
-                   strategy)
+            if tree.bounds[p + 1] - tree.bounds[p] >= max(LV.min_infosets, threads):
+                _absorb_chunks(p, t, rule, link_kind, link_param, tree, inst, regrets,
+                               prediction, values, strategy, threads)
+            else:
+                absorb(p, t, rule, link_kind, link_param, tree, inst, regrets, prediction,
+                       values, strategy)
     else:
         _regrets_absorbed(p, t, rule, link_kind, link_param, strategy, tree, acc, inst,
                           regrets, prediction, values)
