@@ -163,7 +163,8 @@ def one_flop_subgame(stacks: list[int], iterations: int, repeats: int) -> list[d
 
     import numpy as np
 
-    from rcfr.forms.public.subtree import compile_subtree, solve_gadget
+    from rcfr.forms.public.subtree import compile_subtree
+    from rcfr.subgame.public import solve_gadget
 
     rows = []
     for k in stacks:
