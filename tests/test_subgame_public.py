@@ -264,3 +264,37 @@ def test_resolve_public_takes_a_solver_and_a_time_budget(exact):
     for bad in ("es", "lp", "rcfr"):
         with pytest.raises(RcfrError, match="full-width solver"):
             resolve_public(pub, probs, subs[0], 0, "resolve", algorithm=bad, iterations=5)
+
+
+def test_cli_resolve_on_the_public_form(tmp_path, capsys):
+    """``rcfr resolve --form public`` re-solves Leduc's 15 flop subgames as public subtrees:
+    the same full-game exploitability as the history form after the same CFR+ iterations,
+    any full-width solver (DCFR here), its file readable on either form; refusals are one
+    ``error:`` line with exit 2."""
+    import json
+
+    from rcfr.cli import main
+
+    bp, out = tmp_path / "bp.npz", tmp_path / "re.npz"
+    assert main(["solve", LEDUC, "--abstraction", "J.QK", "-n", "100", "-o", str(bp)]) == 0
+    capsys.readouterr()
+    infos = {}
+    for form in ("history", "public"):
+        assert main(["resolve", LEDUC, str(bp), "--method", "resolve", "-n", "40",
+                     "--form", form, "--json"]) == 0
+        infos[form] = json.loads(capsys.readouterr().out)
+    assert infos["public"]["subgames"] == infos["history"]["subgames"] == 15
+    assert abs(infos["public"]["exploitability"] - infos["history"]["exploitability"]) < 1e-9
+    assert infos["public"]["exploitability"] < infos["public"]["blueprint_exploitability"]
+    assert main(["resolve", LEDUC, str(bp), "--form", "public", "-a", "dcfr", "-n", "100",
+                 "--out", str(out), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["method"] == "reach-maxmargin"
+    saved = TabularPolicy.load(out, LEDUC)  # written on the public form, read on the history
+    assert evaluate(saved).exploitability == pytest.approx(info["exploitability"], abs=1e-12)
+    for args, message in ((["-a", "lp"], "full-width solver"),
+                          (["--at", "actions:2"], "chance node"),
+                          (["--at", "chance:9"], "no public node")):
+        assert main(["resolve", LEDUC, str(bp), "--form", "public", *args]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error:") and message in err and len(err.splitlines()) == 1

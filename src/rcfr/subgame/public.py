@@ -21,10 +21,16 @@ import numpy as np
 from ..core import kernels as K
 from ..core.errors import RcfrError
 from ..core.names import ALGORITHMS
+from ..evaluate import evaluate
+from ..forms.base import KIND_CHANCE, KIND_TERMINAL, register_resolver
 from ..forms.public.gadget import GadgetForm, gadget_form
 from ..forms.public.subtree import PublicSubtree, chance_cut, extract_subtree, root_values
+from ..policy import TabularPolicy
 from ..solvers.run import make_solver
+from . import kernels as SK
 from .blueprint import VALUES
+from .cut import parse_cut
+from .everywhere import ResolvedEverywhere
 from .methods import METHODS, Margins
 
 
@@ -204,20 +210,18 @@ def resolve_public(tree, probs: np.ndarray, node: int | PublicSubtree, player: i
                           time.perf_counter() - t0, sol.iterations, sol.algorithm)
 
 
-def resolve_everywhere_public(tree, probs: np.ndarray, method: str, *, level: int = 1,
-                              iterations: int = 1000, values: str = "best-response",
-                              algorithm: str = "cfr+", seconds: float | None = None,
-                              **options) -> tuple[np.ndarray, list[PublicResolved]]:
-    """Every public subgame at chance level ``level`` (:func:`chance_cut`) re-solved for both
-    players from the blueprint ``probs``; returns the spliced behavioural strategy and the
-    results (Reach-Maxmargin shares its gifts among all the subgames); ``algorithm``,
-    ``seconds`` and ``options`` as :func:`resolve_public` (``seconds``: per gadget)."""
+def _resolve_nodes(tree, probs: np.ndarray, nodes, method: str, players=(0, 1), *,
+                   iterations: int = 1000, values: str = "best-response",
+                   algorithm: str = "cfr+", seconds: float | None = None,
+                   **options) -> tuple[np.ndarray, list[PublicResolved]]:
+    """Every public subgame at ``nodes`` re-solved for each of ``players``, spliced into the
+    blueprint ``probs`` (Reach-Maxmargin shares its gifts among all the subgames)."""
     probs = np.asarray(probs, dtype=np.float64)
     plan = blueprint_plan(tree, probs)
-    subs = [extract_subtree(tree, int(u)) for u in chance_cut(tree, level)]
+    subs = [extract_subtree(tree, int(u)) for u in nodes]
     out = probs.copy()
     results = []
-    for player in (0, 1):
+    for player in players:
         gifts = (public_gifts(tree, probs, subs, player, plan)
                  if str(method).lower().replace("_", "-") == "reach-maxmargin"
                  else [None] * len(subs))
@@ -228,3 +232,82 @@ def resolve_everywhere_public(tree, probs: np.ndarray, method: str, *, level: in
             out[r.sequences] = r.probs
             results.append(r)
     return out, results
+
+
+def resolve_everywhere_public(tree, probs: np.ndarray, method: str, *, level: int = 1,
+                              iterations: int = 1000, values: str = "best-response",
+                              algorithm: str = "cfr+", seconds: float | None = None,
+                              **options) -> tuple[np.ndarray, list[PublicResolved]]:
+    """Every public subgame at chance level ``level`` (:func:`chance_cut`) re-solved for both
+    players from the blueprint ``probs``; returns the spliced behavioural strategy and the
+    results (Reach-Maxmargin shares its gifts among all the subgames); ``algorithm``,
+    ``seconds`` and ``options`` as :func:`resolve_public` (``seconds``: per gadget)."""
+    return _resolve_nodes(tree, probs, chance_cut(tree, level), method, iterations=iterations,
+                          values=values, algorithm=algorithm, seconds=seconds, **options)
+
+
+def _private_deals(tree) -> int:
+    """The history form's chance events before the first player action that the public tree
+    has no chance node for (the private deals, dealt at its root)."""
+    state = tree.game.new_initial_state()
+    events = 0
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+        events += 1
+    u, public = 0, 0
+    while int(tree.node_kind[u]) == KIND_CHANCE:
+        u = int(tree.node_child_start[u])
+        public += 1
+    return events - public
+
+
+def public_cut(tree, cut: str) -> np.ndarray:
+    """The public nodes at ``cut`` as :func:`.cut.cut_roots` reads it on the history form:
+    ``chance:K`` just after the K-th chance event of the histories (the private deals
+    included), ``actions:N`` just after the N-th player action; each must be a decision node
+    (a public subgame starts where a player acts)."""
+    kind, count = parse_cut(cut)
+    n = int(tree.num_public_nodes)
+    counts = np.empty((2, n), dtype=np.int64)
+    SK.edge_counts(tree.node_kind, tree.node_parent, counts)
+    row = 0 if kind == "chance" else 1
+    if row == 0:
+        count -= _private_deals(tree)
+    parent = np.maximum(tree.node_parent, 0)
+    at = (counts[row] == count) & (counts[row][parent] == count - 1)
+    at &= tree.node_kind != KIND_TERMINAL
+    at[0] = False
+    nodes = np.flatnonzero(at)
+    if nodes.size == 0:
+        raise RcfrError(f"no public node of {tree.game} is at the cut {cut}")
+    if np.any(tree.node_kind[nodes] == KIND_CHANCE):
+        raise RcfrError(f"the cut {cut} of {tree.game} ends at a chance node; on the public "
+                        f"form a subgame starts where a player acts")
+    return nodes
+
+
+def resolve_everywhere_at(policy: TabularPolicy, cut: str, method: str = "reach-maxmargin",
+                          *, players: tuple[int, ...] = (0, 1), **options
+                          ) -> ResolvedEverywhere:
+    """:func:`.everywhere.resolve_everywhere` for a policy on the public form: every public
+    subgame at ``cut`` (:func:`public_cut`) re-solved for each of ``players`` (``options``:
+    ``algorithm`` (a full-width solver), ``iterations`` or ``seconds``, ``values``, the
+    solver's options), spliced and evaluated exactly in the full game."""
+    if not players or any(p not in (0, 1) for p in players):
+        raise RcfrError(f"players are 0 and/or 1, got {players!r}")
+    key = str(method).strip().lower().replace("_", "-")
+    if key not in METHODS:
+        raise RcfrError(f"unknown re-solving method {method!r}; use one of {', '.join(METHODS)}")
+    t0 = time.perf_counter()
+    tree = policy.tree
+    out, results = _resolve_nodes(tree, policy.probs, public_cut(tree, cut), key,
+                                  tuple(players), **options)
+    meta = dict(policy.metadata)
+    meta["resolved"] = [key]
+    spliced = TabularPolicy(tree, out, meta)
+    seconds = time.perf_counter() - t0
+    return ResolvedEverywhere(key, cut, spliced, evaluate(tree, spliced),
+                              evaluate(tree, policy), results, seconds)
+
+
+register_resolver("public", resolve_everywhere_at)
