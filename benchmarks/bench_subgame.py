@@ -56,7 +56,8 @@ TABLE1 = (("leduc", "J.QK", "chance:3"), ("leduc", "JQ.K", "chance:3"),
           ("leduc", "JQK", "chance:3"), ("nl_one_card", "P", "actions:1"),
           ("nl_one_card", "HP", "actions:1"), ("nl_one_card", "PD", "actions:1"))
 TABLE2 = ("null", "P", "HP", "PD")
-TABLE2_GAMES = ("nl_one_card", "nl_holdem2(stack=8)", "nl_holdem2(stack=10)")
+TABLE2_GAMES = ("nl_one_card", "nl_holdem2(stack=8)", "nl_holdem2(stack=10)",
+               "nl_holdem2(stack=12)")
 # Table 1's columns: each method with the blueprint's counterfactual best-response values, and
 # the estimated variants (the blueprint's own values as alternatives; Brown & Sandholm 2017,
 # "Estimated-Maxmargin")
