@@ -298,3 +298,48 @@ def test_cli_resolve_on_the_public_form(tmp_path, capsys):
         assert main(["resolve", LEDUC, str(bp), "--form", "public", *args]) == 2
         err = capsys.readouterr().err
         assert err.startswith("error:") and message in err and len(err.splitlines()) == 1
+
+
+def _gadget_runs() -> dict[str, np.ndarray]:
+    """CFR+ and DCFR on each gadget of Leduc's first flop subgame, and its evaluation (run in
+    a fresh interpreter by :func:`test_gadgets_in_fresh_interpreters`)."""
+    pub = compile_game(LEDUC, form="public")
+    sub = extract_subtree(pub, int(chance_cut(pub, 1)[0]))
+    rng = np.random.default_rng(1)
+    reach = [rng.random(3), rng.random(3)]
+    # (made up, not from root_values: the gadget's kernels must be the first to run)
+    w, cbv = 0.1 + rng.random(3), 0.1 * rng.standard_normal(3)
+    out = {}
+    for kind, alt in (("unsafe", None), ("resolve", cbv), ("maxmargin", cbv / w)):
+        for algorithm in ("cfr+", "dcfr"):
+            s = solve_gadget(sub, kind, 1, reach, 25, alt, w, algorithm=algorithm)
+            out[f"{kind}-{algorithm}"] = s.strategy
+            out[f"{kind}-{algorithm}-values"] = s.gadget.values(s.strategy)
+    return out
+
+
+def test_gadgets_in_fresh_interpreters(tmp_path):
+    """The gadget kernels load from numba's cache in a fresh interpreter that has run no other
+    kernel (they once crashed there: the terminal sweep's parallel kernels need the threading
+    layer launched first), and give the same numbers bit for bit on 1 and 2 threads."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    runs = []
+    for threads in (1, 1, 2):
+        path = tmp_path / f"runs-{len(runs)}.npz"
+        code = (f"import sys, numpy as np\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+                "from test_subgame_public import _gadget_runs\n"
+                f"np.savez({str(path)!r}, **_gadget_runs())\n")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=dict(os.environ, NUMBA_NUM_THREADS=str(threads)),
+                              timeout=600)
+        assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+        runs.append(dict(np.load(path)))
+    assert len(runs[0]) == 12
+    for other in runs[1:]:
+        assert set(other) == set(runs[0])
+        for k in runs[0]:
+            assert np.array_equal(runs[0][k], other[k]), k

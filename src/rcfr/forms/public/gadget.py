@@ -32,6 +32,7 @@ from ...core.errors import RcfrError
 from ...core.links import POLYNOMIAL
 from ...core.rules import CLIPPED, PLAIN
 from ..history.full_width import FullWork, absorb
+from ..threads import thread_args
 from .full_width import _absorb_one, _plan
 from .subtree import PublicSubtree, _layout
 from .terminals import terminal_values
@@ -89,7 +90,7 @@ def _player_plan(p, opp, kind, G, tree, root, gadget, kept, inv_w, strategy, pla
 
 
 @njit(cache=True)
-def _sweep(what, q, opp, kind, G, clipped, link_param, tree, root, gadget, kept, inv_w, alt,
+def _gadget_sweep(what, q, opp, kind, G, clipped, link_param, tree, root, gadget, kept, inv_w, alt,
            strategy, acc, out):
     """Player ``q``'s backward sweep over ``acc`` (its terminal values): regrets absorbed by
     CFR / CFR+ with regret matching (``ABSORB``, :func:`_absorb_one`; ``out``: the regrets),
@@ -104,14 +105,16 @@ def _sweep(what, q, opp, kind, G, clipped, link_param, tree, root, gadget, kept,
             if split == lo:
                 break
             _gadget_values(kind, root[opp], gadget, kept, inv_w, alt, acc)
-        for i in range(b - 1, a - 1, -1):
-            if what == ABSORB:
+        if what == ABSORB:  # (one loop per kind: the branch stays out of the sweep)
+            for i in range(b - 1, a - 1, -1):
                 _absorb_one(i, clipped, matching, link_param, strategy, tree.seq_start,
                             tree.num_actions, tree.parent_seq, acc, out)
-            elif what == REGRETS:
+        elif what == REGRETS:
+            for i in range(b - 1, a - 1, -1):
                 K.regrets_at(i, strategy, tree.seq_start, tree.num_actions, tree.parent_seq,
                              acc, out)
-            else:
+        else:
+            for i in range(b - 1, a - 1, -1):
                 K.best_response_at(i, tree.seq_start, tree.num_actions, tree.parent_seq, acc,
                                    out)
 
@@ -124,10 +127,10 @@ def _update(q, t, opp, kind, G, rule, link_kind, link_param, tree, T, root, gadg
     (:func:`rcfr.forms.public.full_width._regrets_absorbed`), else instantaneous regrets then
     :func:`rcfr.forms.history.full_width.absorb`."""
     if (rule.kind == PLAIN or rule.kind == CLIPPED) and link_kind == POLYNOMIAL:
-        _sweep(ABSORB, q, opp, kind, G, rule.kind == CLIPPED, link_param, tree, root, gadget,
+        _gadget_sweep(ABSORB, q, opp, kind, G, rule.kind == CLIPPED, link_param, tree, root, gadget,
                kept, inv_w, alt, strategy, acc, regrets)
     else:
-        _sweep(REGRETS, q, opp, kind, G, False, link_param, tree, root, gadget, kept, inv_w,
+        _gadget_sweep(REGRETS, q, opp, kind, G, False, link_param, tree, root, gadget, kept, inv_w,
                alt, strategy, acc, inst)
         absorb(q, t, rule, link_kind, link_param, tree, inst, regrets, prediction, values,
                strategy)
@@ -191,7 +194,7 @@ def gadget_pass(p_lo, p_hi, weight, player, kind, tree, T, root, nrows, gadget, 
                      avg, p_lo <= p < p_hi)
     for p in range(p_lo, p_hi):
         terminal_values(p, plan, T, False, tree.seq_bounds[p], tree.seq_bounds[p + 1], acc)
-        _sweep(REGRETS, p, opp, kind, G, False, 2.0, tree, root, gadget, kept, inv_w, alt,
+        _gadget_sweep(REGRETS, p, opp, kind, G, False, 2.0, tree, root, gadget, kept, inv_w, alt,
                strategy, acc, inst)
 
 
@@ -221,7 +224,7 @@ def evaluate_gadget(probs, player, kind, tree, T, root, nrows, gadget, kept, inv
         for j in range(2):
             terminal_values(q, plan, T, False, tree.seq_bounds[q], tree.seq_bounds[q + 1], acc)
             acc[S + q] = 0.0
-            _sweep(REGRETS if j == 0 else BEST_RESPONSE, q, opp, kind, G, False, 2.0, tree,
+            _gadget_sweep(REGRETS if j == 0 else BEST_RESPONSE, q, opp, kind, G, False, 2.0, tree,
                    root, gadget, kept, inv_w, alt, probs, acc, br)
             if q == opp and kind != UNSAFE:
                 v = acc[S + q]
@@ -354,6 +357,10 @@ class GadgetForm:
 
     # -- passes and evaluation -----------------------------------------------------------
     def _args(self) -> tuple:
+        """The kernels' arguments.  (Asking for the thread count launches numba's threading
+        layer, which the terminal sweep's parallel kernels need where the gadget kernels are
+        loaded from the cache: without it the first call crashes.)"""
+        thread_args()
         L = self.layout
         return (self.player, self.kind, L.arrays, L.T, L.root, self.sub.num_rows, L.gadget,
                 self.kept, self.inv_w, self.alt, self.fixed)
