@@ -343,3 +343,27 @@ def test_gadgets_in_fresh_interpreters(tmp_path):
         assert set(other) == set(runs[0])
         for k in runs[0]:
             assert np.array_equal(runs[0][k], other[k]), k
+
+
+def test_gadget_in_the_run_loop_with_curve_and_checkpoint(exact, tmp_path):
+    """The gadget goes through ``rcfr.solvers.run.solve`` like any compiled game: an
+    exploitability curve that ends where the average strategy's evaluation does, a target
+    that stops the run, and a checkpoint that resumes bit for bit."""
+    from rcfr.forms.public.gadget import gadget_form
+    from rcfr.solvers.run import make_solver, solve
+
+    pub, probs, plan, subs = exact
+    reach, alt, w, _ = _gadget_inputs(subs[0], plan, probs, 1, "maxmargin")
+    form = gadget_form(subs[0], "maxmargin", 1, reach, alt, w)
+    r = solve(form, "pcfr+", 200, eval_every=50)
+    assert [i for i, _ in r.curve] == [50, 100, 150, 200]
+    assert r.curve[-1][1] == pytest.approx(r.evaluation.exploitability, rel=1e-12)
+    assert r.curve[-1][1] < r.curve[0][1]
+    stop = solve(form, "pcfr+", 10_000, eval_every=50, target_exploitability=r.curve[1][1])
+    assert stop.target_reached and stop.iterations == 100
+    whole = make_solver(form, "dcfr").run(60)
+    half = make_solver(form, "dcfr").run(30)
+    half.save_checkpoint(tmp_path / "c.npz")
+    resumed = make_solver(form, "dcfr").load_checkpoint(tmp_path / "c.npz").run(30)
+    assert np.array_equal(whole.average_weights(), resumed.average_weights())
+    assert np.array_equal(whole.strategy_, resumed.strategy_)
