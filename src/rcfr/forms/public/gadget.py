@@ -90,8 +90,8 @@ def _player_plan(p, opp, kind, G, tree, root, gadget, kept, inv_w, strategy, pla
 
 
 @njit(cache=True)
-def _gadget_sweep(what, q, opp, kind, G, clipped, link_param, tree, root, gadget, kept, inv_w, alt,
-           strategy, acc, out):
+def _gadget_sweep(what, q, opp, kind, G, clipped, link_param, tree, root, gadget, kept,
+                  inv_w, alt, strategy, acc, out):
     """Player ``q``'s backward sweep over ``acc`` (its terminal values): regrets absorbed by
     CFR / CFR+ with regret matching (``ABSORB``, :func:`_absorb_one`; ``out``: the regrets),
     instantaneous regrets (``REGRETS``) or a best response (``BEST_RESPONSE``); the gadget's
@@ -120,18 +120,18 @@ def _gadget_sweep(what, q, opp, kind, G, clipped, link_param, tree, root, gadget
 
 
 @njit(cache=True)
-def _update(q, t, opp, kind, G, rule, link_kind, link_param, tree, T, root, gadget, kept, inv_w,
-            alt, strategy, plan, acc, inst, regrets, prediction, values):
+def _update(q, t, opp, kind, G, rule, link_kind, link_param, tree, root, gadget, kept, inv_w,
+            alt, strategy, acc, inst, regrets, prediction, values):
     """Player ``q``'s regrets at the current plans absorbed by ``rule`` and its strategy
     re-linked: in the backward sweep for CFR / CFR+ with regret matching
     (:func:`rcfr.forms.public.full_width._regrets_absorbed`), else instantaneous regrets then
     :func:`rcfr.forms.history.full_width.absorb`."""
     if (rule.kind == PLAIN or rule.kind == CLIPPED) and link_kind == POLYNOMIAL:
-        _gadget_sweep(ABSORB, q, opp, kind, G, rule.kind == CLIPPED, link_param, tree, root, gadget,
-               kept, inv_w, alt, strategy, acc, regrets)
+        _gadget_sweep(ABSORB, q, opp, kind, G, rule.kind == CLIPPED, link_param, tree, root,
+                      gadget, kept, inv_w, alt, strategy, acc, regrets)
     else:
-        _gadget_sweep(REGRETS, q, opp, kind, G, False, link_param, tree, root, gadget, kept, inv_w,
-               alt, strategy, acc, inst)
+        _gadget_sweep(REGRETS, q, opp, kind, G, False, link_param, tree, root, gadget, kept,
+                      inv_w, alt, strategy, acc, inst)
         absorb(q, t, rule, link_kind, link_param, tree, inst, regrets, prediction, values,
                strategy)
 
@@ -159,14 +159,14 @@ def run_gadget(n_iters, t0, alternating, avg_power, rule, link_kind, link_param,
             _player_plan(1, opp, kind, G, tree, root, gadget, kept, inv_w, strategy, plan,
                          weight, avg, True)
             terminal_values(0, plan, T, False, tree.seq_bounds[0], tree.seq_bounds[1], acc)
-            _update(0, t, opp, kind, G, rule, link_kind, link_param, tree, T, root, gadget,
-                    kept, inv_w, alt, strategy, plan, acc, inst, regrets, prediction, values)
+            _update(0, t, opp, kind, G, rule, link_kind, link_param, tree, root, gadget, kept,
+                    inv_w, alt, strategy, acc, inst, regrets, prediction, values)
             nxt = float(t + 1) ** avg_power
             _player_plan(0, opp, kind, G, tree, root, gadget, kept, inv_w, strategy, plan, nxt,
                          avg, it + 1 < n_iters)
             terminal_values(1, plan, T, False, tree.seq_bounds[1], tree.seq_bounds[2], acc)
-            _update(1, t, opp, kind, G, rule, link_kind, link_param, tree, T, root, gadget,
-                    kept, inv_w, alt, strategy, plan, acc, inst, regrets, prediction, values)
+            _update(1, t, opp, kind, G, rule, link_kind, link_param, tree, root, gadget, kept,
+                    inv_w, alt, strategy, acc, inst, regrets, prediction, values)
         else:
             for p in range(2):
                 _player_plan(p, opp, kind, G, tree, root, gadget, kept, inv_w, strategy, plan,
@@ -175,9 +175,8 @@ def run_gadget(n_iters, t0, alternating, avg_power, rule, link_kind, link_param,
                 terminal_values(p, plan, T, False, tree.seq_bounds[p], tree.seq_bounds[p + 1],
                                 acc)
             for p in range(2):  # (both sweeps read the plans at the same strategies)
-                _update(p, t, opp, kind, G, rule, link_kind, link_param, tree, T, root, gadget,
-                        kept, inv_w, alt, strategy, plan, acc, inst, regrets, prediction,
-                        values)
+                _update(p, t, opp, kind, G, rule, link_kind, link_param, tree, root, gadget, kept,
+                        inv_w, alt, strategy, acc, inst, regrets, prediction, values)
 
 
 @njit(cache=True)
@@ -194,8 +193,8 @@ def gadget_pass(p_lo, p_hi, weight, player, kind, tree, T, root, nrows, gadget, 
                      avg, p_lo <= p < p_hi)
     for p in range(p_lo, p_hi):
         terminal_values(p, plan, T, False, tree.seq_bounds[p], tree.seq_bounds[p + 1], acc)
-        _gadget_sweep(REGRETS, p, opp, kind, G, False, 2.0, tree, root, gadget, kept, inv_w, alt,
-               strategy, acc, inst)
+        _gadget_sweep(REGRETS, p, opp, kind, G, False, 2.0, tree, root, gadget, kept, inv_w,
+                      alt, strategy, acc, inst)
 
 
 @njit(cache=True)
@@ -224,8 +223,8 @@ def evaluate_gadget(probs, player, kind, tree, T, root, nrows, gadget, kept, inv
         for j in range(2):
             terminal_values(q, plan, T, False, tree.seq_bounds[q], tree.seq_bounds[q + 1], acc)
             acc[S + q] = 0.0
-            _gadget_sweep(REGRETS if j == 0 else BEST_RESPONSE, q, opp, kind, G, False, 2.0, tree,
-                   root, gadget, kept, inv_w, alt, probs, acc, br)
+            _gadget_sweep(REGRETS if j == 0 else BEST_RESPONSE, q, opp, kind, G, False, 2.0,
+                          tree, root, gadget, kept, inv_w, alt, probs, acc, br)
             if q == opp and kind != UNSAFE:
                 v = acc[S + q]
             else:
