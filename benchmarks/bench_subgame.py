@@ -9,10 +9,13 @@ full-game exploitability in mbb/g and the seconds spent re-solving (medians over
 ``--repeats``).  The paper's ordering to look for: Reach-Maxmargin <= Maxmargin <= Resolve <
 blueprint, unsafe sometimes worse.
 
-Table 2: no-limit one-card poker with a wager abstraction; for every opening wager the
-abstraction lacks, how much more than its best abstract opening player 0 wins by it (its
-restricted best-response value, in mbb/g) against the abstraction's translation (soft
-geometric) and against nested re-solving of the subgame that the actual wager starts.
+Table 2: no-limit one-card poker and 2-NL Hold'em(k) with a wager abstraction
+(``--table2-games``); for every opening wager the abstraction lacks, how much more than its
+best abstract opening player 0 wins by it (its restricted best-response value, in mbb/g)
+against the abstraction's translation (soft
+geometric) and against nested re-solving of the subgame that the actual wager starts, and the
+full-game exploitability with every off-tree opening translated or re-solved (CPU seconds for
+all of them).
 
 2-NL Hold'em(k) (``--holdem-stacks``): a blueprint by external-sampling MCCFR on the bucketed
 game, every flop subgame re-solved on the history form; the seconds to re-solve its largest
@@ -53,6 +56,8 @@ TABLE1 = (("leduc", "J.QK", "chance:3"), ("leduc", "JQ.K", "chance:3"),
           ("leduc", "JQK", "chance:3"), ("nl_one_card", "P", "actions:1"),
           ("nl_one_card", "HP", "actions:1"), ("nl_one_card", "PD", "actions:1"))
 TABLE2 = ("null", "P", "HP", "PD")
+TABLE2_GAMES = ("nl_one_card", "nl_holdem2(stack=8)", "nl_holdem2(stack=10)",
+               "nl_holdem2(stack=12)")
 # Table 1's columns: each method with the blueprint's counterfactual best-response values, and
 # the estimated variants (the blueprint's own values as alternatives; Brown & Sandholm 2017,
 # "Estimated-Maxmargin")
@@ -90,33 +95,43 @@ def table1(iterations: int, resolve_iterations: int, repeats: int) -> list[dict]
     return rows
 
 
-def table2(iterations: int, resolve_iterations: int) -> list[dict]:
-    game = "nl_one_card"
-    base = rcfr.load_game(game)
+def table2(iterations: int, resolve_iterations: int,
+           games: tuple[str, ...] = TABLE2_GAMES) -> list[dict]:
     rows = []
-    for spec in TABLE2:
-        blueprint = rcfr.solve(game, "cfr+", iterations, abstraction=spec).policy
-        ab = parse_abstraction(spec, base)
-        per: dict[str, dict] = {}
-        full = {"translation": evaluate(blueprint).exploitability_mbb}
-        for m in METHODS:
-            out = nested_resolve(blueprint, ab, "actions:1", m, iterations=resolve_iterations)
-            full[m] = evaluate(out.policy).exploitability_mbb
-            floor = out.in_tree_value[0]
-            for r in out.rows:
-                d = per.setdefault(r.name, {"abstraction": spec, "wager": r.name})
-                d["translation"] = _mbb(game, r.translation_value - floor)
-                d[m] = _mbb(game, r.nested_value - floor)
-                d[m + "_seconds"] = r.resolved.seconds
-        rows.extend(per.values())
-        print(f"{game}@{spec}: full-game exploitability (mbb/g) translation "
-              f"{full['translation']:.1f}, nested " + ", ".join(
-                  f"{m} {full[m]:.1f}" for m in METHODS), flush=True)
-        rows.append({"abstraction": spec, "wager": "full game", **full})
-        for d in per.values():
-            print(f"  {d['wager']:>12}: gain over the abstract openings (mbb/g) translation "
-                  f"{d['translation']:7.1f}  " + "  ".join(
-                      f"{m} {d[m]:7.1f}" for m in METHODS), flush=True)
+    for game in games:
+        base = rcfr.load_game(game)
+        for spec in TABLE2:
+            t0 = time.process_time()
+            blueprint = rcfr.solve(game, "cfr+", iterations, abstraction=spec).policy
+            blueprint_seconds = time.process_time() - t0
+            ab = parse_abstraction(spec, base)
+            per: dict[str, dict] = {}
+            full = {"game": game, "abstraction": spec, "wager": "full game",
+                    "translation": evaluate(blueprint).exploitability_mbb,
+                    "blueprint_seconds": blueprint_seconds}
+            for m in METHODS:
+                t0 = time.process_time()
+                out = nested_resolve(blueprint, ab, "actions:1", m,
+                                     iterations=resolve_iterations)
+                full[m + "_seconds"] = time.process_time() - t0
+                full[m] = evaluate(out.policy).exploitability_mbb
+                floor = out.in_tree_value[0]
+                for r in out.rows:
+                    d = per.setdefault(r.name, {"game": game, "abstraction": spec,
+                                                "wager": r.name})
+                    d["translation"] = _mbb(game, r.translation_value - floor)
+                    d[m] = _mbb(game, r.nested_value - floor)
+                    d[m + "_seconds"] = r.resolved.seconds
+            rows.extend(per.values())
+            rows.append(full)
+            print(f"{game}@{spec}: full-game exploitability (mbb/g) translation "
+                  f"{full['translation']:.1f}, nested " + ", ".join(
+                      f"{m} {full[m]:.1f} ({full[m + '_seconds']:.1f} s)" for m in METHODS),
+                  flush=True)
+            for d in per.values():
+                print(f"  {d['wager']:>12}: gain over the abstract openings (mbb/g) "
+                      f"translation {d['translation']:7.1f}  " + "  ".join(
+                          f"{m} {d[m]:7.1f}" for m in METHODS), flush=True)
     return rows
 
 
@@ -163,7 +178,8 @@ def one_flop_subgame(stacks: list[int], iterations: int, repeats: int) -> list[d
 
     import numpy as np
 
-    from rcfr.forms.public.subtree import compile_subtree, solve_gadget
+    from rcfr.forms.public.subtree import compile_subtree
+    from rcfr.subgame.public import solve_gadget
 
     rows = []
     for k in stacks:
@@ -240,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--iterations", type=int, default=2000, help="CFR+ on abstract games")
     ap.add_argument("--resolve-iterations", type=int, default=1000, help="CFR+ per gadget")
     ap.add_argument("--repeats", type=int, default=3, help="timing repeats (median)")
+    ap.add_argument("--table2-games", default=";".join(TABLE2_GAMES),
+                    help="games of Table 2, ';'-separated")
     ap.add_argument("--holdem-stacks", default="8,12", help="2-NL Hold'em stacks, e.g. 8,12 "
                     "('' skips it)")
     ap.add_argument("--mccfr-iterations", type=int, default=20_000)
@@ -262,7 +280,8 @@ def main(argv: list[str] | None = None) -> int:
         out["table1"] = table1(args.iterations, args.resolve_iterations, args.repeats)
     if run("table2"):
         print("\nTable 2: nested re-solving vs translation of off-tree openings")
-        out["table2"] = table2(args.iterations, args.resolve_iterations)
+        games = tuple(g.strip() for g in args.table2_games.split(";") if g.strip())
+        out["table2"] = table2(args.iterations, args.resolve_iterations, games)
     stacks = [int(s) for s in args.holdem_stacks.split(",") if s.strip()]
     if stacks and run("holdem"):
         print("\n2-NL Hold'em(k), flop subgames")

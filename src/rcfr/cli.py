@@ -658,13 +658,16 @@ def resolve(
                                              "variants).")] = "best-response",
     out_file: Annotated[Path | None, typer.Option("--out", "-o", help="Write the re-solved "
                                                   "full-game strategy here.")] = None,
+    form: FormOpt = "auto",
     max_memory: MaxMemoryOpt = None,
     max_time: MaxTimeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Re-solve every subgame at a cut of a blueprint (safe and nested subgame solving, Brown &
-    Sandholm 2017) and evaluate the result in the full game."""
-    from .subgame import default_cut, method_function, parse_cut, resolve_everywhere
+    Sandholm 2017) and evaluate the result in the full game.  On the public form (--form
+    public, or auto where the history form is too large) the subgames are public subtrees,
+    solved in vector form by a full-width solver."""
+    from .subgame import default_cut, method_function, parse_cut, resolve_at_cut
     from .subgame.blueprint import VALUES
 
     check_outputs({"--out": out_file})
@@ -676,13 +679,13 @@ def resolve(
         raise RcfrError(f"--seconds must be a positive number, got {seconds}")
     if values not in VALUES:
         raise RcfrError(f"--values is {' or '.join(VALUES)}, got {values!r}")
-    tree = compile_game(game)
+    tree = compile_game(game, form)
     at = default_cut(tree) if at is None else at
     policy = TabularPolicy.load(blueprint, tree)
     kw: dict[str, Any] = {"algorithm": algorithm, "iterations": iterations, "seconds": seconds}
     if method.strip().lower() != "unsafe":
         kw["values"] = values
-    result = resolve_everywhere(policy, at, method.strip().lower(), **kw)
+    result = resolve_at_cut(policy, at, method.strip().lower(), **kw)
     if out_file is not None:
         result.policy.convert(tree).save(out_file)
     if as_json:
@@ -731,13 +734,13 @@ def play(
     if resolve_method is not None:
         # each subgame's re-solve depends on the blueprint alone, so re-solving all of them
         # before the first hand plays as re-solving each one when it is reached would
-        from .subgame import default_cut, method_function, parse_cut, resolve_everywhere
+        from .subgame import default_cut, method_function, parse_cut, resolve_at_cut
 
         if at is None:
             at = default_cut(tree)
         parse_cut(at)
         method_function(resolve_method)
-        policy = resolve_everywhere(policy, at, resolve_method.strip().lower()).policy.convert(
+        policy = resolve_at_cut(policy, at, resolve_method.strip().lower()).policy.convert(
             tree)
     rng = np.random.default_rng(seed)
 

@@ -26,6 +26,8 @@ from ..games.protocol import State
 from ..games.transforms.base import Abstraction, AbstractState
 from ..policy import TabularPolicy
 
+CHECK_CALL = 1  # the check/call action of the wager games (what an ended abstract hand plays)
+
 
 class _States:
     """States of a compiled tree's nodes, rebuilt by replaying actions (memoised)."""
@@ -51,6 +53,24 @@ def _child(tree: GameTree, node: int, action: int) -> int:
     where = tree.node_infoset[node]
     raise RcfrError(f"action {action} is not legal in the abstract game at "
                     f"{tree.infoset_keys[where] if where >= 0 else f'node {node}'}")
+
+
+def _ended(abstract: GameTree, node: int) -> bool:
+    """Whether an abstract history has no betting left where the real one still bets: the
+    abstraction translated a real wager to an all-in (2-NL Hold'em(k): a raise to 7 of 8
+    chips read as all-in), so the abstract hand waits at a chance node or has ended while the
+    real one goes on."""
+    return int(abstract.node_kind[node]) in (KIND_CHANCE, KIND_TERMINAL)
+
+
+def _follow(abstract: GameTree, node: int, action: int, kind: int) -> int:
+    """The abstract child that a real chance outcome (or a card-abstracted own action) leads
+    to; an abstract hand that has ended stays where it is."""
+    if int(abstract.node_kind[node]) == KIND_TERMINAL:
+        return node
+    if kind != KIND_CHANCE and _ended(abstract, node):
+        return node
+    return _child(abstract, node, action)
 
 
 def lift(full: GameTree, abstract: GameTree, abstract_probs: np.ndarray,
@@ -88,7 +108,7 @@ def _lift_player(p, full, abstract, aprobs, abstraction, real_states, abs_states
         if kinds[n] == KIND_CHANCE or kinds[n] == p and simple:
             for c in range(lo, hi):
                 a = int(full.node_action[c])
-                belief[c] = {_child(abstract, m, a): w for m, w in here.items()}
+                belief[c] = {_follow(abstract, m, a, kinds[n]): w for m, w in here.items()}
             if kinds[n] == p:
                 _behaviour_simple(full, abstract, aprobs, n, here, probs, plan)
             continue
@@ -97,6 +117,10 @@ def _lift_player(p, full, abstract, aprobs, abstraction, real_states, abs_states
                 a = int(full.node_action[c])
                 out: dict[int, tuple[float, float]] = {}
                 for m, (w, wc) in here.items():
+                    if _ended(abstract, m):  # the abstract hand bets no more: it stays
+                        w0, c0 = out.get(m, (0.0, 0.0))
+                        out[m] = (w0 + w, c0 + wc)
+                        continue
                     if simple:
                         pairs = [(a, 1.0)]
                     else:
@@ -141,6 +165,13 @@ def _behaviour(p, full, abstract, aprobs, abstraction, real_states, abs_states, 
     children: list[dict[int, tuple[float, float]]] = [{} for _ in range(k)]
     real = real_states[n]
     for m, (w, wc) in here.items():
+        if _ended(abstract, m):  # the abstract hand bets no more: check/call, and stay
+            r = index[CHECK_CALL]
+            mass[r] += w
+            cond[r] += wc
+            w0, c0 = children[r].get(m, (0.0, 0.0))
+            children[r][m] = (w0 + w, c0 + wc)
+            continue
         j = int(abstract.node_infoset[m])
         astart = int(abstract.infoset_seq_start[j])
         ak = int(abstract.infoset_num_actions[j])

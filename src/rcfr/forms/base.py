@@ -11,7 +11,7 @@ use carry two extra slots and need no branch for it.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -202,3 +202,22 @@ class Form(Protocol):
 
     def evaluate(self, probs: np.ndarray) -> tuple[float, float, float]:
         """Player 0's value and both best-response values of the behavioural profile."""
+
+
+# The subgame layer's "re-solve every subgame at a cut" per compiled form (rcfr.subgame registers
+# one for each form: the forms sit below it and never import it), so that callers hand a
+# policy to :func:`resolver_for` and never ask which form its tree has.
+_RESOLVERS: dict[str, Callable[..., Any]] = {}
+
+
+def register_resolver(form: str, resolver: Callable[..., Any]) -> None:
+    """Register ``resolver(policy, cut, method, **options)`` for trees of ``form``."""
+    _RESOLVERS[form] = resolver
+
+
+def resolver_for(tree: Form) -> Callable[..., Any]:
+    """The registered re-solver for ``tree``'s form (:func:`register_resolver`)."""
+    resolver = _RESOLVERS.get(tree.form)
+    if resolver is None:
+        raise RcfrError(f"no subgame re-solving on the {tree.form} form of {tree.game}")
+    return resolver

@@ -9,6 +9,7 @@ from ..core.names import FORMS  # noqa: F401 (declared with the other option nam
 from ..games.registry import load_game
 from .base import Form
 from .history.tree import GameTree, compile_history
+from .public.gadget import GadgetForm
 from .public.tree import PUBLIC_NODE_BUDGET, PublicTree, compile_public, offers_public_form
 
 HISTORY_BUDGET = 20_000_000  # histories (about 1.1 GB) above which "auto" picks the public form
@@ -40,9 +41,9 @@ def check_public_choice(form: str, what: str) -> None:
 
 
 def is_compiled(obj) -> bool:
-    """Whether ``obj`` is a compiled tree of either form (it passes through
-    :func:`compile_game`)."""
-    return isinstance(obj, GameTree | PublicTree)
+    """Whether ``obj`` is a compiled tree of either form, or a re-solving gadget compiled on a
+    public subtree (it passes through :func:`compile_game`)."""
+    return isinstance(obj, GameTree | PublicTree | GadgetForm)
 
 
 def compile_game(game, form: str = "auto", max_memory: str | float | int | None = None,

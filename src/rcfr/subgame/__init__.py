@@ -8,7 +8,7 @@ evaluate it exactly (:mod:`.everywhere`); nested re-solving of off-tree wagers
 
 from .blueprint import Blueprint, RootInfosets
 from .cut import Subgame, default_cut, find_subgames, parse_cut
-from .everywhere import ResolvedEverywhere, resolve_everywhere
+from .everywhere import ResolvedEverywhere, resolve_at_cut, resolve_everywhere
 from .gadget import GadgetGame
 from .methods import (
     METHODS,
@@ -21,10 +21,18 @@ from .methods import (
     unsafe,
 )
 from .nested import NestedResult, OffTree, nested_resolve
-from .public import PublicResolved, public_gifts, resolve_everywhere_public, resolve_public
+from .public import (
+    PublicResolved,
+    public_cut,
+    public_gifts,
+    resolve_everywhere_at,
+    resolve_everywhere_public,
+    resolve_public,
+)
 
 __all__ = ["Blueprint", "RootInfosets", "Subgame", "default_cut", "find_subgames", "parse_cut",
-           "ResolvedEverywhere", "resolve_everywhere", "GadgetGame", "METHODS", "Resolved",
-           "maxmargin", "method_function", "reach_maxmargin", "resolve", "splice", "unsafe",
-           "NestedResult", "OffTree", "nested_resolve", "PublicResolved", "public_gifts",
-           "resolve_everywhere_public", "resolve_public"]
+           "ResolvedEverywhere", "resolve_at_cut", "resolve_everywhere", "GadgetGame", "METHODS",
+           "Resolved", "maxmargin", "method_function", "reach_maxmargin", "resolve", "splice",
+           "unsafe", "NestedResult", "OffTree", "nested_resolve", "PublicResolved", "public_cut",
+           "public_gifts", "resolve_everywhere_at", "resolve_everywhere_public",
+           "resolve_public"]

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from ..core.errors import RcfrError
 from ..evaluate import Evaluation, evaluate
+from ..forms.base import register_resolver, resolver_for
 from ..policy import TabularPolicy
 from .blueprint import Blueprint
 from .cut import find_subgames
@@ -64,3 +65,15 @@ def resolve_everywhere(policy: TabularPolicy, cut: str, method: str = "reach-max
     seconds = time.perf_counter() - t0
     return ResolvedEverywhere(method, cut, spliced, evaluate(bp.tree, spliced),
                               evaluate(bp.tree, bp.policy), results, seconds)
+
+
+register_resolver("history", resolve_everywhere)
+
+
+def resolve_at_cut(policy: TabularPolicy, cut: str, method: str = "reach-maxmargin",
+                   **options) -> ResolvedEverywhere:
+    """:func:`resolve_everywhere` on the compiled form of ``policy``'s tree: the history form
+    cuts history subgames and builds State-API gadgets; the public form
+    (:func:`rcfr.subgame.public.resolve_everywhere_at`) re-solves public subtrees in vector
+    form, without a history tree (the tree's form decides, through the form contract)."""
+    return resolver_for(policy.tree)(policy, cut, method, **options)

@@ -1,6 +1,8 @@
 """Re-solving on the public form: a subgame is the public subtree below one public node
-(:mod:`rcfr.forms.public.subtree`), its gadget solved by vector-form CFR+ over private-state
-vectors, without a history tree.  This reaches games whose history form is far too large
+(:mod:`rcfr.forms.public.subtree`), its gadget a compiled game of its own
+(:mod:`rcfr.forms.public.gadget`) solved in vector form over private-state vectors by any
+full-width solver of the one loop (CFR+ by default; CFR, LCFR, DCFR, PCFR+, PDCFR+), without a
+history tree.  This reaches games whose history form is far too large
 (2-NL Hold'em(36): the largest flop subgame has 76 million histories), and gives the same
 strategies as the history form's gadgets (:mod:`.methods`) after the same iterations.
 
@@ -18,14 +20,17 @@ import numpy as np
 
 from ..core import kernels as K
 from ..core.errors import RcfrError
-from ..forms.public.subtree import (
-    PublicSubtree,
-    chance_cut,
-    extract_subtree,
-    root_values,
-    solve_gadget,
-)
+from ..core.names import ALGORITHMS
+from ..evaluate import evaluate
+from ..forms.base import KIND_CHANCE, KIND_TERMINAL, register_resolver
+from ..forms.public.gadget import GadgetForm, gadget_form
+from ..forms.public.subtree import PublicSubtree, chance_cut, extract_subtree, root_values
+from ..policy import TabularPolicy
+from ..solvers.run import make_solver
+from . import kernels as SK
 from .blueprint import VALUES
+from .cut import parse_cut
+from .everywhere import ResolvedEverywhere
 from .methods import METHODS, Margins
 
 
@@ -35,7 +40,7 @@ class PublicResolved(Margins):
     public tree's) and ``probs``; per opponent root row ``alternative`` ``t(r)`` (per unit of
     weight, gifts included), ``margins`` ``t(r) - CBV'(r) / w(r)`` against the alternative
     without gifts, ``gifts`` per unit, ``set_weight`` ``w(r)``; seconds (extraction, gadget
-    and margins) and iterations."""
+    and margins), iterations and the gadget's solver."""
 
     method: str
     node: int
@@ -48,6 +53,57 @@ class PublicResolved(Margins):
     set_weight: np.ndarray
     seconds: float
     iterations: int
+    algorithm: str = "cfr+"
+
+
+@dataclass
+class GadgetSolution:
+    """The re-solver's average strategy in the subtree: ``sequences`` (the full tree's) and
+    their behavioural ``probs``; ``iterations`` of ``algorithm`` run in ``seconds`` (CPU, the
+    iterations alone); ``gadget`` (the compiled gadget) and ``strategy`` (both players' average
+    strategy in it), so that ``rcfr.evaluate.evaluate(gadget, strategy)`` measures it."""
+
+    sequences: np.ndarray
+    probs: np.ndarray
+    iterations: int
+    seconds: float
+    algorithm: str
+    gadget: GadgetForm
+    strategy: np.ndarray
+
+
+def solve_gadget(sub: PublicSubtree, kind: str, player: int, reach, iterations: int = 1000,
+                 alternative: np.ndarray | None = None, weight: np.ndarray | None = None, *,
+                 algorithm: str = "cfr+", seconds: float | None = None,
+                 **options) -> GadgetSolution:
+    """Re-solve ``sub`` for ``player`` with the gadget ``kind`` (``"unsafe"``, ``"resolve"``,
+    ``"maxmargin"``; :func:`rcfr.forms.public.gadget.gadget_form` says what ``reach``,
+    ``alternative`` and ``weight`` are) by ``iterations`` of the full-width solver
+    ``algorithm`` (``cfr``, ``cfr+``, ``lcfr``, ``dcfr``, ``pcfr+``, ``pdcfr+``; ``options``:
+    its options, e.g. DCFR's ``alpha``, ``beta``, ``gamma``, ``averaging``, ``alternating``),
+    or for ``seconds`` of CPU time in doubling chunks."""
+    key = str(algorithm).strip().lower()
+    if key not in ALGORITHMS:
+        raise RcfrError(f"a public-form gadget is solved by a full-width solver "
+                        f"({', '.join(ALGORITHMS)}), not {algorithm!r}")
+    form = gadget_form(sub, kind, player, reach, alternative, weight)
+    solver = make_solver(form, key, **options)
+    solver._setup()  # (validation and kernel loading outside the timed iterations)
+    t0 = time.process_time()
+    if seconds is None:
+        if int(iterations) > 0:
+            solver.run(int(iterations))
+    else:
+        if not float(seconds) > 0:
+            raise RcfrError(f"a time budget is a positive number of seconds, got {seconds!r}")
+        step = 8
+        while time.process_time() - t0 < float(seconds):
+            solver.run(step)
+            step = min(step * 2, 1024)
+    spent = time.process_time() - t0
+    strategy = solver.average_policy().probs
+    seqs, probs = form.resolver_probs(strategy)
+    return GadgetSolution(seqs, probs, int(solver.iteration), spent, key, form, strategy)
 
 
 def blueprint_plan(tree, probs: np.ndarray) -> np.ndarray:
@@ -110,10 +166,13 @@ def resolve_public(tree, probs: np.ndarray, node: int | PublicSubtree, player: i
                    method: str = "resolve", *, iterations: int = 1000,
                    values: str = "best-response", plan: np.ndarray | None = None,
                    gifts: np.ndarray | None = None,
-                   alternative: np.ndarray | None = None) -> PublicResolved:
+                   alternative: np.ndarray | None = None, algorithm: str = "cfr+",
+                   seconds: float | None = None, **options) -> PublicResolved:
     """Re-solve the public subgame at ``node`` (or an extracted subtree) of the public tree
-    ``tree`` for ``player`` by ``method`` with ``iterations`` of CFR+, the blueprint being the
-    behavioural ``probs``.  ``values``: ``"best-response"`` (``t(r) = CBV(r) / w(r)``) or
+    ``tree`` for ``player`` by ``method`` with ``iterations`` of ``algorithm`` (CFR+ by default;
+    or for ``seconds`` of CPU time; ``algorithm`` and ``options``: any full-width solver,
+    :func:`solve_gadget`), the blueprint being the behavioural ``probs``.  ``values``:
+    ``"best-response"`` (``t(r) = CBV(r) / w(r)``) or
     ``"blueprint"`` (the estimated variants: the blueprint's own counterfactual values);
     ``alternative``: ``t(r)`` given.  ``gifts`` (Reach-Maxmargin; per unit of weight, as
     :func:`public_gifts` gives them; default: this subgame's alone)."""
@@ -140,34 +199,115 @@ def resolve_public(tree, probs: np.ndarray, node: int | PublicSubtree, player: i
     alt = t + g
     gadget = {"unsafe": "unsafe", "resolve": "resolve"}.get(key, "maxmargin")
     sol = solve_gadget(sub, gadget, player, reach, int(iterations),
-                       alt * w if gadget == "resolve" else alt, w)
+                       alt * w if gadget == "resolve" else alt, w, algorithm=algorithm,
+                       seconds=seconds, **options)
     mixed = probs.copy()
     mixed[sol.sequences] = sol.probs
     new = root_values(sub, player, reach[player], mixed)[0]
     margins = np.where(w > 0, t - new / safe_w, 0.0)
     return PublicResolved(key, int(sub.node), player, sol.sequences, sol.probs,
                           np.where(w > 0, alt, 0.0), margins, g, w,
-                          time.perf_counter() - t0, sol.iterations)
+                          time.perf_counter() - t0, sol.iterations, sol.algorithm)
 
 
-def resolve_everywhere_public(tree, probs: np.ndarray, method: str, *, level: int = 1,
-                              iterations: int = 1000, values: str = "best-response"
-                              ) -> tuple[np.ndarray, list[PublicResolved]]:
-    """Every public subgame at chance level ``level`` (:func:`chance_cut`) re-solved for both
-    players from the blueprint ``probs``; returns the spliced behavioural strategy and the
-    results (Reach-Maxmargin shares its gifts among all the subgames)."""
+def _resolve_nodes(tree, probs: np.ndarray, nodes, method: str, players=(0, 1), *,
+                   iterations: int = 1000, values: str = "best-response",
+                   algorithm: str = "cfr+", seconds: float | None = None,
+                   **options) -> tuple[np.ndarray, list[PublicResolved]]:
+    """Every public subgame at ``nodes`` re-solved for each of ``players``, spliced into the
+    blueprint ``probs`` (Reach-Maxmargin shares its gifts among all the subgames)."""
     probs = np.asarray(probs, dtype=np.float64)
     plan = blueprint_plan(tree, probs)
-    subs = [extract_subtree(tree, int(u)) for u in chance_cut(tree, level)]
+    subs = [extract_subtree(tree, int(u)) for u in nodes]
     out = probs.copy()
     results = []
-    for player in (0, 1):
+    for player in players:
         gifts = (public_gifts(tree, probs, subs, player, plan)
                  if str(method).lower().replace("_", "-") == "reach-maxmargin"
                  else [None] * len(subs))
         for sub, g in zip(subs, gifts, strict=True):
             r = resolve_public(tree, probs, sub, player, method, iterations=iterations,
-                               values=values, plan=plan, gifts=g)
+                               values=values, plan=plan, gifts=g, algorithm=algorithm,
+                               seconds=seconds, **options)
             out[r.sequences] = r.probs
             results.append(r)
     return out, results
+
+
+def resolve_everywhere_public(tree, probs: np.ndarray, method: str, *, level: int = 1,
+                              iterations: int = 1000, values: str = "best-response",
+                              algorithm: str = "cfr+", seconds: float | None = None,
+                              **options) -> tuple[np.ndarray, list[PublicResolved]]:
+    """Every public subgame at chance level ``level`` (:func:`chance_cut`) re-solved for both
+    players from the blueprint ``probs``; returns the spliced behavioural strategy and the
+    results (Reach-Maxmargin shares its gifts among all the subgames); ``algorithm``,
+    ``seconds`` and ``options`` as :func:`resolve_public` (``seconds``: per gadget)."""
+    return _resolve_nodes(tree, probs, chance_cut(tree, level), method, iterations=iterations,
+                          values=values, algorithm=algorithm, seconds=seconds, **options)
+
+
+def _private_deals(tree) -> int:
+    """The history form's chance events before the first player action that the public tree
+    has no chance node for (the private deals, dealt at its root)."""
+    state = tree.game.new_initial_state()
+    events = 0
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+        events += 1
+    u, public = 0, 0
+    while int(tree.node_kind[u]) == KIND_CHANCE:
+        u = int(tree.node_child_start[u])
+        public += 1
+    return events - public
+
+
+def public_cut(tree, cut: str) -> np.ndarray:
+    """The public nodes at ``cut`` as :func:`.cut.cut_roots` reads it on the history form:
+    ``chance:K`` just after the K-th chance event of the histories (the private deals
+    included), ``actions:N`` just after the N-th player action; each must be a decision node
+    (a public subgame starts where a player acts)."""
+    kind, count = parse_cut(cut)
+    n = int(tree.num_public_nodes)
+    counts = np.empty((2, n), dtype=np.int64)
+    SK.edge_counts(tree.node_kind, tree.node_parent, counts)
+    row = 0 if kind == "chance" else 1
+    if row == 0:
+        count -= _private_deals(tree)
+    parent = np.maximum(tree.node_parent, 0)
+    at = (counts[row] == count) & (counts[row][parent] == count - 1)
+    at &= tree.node_kind != KIND_TERMINAL
+    at[0] = False
+    nodes = np.flatnonzero(at)
+    if nodes.size == 0:
+        raise RcfrError(f"no public node of {tree.game} is at the cut {cut}")
+    if np.any(tree.node_kind[nodes] == KIND_CHANCE):
+        raise RcfrError(f"the cut {cut} of {tree.game} ends at a chance node; on the public "
+                        f"form a subgame starts where a player acts")
+    return nodes
+
+
+def resolve_everywhere_at(policy: TabularPolicy, cut: str, method: str = "reach-maxmargin",
+                          *, players: tuple[int, ...] = (0, 1), **options
+                          ) -> ResolvedEverywhere:
+    """:func:`.everywhere.resolve_everywhere` for a policy on the public form: every public
+    subgame at ``cut`` (:func:`public_cut`) re-solved for each of ``players`` (``options``:
+    ``algorithm`` (a full-width solver), ``iterations`` or ``seconds``, ``values``, the
+    solver's options), spliced and evaluated exactly in the full game."""
+    if not players or any(p not in (0, 1) for p in players):
+        raise RcfrError(f"players are 0 and/or 1, got {players!r}")
+    key = str(method).strip().lower().replace("_", "-")
+    if key not in METHODS:
+        raise RcfrError(f"unknown re-solving method {method!r}; use one of {', '.join(METHODS)}")
+    t0 = time.perf_counter()
+    tree = policy.tree
+    out, results = _resolve_nodes(tree, policy.probs, public_cut(tree, cut), key,
+                                  tuple(players), **options)
+    meta = dict(policy.metadata)
+    meta["resolved"] = [key]
+    spliced = TabularPolicy(tree, out, meta)
+    seconds = time.perf_counter() - t0
+    return ResolvedEverywhere(key, cut, spliced, evaluate(tree, spliced),
+                              evaluate(tree, policy), results, seconds)
+
+
+register_resolver("public", resolve_everywhere_at)

@@ -1,4 +1,4 @@
-"""A public subtree as a game of its own, and re-solving gadgets on it in vector form.
+"""A public subtree as a game of its own, and its root rows' values in vector form.
 
 A subgame of a public tree (:mod:`rcfr.forms.public.tree`) is the public subtree below one
 public node ``u``.  :func:`extract_subtree` copies it out numerically: its public terminals, its
@@ -7,15 +7,8 @@ at ``u`` that stands for everything the player did above ``u`` (its realization 
 player's reach of that row).  The chance tables (weights, ranks, matrices) are shared with the
 full tree, not copied.
 
-:func:`solve_gadget` runs vector-form CFR+ (Tammelin et al. 2015; the arithmetic and order of
-:func:`rcfr.forms.public.full_width.run_public`) on the subtree with a gadget above the
-opponent's root rows, as the re-solving papers define it:
-
-* ``UNSAFE``: the opponent's root rows keep their blueprint reach (Ganzfried & Sandholm 2015);
-* ``RESOLVE``: at each root row ``r`` of positive weight the opponent chooses to enter or to
-  take ``T(r)`` (Burch, Johanson & Bowling 2014, fig. 2: CFR-D's gadget);
-* ``MAXMARGIN``: the opponent picks a root row ``r`` and gets ``v(r) / w(r) - t(r)``
-  (Moravcik et al. 2016, sec. 3: the root row's reach is ``y(r) / w(r)``).
+The re-solving gadgets above the opponent's root rows (unsafe, Resolve, Maxmargin) are
+compiled games of their own in :mod:`rcfr.forms.public.gadget`, solved by the solver loop.
 
 The re-solver's root rows keep their blueprint reach (chance's and its own: the papers'
 ``w(h)``).  All values are counterfactual values in the full game's units: a root row's value
@@ -26,11 +19,9 @@ the root rows under any re-solver strategy in the subtree."""
 from __future__ import annotations
 
 import dataclasses
-import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from ...core import kernels as K
 from ...core.errors import RcfrError
@@ -38,11 +29,7 @@ from ...games.protocol import CHANCE
 from ...games.public import FOLD_RULE
 from ..base import KIND_CHANCE, KIND_TERMINAL
 from ..history.full_width import FullTree
-from .full_width import _absorb_one, _plan
 from .terminals import terminal_values
-
-UNSAFE, RESOLVE, MAXMARGIN = 0, 1, 2
-GADGET_KINDS = {"unsafe": UNSAFE, "resolve": RESOLVE, "maxmargin": MAXMARGIN}
 
 
 @dataclass(eq=False)
@@ -121,7 +108,7 @@ def compile_subtree(game, actions) -> PublicSubtree:
     tree is never built (2-NL Hold'em(36)'s flop subgame without the 16-20 GB tree).  Its
     chance weights are the root's, normalised: its values are the full tree's divided by
     ``mass``, the root's chance probability; its root rows' reach is 1 (give the blueprint's
-    to :func:`solve_gadget`)."""
+    to :func:`rcfr.forms.public.gadget.gadget_form`)."""
     from ...games.registry import load_game
     from .tree import _compile
 
@@ -330,167 +317,6 @@ def _layout(sub: PublicSubtree, opponent: int, gadget_actions: list[int]) -> _Ga
     tsb = np.where(sub.term_root, root[:, None], subbase[:, None] + T.term_seq_base)
     T = T._replace(term_seq_base=np.ascontiguousarray(tsb.astype(T.term_seq_base.dtype)))
     return _Game(arrays, T, root, gadget, subbase, len(gadget_actions))
-
-
-@njit(cache=True)
-def _gadget_cfr_plus(n_iters, t0, player, kind, tree, T, root, nrows, gadget, kept, inv_w, alt,
-                     fixed, regrets, strategy, avg, plan, acc):
-    """``n_iters`` iterations of alternating CFR+ (regret matching+, linear averaging; the
-    order of :func:`rcfr.forms.public.full_width.run_public`) on the gadget game: the
-    opponent's root rows get their reach from the gadget (``kind``) each time its plan is
-    computed, and the gadget's values from its root rows' counterfactual values each time
-    they are backed up.  ``kept``: the root rows in the gadget; ``inv_w``: one over their
-    weights (MAXMARGIN); ``alt``: their alternative value (RESOLVE: ``T(r)``; MAXMARGIN: per
-    unit, ``t(r)``); ``fixed``: the root rows' reach where fixed (both players' for UNSAFE, the
-    re-solver's always)."""
-    opp = 1 - player
-    G = kept.shape[0] if kind == RESOLVE else (1 if kind == MAXMARGIN else 0)
-    for p in range(2):
-        if p == player or kind == UNSAFE:
-            for r in range(nrows[p]):
-                plan[root[p] + r] = fixed[p, r]
-    for it in range(n_iters):
-        t = t0 + it + 1
-        if it == 0:
-            _player_plan(0, opp, kind, G, tree, root, gadget, kept, inv_w, strategy, plan,
-                         float(t), avg, True)
-        _player_plan(1, opp, kind, G, tree, root, gadget, kept, inv_w, strategy, plan,
-                     float(t), avg, True)
-        _player_regrets(0, opp, kind, G, tree, T, root, gadget, kept, inv_w, alt, strategy,
-                        plan, acc, regrets)
-        _player_plan(0, opp, kind, G, tree, root, gadget, kept, inv_w, strategy, plan,
-                     float(t + 1), avg, it + 1 < n_iters)
-        _player_regrets(1, opp, kind, G, tree, T, root, gadget, kept, inv_w, alt, strategy,
-                        plan, acc, regrets)
-
-
-@njit(cache=True)
-def _player_plan(p, opp, kind, G, tree, root, gadget, kept, inv_w, strategy, plan, weight,
-                 avg, average):
-    """Player ``p``'s realization plan (adding ``weight`` times it to ``avg`` where
-    ``average``), the opponent's root rows reached through the gadget."""
-    lo, hi = tree.bounds[p], tree.bounds[p + 1]
-    if p == opp and kind != UNSAFE:
-        _plan(strategy, lo, lo + G, tree.seq_start, tree.num_actions, tree.parent_seq, plan,
-              weight, avg, average)
-        _gadget_reach(kind, root[opp], gadget, kept, inv_w, plan)
-        lo += G
-    _plan(strategy, lo, hi, tree.seq_start, tree.num_actions, tree.parent_seq, plan, weight,
-          avg, average)
-
-
-@njit(cache=True)
-def _player_regrets(q, opp, kind, G, tree, T, root, gadget, kept, inv_w, alt, strategy, plan,
-                    acc, regrets):
-    """Player ``q``'s terminal values and backward sweep, its regrets absorbed by CFR+ and its
-    strategy re-matched (:func:`rcfr.forms.public.full_width._absorb_one`); the gadget's
-    values are set from the root rows' once the subtree is backed up."""
-    terminal_values(q, plan, T, False, tree.seq_bounds[q], tree.seq_bounds[q + 1], acc)
-    lo, hi = tree.bounds[q], tree.bounds[q + 1]
-    split = lo + G if (q == opp and kind != UNSAFE) else lo
-    for i in range(hi - 1, split - 1, -1):
-        _absorb_one(i, True, True, 2.0, strategy, tree.seq_start, tree.num_actions,
-                    tree.parent_seq, acc, regrets)
-    if split > lo:
-        _gadget_values(kind, root[opp], gadget, kept, inv_w, alt, acc)
-        for i in range(split - 1, lo - 1, -1):
-            _absorb_one(i, True, True, 2.0, strategy, tree.seq_start, tree.num_actions,
-                        tree.parent_seq, acc, regrets)
-
-
-@njit(cache=True, inline="always")
-def _gadget_reach(kind, r0, g0, kept, inv_w, plan):
-    """The opponent's root-row reach from the gadget's plan: RESOLVE: the probability of
-    entering; MAXMARGIN: the probability of picking the row over its weight."""
-    for k in range(kept.shape[0]):
-        if kind == RESOLVE:
-            plan[r0 + kept[k]] = plan[g0 + 2 * k]
-        else:
-            plan[r0 + kept[k]] = plan[g0 + k] * inv_w[k]
-
-
-@njit(cache=True, inline="always")
-def _gadget_values(kind, r0, g0, kept, inv_w, alt, acc):
-    """The gadget's action values from the root rows' counterfactual values."""
-    for k in range(kept.shape[0]):
-        if kind == RESOLVE:
-            acc[g0 + 2 * k] = acc[r0 + kept[k]]
-            acc[g0 + 2 * k + 1] = alt[k]
-        else:
-            acc[g0 + k] = acc[r0 + kept[k]] * inv_w[k] - alt[k]
-
-
-@dataclass
-class GadgetSolution:
-    """The re-solver's average strategy in the subtree: ``sequences`` (the full tree's) and
-    their behavioural ``probs``; ``iterations`` run in ``seconds`` (CPU)."""
-
-    sequences: np.ndarray
-    probs: np.ndarray
-    iterations: int
-    seconds: float = 0.0  # CPU seconds of the iterations alone (the set-up excluded)
-
-
-def solve_gadget(sub: PublicSubtree, kind: str, player: int, reach: np.ndarray,
-                 iterations: int, alternative: np.ndarray | None = None,
-                 weight: np.ndarray | None = None) -> GadgetSolution:
-    """Re-solve ``sub`` for ``player`` with the gadget ``kind`` (``"unsafe"``, ``"resolve"``,
-    ``"maxmargin"``) by ``iterations`` of CFR+.  ``reach[p]``: each player's reach of its root
-    rows (the re-solver's is kept; the opponent's only for ``unsafe``); ``alternative``: per
-    opponent root row, ``resolve``: its alternative counterfactual value ``T(r)`` (full-game
-    units), ``maxmargin``: per unit of weight, ``t(r)``; ``weight``: the opponent root rows'
-    weights ``w(r)`` (:func:`root_values`): rows of weight 0 stay out of the gadget."""
-    if kind not in GADGET_KINDS:
-        raise RcfrError(f"unknown gadget {kind!r}; use one of {', '.join(GADGET_KINDS)}")
-    k = GADGET_KINDS[kind]
-    opp = 1 - player
-    if k == UNSAFE:
-        kept = np.zeros(0, dtype=np.int64)
-        acts: list[int] = []
-    else:
-        if weight is None or alternative is None:
-            raise RcfrError(f"the {kind} gadget needs the root rows' weights and values")
-        kept = np.flatnonzero(np.asarray(weight) > 0).astype(np.int64)
-        acts = [2] * kept.size if k == RESOLVE else ([int(kept.size)] if kept.size else [])
-    g = _layout(sub, opp, acts)
-    S = int(g.arrays.seq_bounds[2])
-    fixed = np.zeros((2, max(int(sub.num_rows.max()), 1)))
-    for p in (0, 1):
-        fixed[p, : sub.num_rows[p]] = reach[p]
-    if k != UNSAFE and kept.size == 0:
-        fixed[opp] = 0.0
-    inv_w = np.zeros(kept.size)
-    alt = np.zeros(kept.size)
-    if kept.size:
-        inv_w = 1.0 / np.asarray(weight, dtype=np.float64)[kept]
-        alt = np.asarray(alternative, dtype=np.float64)[kept]
-    plan = K.padded(S)
-    acc = np.zeros(S + 2)
-    regrets = np.zeros(S)
-    avg = np.zeros(S)
-    strategy = np.zeros(S)
-    ss, na = g.arrays.seq_start, g.arrays.num_actions
-    strategy[np.repeat(ss - (np.cumsum(na) - na), na) + np.arange(int(na.sum()))] = (
-        1.0 / np.repeat(na, na))
-    t0 = time.process_time()
-    if iterations > 0:
-        _gadget_cfr_plus(int(iterations), 0, int(player), k, g.arrays, g.T, g.root,
-                         sub.num_rows, g.gadget, kept, inv_w, alt, fixed, regrets, strategy,
-                         avg, plan, acc)
-    solve_s = time.process_time() - t0
-    b = int(g.sub[player])
-    n = len(sub.seq_full[player])
-    probs = _behavioural(avg[b: b + n], sub.seq_start_local[player], sub.num_actions[player])
-    return GadgetSolution(sub.seq_full[player], probs, int(iterations), solve_s)
-
-
-def _behavioural(avg: np.ndarray, starts: np.ndarray, na: np.ndarray) -> np.ndarray:
-    """Per information set, ``avg`` normalised (uniform where it is all zero)."""
-    idx = np.repeat(np.arange(starts.size), na)
-    tot = np.bincount(idx, avg, minlength=starts.size)
-    out = np.where(tot[idx] > 0, avg / np.where(tot[idx] > 0, tot[idx], 1.0),
-                   1.0 / na[idx])
-    return out
 
 
 def root_values(sub: PublicSubtree, player: int, reach: np.ndarray, probs: np.ndarray,

@@ -15,7 +15,9 @@ fractions in the same abstract history) with
     P(A) = (A / x - A / B) / (1 - A / B),    P(B) = 1 - P(A),
 
 so ``P(A) = 1`` at ``x = A`` and ``0`` at ``x = B``; below the smallest abstract wager it maps
-to that wager and above the largest to the largest (all-in), never to check/call or fold.  A
+to that wager and above the largest to the largest (all-in), never to check/call or fold,
+except where the abstract player faces an all-in and has no wager left: there a real raise
+is read as a call.  A
 player's own abstract wager of pot fraction ``g`` is played as the real wager of fraction ``g``
 in the real pot (all-in as all-in).
 """
@@ -25,6 +27,7 @@ from __future__ import annotations
 import math
 
 from ...core.errors import RcfrError
+from ..nl_holdem2 import NLHoldem2
 from ..nl_one_card import NLOneCardPoker
 from ..protocol import Game, State
 from .base import Abstraction
@@ -38,7 +41,8 @@ _LETTERS = {"H": 0.5, "P": 1.0, "D": 2.0}
 class RaiseToWagers:
     """Wager arithmetic for games whose actions are ``0`` fold, ``1`` check/call and ``k >= 2``
     "raise to ``k`` chips in all", whose states hold the contributions in ``spent``, and whose
-    largest legal raise is all-in (no-limit one-card poker)."""
+    largest legal raise is all-in (no-limit one-card poker; 2-NL Hold'em(k) by
+    :class:`BettingWagers`)."""
 
     @staticmethod
     def facing(state: State) -> int:
@@ -65,7 +69,18 @@ class RaiseToWagers:
         return min(max(k, legal[0]), legal[-1])
 
 
-WAGER_GAMES: dict[type, RaiseToWagers] = {NLOneCardPoker: RaiseToWagers()}
+class BettingWagers(RaiseToWagers):
+    """:class:`RaiseToWagers` for games whose states keep the contributions in
+    ``betting.spent`` (2-NL Hold'em(k): the same "raise to ``k``" actions, with the
+    abstraction applied in both betting rounds)."""
+
+    @staticmethod
+    def facing(state: State) -> int:
+        return state.betting.spent[1 - state.current_player()]
+
+
+WAGER_GAMES: dict[type, RaiseToWagers] = {NLOneCardPoker: RaiseToWagers(),
+                                          NLHoldem2: BettingWagers()}
 
 
 def wager_rules(game: Game) -> RaiseToWagers:
@@ -146,9 +161,9 @@ class BetAbstraction(Abstraction):
             return [(action, 1.0)]
         rules = self._rules(abstract)
         options = [a for a in self.actions(abstract) if a >= 2]
-        if not options:
-            raise RcfrError(f"a real wager at {real.information_state_string()!r} has no "
-                            "abstract counterpart")
+        if not options:  # the abstract player faces an all-in (the real one a smaller wager
+            # that was translated to it): a real raise can only be read as a call
+            return [(CALL, 1.0)]
         sizes = [rules.fraction(abstract, a) for a in options]
         x = rules.fraction(abstract, action)
         return [(options[i], p) for i, p in geometric_translation(x, sizes)]
