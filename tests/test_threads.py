@@ -201,7 +201,7 @@ def test_parallel_batch_sums_its_threads_passes_in_order():
     """A batch's regrets and average-strategy increments are the serial passes' from the
     threads' streams, summed in thread order; its nodes are theirs."""
     from rcfr.forms.public.sampled import _NO_RULE, sample_batch
-    from rcfr.forms.sampling import thread_states
+    from rcfr.forms.sampling import NO_LAZY, thread_states
     from rcfr.solvers.sampling import MCCFRSolver
 
     tree = compile_public("leduc")
@@ -215,8 +215,8 @@ def test_parallel_batch_sums_its_threads_passes_in_order():
         start = p.rng.copy()
         inst, avg = np.zeros(tree.num_sequences), avg0.copy()
         with kernel_threads(3):
-            nodes = sample_batch(p.scheme, 1, p.epsilon, p.beta, p.tau, p.arrays, strategy, avg,
-                                 p.rng, _NO_RULE, inst, 1, p.buffers(), inst)
+            nodes = sample_batch(p.scheme, 1, p.epsilon, p.beta, p.tau, p.arrays, p.bounds,
+                                 strategy, avg, p.rng, _NO_RULE, NO_LAZY, 1, p.buffers(), inst)
         states = np.zeros((3, 1), dtype=np.uint64)
         thread_states(start, states)
         assert np.array_equal(start, p.rng)
