@@ -161,19 +161,6 @@ def absorb_touched(p, t, nt, touched, inst, rule, link_kind, link_param, tree, b
                    strategy)
 
 
-@njit(cache=True, inline="always")
-def absorb_set_lazily(p, info, s0, s1, inst, pos, neg, link_kind, link_param, lazy, strategy):
-    """:func:`absorb_lazily` for information set ``info`` (sequences ``[s0, s1)``), before
-    the tick: catch up, add ``inst``, discount by the iteration's factors ``pos`` and ``neg``
-    (of each sign), link."""
-    raw = lazy.raw
-    catch_up(lazy, p, info, s0, s1, raw)
-    for s in range(s0, s1):
-        v = raw[s] + inst[s]
-        raw[s] = v * (pos if v >= 0.0 else neg)
-    link_slice(link_kind, link_param, raw, s0, s1, strategy)
-
-
 @njit(cache=True)
 def absorb_lazily(p, t, nt, touched, inst, rule, link_kind, link_param, seq_start, num_actions,
                   lazy, strategy):
@@ -181,13 +168,18 @@ def absorb_lazily(p, t, nt, touched, inst, rule, link_kind, link_param, seq_star
     information set catches up with the factors it missed (through ``t - 1``), adds its new
     regrets, is discounted by iteration ``t``'s factor of their sign and gets the link; then
     ``p``'s products advance by ``t`` and the touched sets are marked up to date."""
+    raw = lazy.raw
     pos = discount(t, rule.alpha)
     neg = discount(t, rule.beta)
     for k in range(nt):
         info = touched[k]
         s0 = seq_start[info]
-        absorb_set_lazily(p, info, s0, s0 + num_actions[info], inst, pos, neg, link_kind,
-                          link_param, lazy, strategy)
+        s1 = s0 + num_actions[info]
+        catch_up(lazy, p, info, s0, s1, raw)
+        for s in range(s0, s1):
+            v = raw[s] + inst[s]
+            raw[s] = v * (pos if v >= 0.0 else neg)
+        link_slice(link_kind, link_param, raw, s0, s1, strategy)
     tick(lazy, p, t, rule)
     for k in range(nt):
         stamp(lazy, p, touched[k])

@@ -33,9 +33,10 @@ from ...core.rules import (
     CLIPPED,
     PLAIN,
     absorbed,
+    absorbed_by,
+    catch_up,
     discount,
     parse_rule,
-    rule_update,
     stamp,
     tick,
 )
@@ -50,7 +51,6 @@ from ..sampling import (
     OS,
     LazyDiscounting,
     absorb_lazily,
-    absorb_set_lazily,
     absorb_touched,
     add_average,
     as_probability,
@@ -417,30 +417,49 @@ class ThreadBuffers(NamedTuple):
     slot: np.ndarray  # int32 [T, num_infosets]
     sinfo: np.ndarray  # int64 [T, slots]
     soff: np.ndarray  # int64 [T, slots]
+    sseq: np.ndarray  # int64 [T, slots]: the set's first sequence
+    sna: np.ndarray  # int64 [T, slots]: its actions
     order: np.ndarray  # int64 [T, slots]
     vals: np.ndarray  # float64 [T, values]
     rstart: np.ndarray  # int64 [T, RANGES + 1]
     counts: np.ndarray  # int64 [T, 3]: public nodes visited, slots used, values used
     mark: np.ndarray  # bool [num_infosets]
     merged: np.ndarray  # int64 [num_infosets]
+    mseq: np.ndarray  # int64 [num_infosets]: a merged set's first sequence
+    mna: np.ndarray  # int64 [num_infosets]: its actions
     rcount: np.ndarray  # int64 [RANGES]
     chunk: int  # information sets per merge range
 
 
+class ThreadAcc(NamedTuple):
+    """One thread's rows of :class:`ThreadBuffers`' accumulator."""
+
+    slot: np.ndarray
+    sinfo: np.ndarray
+    soff: np.ndarray
+    sseq: np.ndarray
+    sna: np.ndarray
+    vals: np.ndarray
+    count: np.ndarray
+
+
 @njit(cache=True, inline="always")
-def _slot_of(slot, sinfo, soff, vals, count, info, width):
-    """The first value of information set ``info`` in a thread's accumulator, its ``width``
-    values zeroed on first touch."""
-    k = slot[info]
+def _slot_of(acc, info, s0, na, width):
+    """The first value of information set ``info`` (first sequence ``s0``, ``na`` actions) in
+    a thread's accumulator, its ``width`` values zeroed on first touch."""
+    k = acc.slot[info]
     if k > 0:
-        return soff[k - 1]
-    k = count[1]
-    off = count[2]
-    count[1] = k + 1
-    count[2] = off + width
-    slot[info] = k + 1
-    sinfo[k] = info
-    soff[k] = off
+        return acc.soff[k - 1]
+    k = acc.count[1]
+    off = acc.count[2]
+    acc.count[1] = k + 1
+    acc.count[2] = off + width
+    acc.slot[info] = k + 1
+    acc.sinfo[k] = info
+    acc.soff[k] = off
+    acc.sseq[k] = s0
+    acc.sna[k] = na
+    vals = acc.vals
     for i in range(off, off + width):
         vals[i] = 0.0
     return off
@@ -466,12 +485,13 @@ def _prefetch_thread(scheme, tree, h, player, x0, x1, strategy, avg, slot):
 
 @njit(cache=True)
 def _expand_thread(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, strategy, avg,
-                   rng, work, slot, sinfo, soff, vals, count):
+                   rng, work, acc):
     """:func:`_public_expand` for a thread of a batch: the same samples, probabilities and
     average-strategy increments, the increments added to the set's values in the thread's
     accumulator (chance sampling: after its regrets).  Returns the nodes visited."""
     record = tree.record
     node, q, ri, link, slots = work.node, work.q, work.ri, work.link, work.slots
+    vals = acc.vals
     cs = scheme == CS
     node[0] = 0
     q[0] = 1.0
@@ -483,7 +503,8 @@ def _expand_thread(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, str
         if k + 2 * AHEAD < n and not cs:  # (CS walks the whole tree in order)
             prefetch(record, node[k + 2 * AHEAD] * record.shape[1])
         if k + AHEAD < n and not cs:
-            _prefetch_thread(scheme, tree, node[k + AHEAD], player, x0, x1, strategy, avg, slot)
+            _prefetch_thread(scheme, tree, node[k + AHEAD], player, x0, x1, strategy, avg,
+                             acc.slot)
         h = node[k]
         kd = record[h, 5]
         work.kind[k] = kd
@@ -506,7 +527,7 @@ def _expand_thread(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, str
         work.seq[k] = s0
         work.width[k] = na
         if kd != player and not cs:
-            off = _slot_of(slot, sinfo, soff, vals, count, info, na)
+            off = _slot_of(acc, info, s0, na, na)
             inc = weight / q[k]
             for j in range(na):
                 vals[off + j] += inc * strategy[s0 + j]
@@ -518,7 +539,7 @@ def _expand_thread(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, str
         if cs:
             r = ri[k]
             if kd == player:
-                off = _slot_of(slot, sinfo, soff, vals, count, info, 2 * na) + na
+                off = _slot_of(acc, info, s0, na, 2 * na) + na
             for j in range(na):
                 p = strategy[s0 + j]
                 slots[m + j] = n
@@ -552,10 +573,11 @@ def _expand_thread(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, str
 
 
 @njit(cache=True)
-def _backup_thread(player, cs, n, x0, x1, tree, strategy, work, slot, sinfo, soff, vals, count):
+def _backup_thread(player, cs, n, x0, x1, tree, strategy, work, acc):
     """:func:`_public_backup` for a thread of a batch: the same values and regrets, the
     regrets added to the set's values in the thread's accumulator."""
     node, q, val, link, slots = work.node, work.q, work.val, work.link, work.slots
+    vals = acc.vals
     sign = 1.0 if player == 0 else -1.0
     for k in range(n - 1, -1, -1):
         kd = work.kind[k]
@@ -574,8 +596,7 @@ def _backup_thread(player, cs, n, x0, x1, tree, strategy, work, slot, sinfo, sof
                 v += strategy[s0 + j] * (val[c] if c >= 0 else 0.0)
             val[k] = v
             if kd == player:
-                off = _slot_of(slot, sinfo, soff, vals, count, work.info[k],
-                               2 * na if cs else na)
+                off = _slot_of(acc, work.info[k], s0, na, 2 * na if cs else na)
                 w = q[k] if cs else 1.0
                 for j in range(na):
                     c = slots[m + j]
@@ -584,20 +605,20 @@ def _backup_thread(player, cs, n, x0, x1, tree, strategy, work, slot, sinfo, sof
 
 @njit(cache=True)
 def _thread_passes(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, passes,
-                   rng, work, slot, sinfo, soff, vals, order, rstart, count, chunk):
+                   rng, work, acc, order, rstart, chunk):
     """One thread's ``passes`` passes of ``player`` at the fixed ``strategy`` and ``avg``
     (each draws its deal, then :func:`_expand_thread` and :func:`_backup_thread`), then its
     slots sorted by merge range (``order``, ``rstart``); ``count`` gets the public nodes
     visited, the slots and the values used."""
+    count, sinfo = acc.count, acc.sinfo
     count[0], count[1], count[2] = 0, 0, 0
     n1 = tree.joint.shape[2]
     for _ in range(passes):
         d = _draw_deal(tree, uniform(rng))
         x0, x1 = d // n1, d % n1
         n = _expand_thread(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, strategy,
-                           avg, rng, work, slot, sinfo, soff, vals, count)
-        _backup_thread(player, scheme == CS, n, x0, x1, tree, strategy, work, slot, sinfo,
-                       soff, vals, count)
+                           avg, rng, work, acc)
+        _backup_thread(player, scheme == CS, n, x0, x1, tree, strategy, work, acc)
         count[0] += n
     ns = count[1]
     rstart[:] = 0
@@ -616,7 +637,7 @@ def _thread_passes(scheme, player, weight, epsilon, beta, tau, tree, strategy, a
 
 @njit(cache=True, parallel=True)
 def _batch(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, passes, b, states,
-           slot, sinfo, soff, vals, order, rstart, counts):
+           slot, sinfo, soff, sseq, sna, vals, order, rstart, counts):
     """``passes`` passes of ``player`` per thread, all at the same ``strategy`` and ``avg``
     (read only), into each thread's accumulator (:func:`_thread_passes`; the arrays it
     writes passed on their own: numba's parallel loop lost the writes to arrays read from the
@@ -625,83 +646,105 @@ def _batch(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, pass
         work = PublicWork(b.node[j], b.kind[j], b.q[j], b.ri[j], b.val[j], b.info[j], b.seq[j],
                           b.width[j], b.link[j], b.slots[j], b.touched[j])
         _thread_passes(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, passes,
-                       states[j], work, slot[j], sinfo[j], soff[j], vals[j], order[j],
-                       rstart[j], counts[j], b.chunk)
+                       states[j], work, ThreadAcc(slot[j], sinfo[j], soff[j], sseq[j], sna[j],
+                                                  vals[j], counts[j]),
+                       order[j], rstart[j], b.chunk)
 
 
 @njit(cache=True)
-def _merge_range(r, player, cs, bounds, seq_start, num_actions, inst, avg, slot, sinfo, soff,
-                 vals, order, rstart, mark, merged, chunk):
-    """Merge range ``r`` of the information sets: for threads ``0, 1, ...`` in turn, add each
-    of its slots there to ``inst`` (the player's regrets) or ``avg`` (average-strategy
-    increments; chance sampling: both) and free the slot; the sets whose regrets changed go
-    to ``merged[r * chunk:]`` once.  Returns how many."""
+def _merge_range(r, player, cs, lazily, absorb, kind, pos, neg, link_kind, link_param,
+                 bounds, inst, avg, regrets, strategy, lazy, slot, sinfo, soff, sseq, sna, vals,
+                 order, rstart, mark, merged, mseq, mna, chunk):
+    """Merge range ``r`` of the information sets: list the sets the threads changed there
+    (threads ``0, 1, ...`` in turn, each set once), then per set sum the threads' values in
+    thread order -- the player's regrets from ``0.0``, into ``inst`` or, with ``absorb``,
+    straight into the table by the plain, clipped or (``lazily``) lazily discounted rule
+    with the link re-applied (:func:`absorb_touched` / :func:`absorb_lazily`'s arithmetic per
+    set); average-strategy increments added to ``avg`` one thread after the other -- and free
+    its slots.  The sets whose regrets changed end up at ``merged[r * chunk:]``; returns how
+    many."""
     lo = r * chunk
+    T = slot.shape[0]
     nm = 0
-    p_lo, p_hi = bounds[player], bounds[player + 1]
-    for j in range(slot.shape[0]):
-        a, e = rstart[j, r], rstart[j, r + 1]
-        for i in range(a, e):
-            if i + AHEAD < e:
-                s1 = seq_start[sinfo[j, order[j, i + AHEAD]]]
-                prefetch(inst, s1)
-                prefetch(avg, s1)
+    for j in range(T):
+        for i in range(rstart[j, r], rstart[j, r + 1]):
             k = order[j, i]
             info = sinfo[j, k]
-            off = soff[j, k]
+            if not mark[info]:
+                mark[info] = True
+                merged[lo + nm] = info
+                mseq[lo + nm] = sseq[j, k]
+                mna[lo + nm] = sna[j, k]
+                nm += 1
+    p_lo, p_hi = bounds[player], bounds[player + 1]
+    offs = np.empty(T, dtype=np.int64)
+    width = slot.shape[1]
+    own_sets = 0
+    for i in range(lo, lo + nm):
+        if i + AHEAD < lo + nm:
+            s2, i2 = mseq[i + AHEAD], merged[i + AHEAD]
+            for j in range(T):
+                prefetch(slot, j * width + i2)
+            if p_lo <= i2 < p_hi:
+                prefetch(lazy.raw if lazily else inst, s2)
+                if absorb and not lazily:
+                    prefetch(regrets, s2)
+                prefetch(strategy, s2)
+            else:
+                prefetch(avg, s2)
+        info, s0, na = merged[i], mseq[i], mna[i]
+        for j in range(T):
+            k = slot[j, info]
+            offs[j] = soff[j, k - 1] if k > 0 else -1
             slot[j, info] = 0
-            s0 = seq_start[info]
-            na = num_actions[info]
-            own = p_lo <= info < p_hi
-            if own:
-                if not mark[info]:
-                    mark[info] = True
-                    merged[lo + nm] = info
-                    nm += 1
-                for s in range(na):
-                    inst[s0 + s] += vals[j, off + s]
-                off += na
-            if cs or not own:
-                for s in range(na):
-                    avg[s0 + s] += vals[j, off + s]
-    return nm
+        mark[info] = False
+        own = p_lo <= info < p_hi
+        if own:
+            if absorb and lazily:
+                catch_up(lazy, player, info, s0, s0 + na, lazy.raw)
+            for s in range(na):
+                x = 0.0
+                for j in range(T):
+                    if offs[j] >= 0:
+                        x += vals[j, offs[j] + s]
+                if not absorb:
+                    inst[s0 + s] = x
+                elif lazily:
+                    lazy.raw[s0 + s] = absorbed_by(kind, lazy.raw[s0 + s], x, pos, neg)
+                else:
+                    regrets[s0 + s] = absorbed_by(kind, regrets[s0 + s], x, pos, neg)
+            if absorb and lazily:
+                link_slice(link_kind, link_param, lazy.raw, s0, s0 + na, strategy)
+            elif absorb:
+                link_slice(link_kind, link_param, regrets, s0, s0 + na, strategy)
+            merged[lo + own_sets] = info
+            own_sets += 1
+            for j in range(T):
+                if offs[j] >= 0:
+                    offs[j] += na
+        if cs or not own:
+            for s in range(na):
+                v = avg[s0 + s]
+                for j in range(T):
+                    if offs[j] >= 0:
+                        v += vals[j, offs[j] + s]
+                avg[s0 + s] = v
+    return own_sets
 
 
 @njit(cache=True, parallel=True)
-def _merge(player, cs, lazily, t, bounds, seq_start, num_actions, inst, avg, rule, link_kind,
-           link_param, regrets, prediction, strategy, lazy, absorb, slot, sinfo, soff, vals,
-           order, rstart, mark, merged, rcount, chunk):
-    """The threads' accumulators into ``inst`` and ``avg``, range by range in parallel (each
-    range's sums in thread order, so the same on any number of merging threads); with
-    ``absorb`` each range's changed sets then take the sum as the plain or clipped rule's
-    update (:func:`absorb_touched`'s per-set arithmetic) or, ``lazily``, the lazy discount's
-    (:func:`absorb_lazily`'s, before its tick), and their ``inst`` is cleared."""
+def _merge(player, cs, lazily, absorb, t, bounds, inst, avg, rule, link_kind, link_param,
+           regrets, strategy, lazy, slot, sinfo, soff, sseq, sna, vals, order, rstart, mark,
+           merged, mseq, mna, rcount, chunk):
+    """The threads' accumulators merged range by range in parallel (:func:`_merge_range`:
+    every sum in thread order, so the same on any number of merging threads)."""
     pos = discount(t, rule.alpha) if lazily else 1.0
     neg = discount(t, rule.beta) if lazily else 1.0
     for r in prange(rcount.shape[0]):
-        nm = _merge_range(r, player, cs, bounds, seq_start, num_actions, inst, avg, slot, sinfo,
-                          soff, vals, order, rstart, mark, merged, chunk)
-        rcount[r] = nm
-        if not absorb:
-            continue
-        lo = r * chunk
-        for k in range(lo, lo + nm):
-            if k + AHEAD < lo + nm:
-                s1 = seq_start[merged[k + AHEAD]]
-                prefetch(regrets, s1)
-                prefetch(strategy, s1)
-            info = merged[k]
-            s0 = seq_start[info]
-            s1 = s0 + num_actions[info]
-            if lazily:
-                absorb_set_lazily(player, info, s0, s1, inst, pos, neg, link_kind, link_param,
-                                  lazy, strategy)
-            else:
-                rule_update(rule, t, inst, s0, s1, regrets, prediction)
-                link_slice(link_kind, link_param, regrets, s0, s1, strategy)
-            for s in range(s0, s1):
-                inst[s] = 0.0
-            mark[info] = False
+        rcount[r] = _merge_range(r, player, cs, lazily, absorb, rule.kind, pos, neg, link_kind,
+                                 link_param, bounds, inst, avg, regrets, strategy, lazy, slot,
+                                 sinfo, soff, sseq, sna, vals, order, rstart, mark, merged,
+                                 mseq, mna, chunk)
 
 
 @njit(cache=True, parallel=True)
@@ -727,15 +770,15 @@ def _gather(b):
 
 @njit(cache=True)
 def _batch_and_merge(scheme, p, t, weight, epsilon, beta, tau, tree, bounds, strategy, avg,
-                     inst, rule, link_kind, link_param, regrets, prediction, lazy, lazily,
-                     absorb, passes, b):
+                     inst, rule, link_kind, link_param, regrets, lazy, lazily, absorb, passes,
+                     b):
     """One batch of ``player`` ``p`` (:func:`_batch`) merged into ``inst`` and ``avg``
     (:func:`_merge`, absorbing where ``absorb``); returns the public nodes visited."""
     _batch(scheme, p, weight, epsilon, beta, tau, tree, strategy, avg, passes, b, b.states,
-           b.slot, b.sinfo, b.soff, b.vals, b.order, b.rstart, b.counts)
-    _merge(p, scheme == CS, lazily, t, bounds, tree.seq_start, tree.num_actions, inst, avg,
-           rule, link_kind, link_param, regrets, prediction, strategy, lazy, absorb, b.slot,
-           b.sinfo, b.soff, b.vals, b.order, b.rstart, b.mark, b.merged, b.rcount, b.chunk)
+           b.slot, b.sinfo, b.soff, b.sseq, b.sna, b.vals, b.order, b.rstart, b.counts)
+    _merge(p, scheme == CS, lazily, absorb, t, bounds, inst, avg, rule, link_kind, link_param,
+           regrets, strategy, lazy, b.slot, b.sinfo, b.soff, b.sseq, b.sna, b.vals, b.order,
+           b.rstart, b.mark, b.merged, b.mseq, b.mna, b.rcount, b.chunk)
     return b.counts[:, 0].sum()
 
 
@@ -747,10 +790,8 @@ def sample_batch(scheme, player, epsilon, beta, tau, tree, bounds, strategy, avg
     the public nodes visited."""
     thread_states(rng, b.states)
     nodes = _batch_and_merge(scheme, player, 0, 1.0, epsilon, beta, tau, tree, bounds,
-                             strategy, avg, inst, rule, 0, 2.0, inst, inst, lazy, False,
-                             False, passes, b)
-    for k in range(_gather(b)):
-        b.mark[b.merged[k]] = False
+                             strategy, avg, inst, rule, 0, 2.0, inst, lazy, False, False,
+                             passes, b)
     return nodes
 
 
@@ -779,7 +820,7 @@ def run_public_threaded(scheme, max_iters, node_budget, t0, avg_power, deal_dept
             thread_states(rng, b.states)
             nodes += _batch_and_merge(scheme, p, t, weight, epsilon, beta, tau, tree, bounds,
                                       strategy, avg, inst, rule, link_kind, link_param,
-                                      regrets, prediction, lazy, lazily, not dense, passes, b)
+                                      regrets, lazy, lazily, not dense, passes, b)
             nodes += T * passes * deal_depth
             if lazily:
                 tick(lazy, p, t, rule)
@@ -871,10 +912,11 @@ class PublicSampledPass(LazyDiscounting):
                 ints[0], np.zeros((T, n), dtype=np.int8), np.ones((T, n)), np.ones((T, n)),
                 np.zeros((T, n)), *ints[1:], np.zeros((T, 1), dtype=np.uint64),
                 np.zeros((T, info), dtype=np.int32),
-                *(np.zeros((T, slots), dtype=np.int64) for _ in range(3)),
+                *(np.zeros((T, slots), dtype=np.int64) for _ in range(5)),
                 np.zeros((T, width)), np.zeros((T, RANGES + 1), dtype=np.int64),
                 np.zeros((T, 3), dtype=np.int64), np.zeros(info, dtype=np.bool_),
-                np.zeros(info, dtype=np.int64), np.zeros(RANGES, dtype=np.int64),
+                *(np.zeros(info, dtype=np.int64) for _ in range(3)),
+                np.zeros(RANGES, dtype=np.int64),
                 -(-info // RANGES))
         return self._buffers
 
