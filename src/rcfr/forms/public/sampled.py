@@ -389,6 +389,7 @@ def run_public_sampled(scheme, max_iters, node_budget, t0, avg_power, deal_depth
 # deltas in compact per-thread accumulators, merged over ranges of information sets in thread
 # order (so every sum has one order, whatever the number of threads that merge)
 RANGES = 256  # merge ranges of information sets (any count gives the same numbers)
+MERGE_AHEAD = 16  # how many sets ahead the merge prefetches (a set's work is short)
 
 
 class ThreadBuffers(NamedTuple):
@@ -681,16 +682,21 @@ def _merge_range(r, player, cs, lazily, absorb, kind, pos, neg, link_kind, link_
     width = slot.shape[1]
     own_sets = 0
     for i in range(lo, lo + nm):
-        if i + AHEAD < lo + nm:
-            s2, i2 = mseq[i + AHEAD], merged[i + AHEAD]
+        if i + MERGE_AHEAD < lo + nm:
+            s2, i2 = mseq[i + MERGE_AHEAD], merged[i + MERGE_AHEAD]
             for j in range(T):
                 prefetch(slot, j * width + i2)
-            if p_lo <= i2 < p_hi:
-                prefetch(lazy.raw if lazily else inst, s2)
-                if absorb and not lazily:
-                    prefetch(regrets, s2)
+            if not p_lo <= i2 < p_hi:
+                prefetch(avg, s2)
+            elif not absorb:
+                prefetch(inst, s2)
+            elif lazily:
+                prefetch(lazy.raw, s2)
                 prefetch(strategy, s2)
             else:
+                prefetch(regrets, s2)
+                prefetch(strategy, s2)
+            if cs:
                 prefetch(avg, s2)
         info, s0, na = merged[i], mseq[i], mna[i]
         for j in range(T):
