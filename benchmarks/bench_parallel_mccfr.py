@@ -7,9 +7,13 @@ buffers.
     .venv/bin/python benchmarks/bench_parallel_mccfr.py           # k = 20, ES and AS, T = 1, 2
     .venv/bin/python benchmarks/bench_parallel_mccfr.py --stacks 30 --threads 1 2 4 --json
 
-The configurations are interleaved within one process (serial, T = 1, T = 2, serial, ...), so
-that the machine's other load hits them alike; each figure is the median over ``--repeats``
-rounds of ``time.process_time`` per node visited (all threads together: on idle cores, T
+Every timing starts from one profile (the regrets, strategy and average of a serial run of
+``--train`` nodes, copied in), because a pass's cost per node depends on the strategy it
+samples (a batched run at equal nodes has made ``T * B`` times fewer updates, and a less
+trained strategy spreads its passes over more information sets).  The configurations are
+interleaved within one process (serial, T = 1, T = 2, serial, ...), so that the machine's
+other load hits them alike; each figure is the median over ``--repeats`` rounds of
+``time.process_time`` per node visited (all threads together: on idle cores, T
 threads are ``T / cpu_ratio`` times as fast as the serial kernel) and of wall time per node.
 ``cpu_ratio`` is the same-run median CPU per node over the serial kernel's (1 is the serial
 cost; the parallel runs are repeatable per thread count but each count is its own sample
@@ -52,19 +56,26 @@ def _buffers(solver: MCCFRSolver) -> dict[str, float]:
 
 
 def measure(k: int, schemes: list[str], threads: list[int], batch: int, repeats: int,
-            nodes: float) -> dict[str, Any]:
+            nodes: float, train: float) -> dict[str, Any]:
     tree = compile_public(NLHoldem2(stack=k))
     out: dict[str, Any] = {"stack": k, "sequences": tree.num_sequences,
                            "infosets": tree.num_infosets, "batch": batch, "figures": {}}
     for scheme in schemes:
-        solvers = {"serial": MCCFRSolver(tree, scheme, seed=0)}
+        ref = MCCFRSolver(tree, scheme, seed=0)
+        ref.run_nodes(int(train))  # the profile every timing starts from
+        solvers = {"serial": MCCFRSolver(tree, scheme, seed=1)}
         for n in threads:
-            solvers[f"T={n}"] = MCCFRSolver(tree, scheme, seed=0, threads=n, batch=batch)
+            solvers[f"T={n}"] = MCCFRSolver(tree, scheme, seed=1, threads=n, batch=batch)
         for s in solvers.values():  # warm-up: kernels loaded, buffers allocated
             s.run_nodes(int(nodes) // 4)
         samples: dict[str, list[tuple[float, float]]] = {name: [] for name in solvers}
         for _ in range(repeats):
             for name, s in solvers.items():
+                for mine, theirs in ((s.strategy_, ref.strategy_),
+                                     (s.avg_weights_, ref.avg_weights_),
+                                     (s.estimator_.regrets, ref.estimator_.regrets)):
+                    mine[:] = theirs
+                s.iteration = ref.iteration
                 n0 = s.nodes_visited
                 w0, c0 = time.perf_counter(), time.process_time()
                 s.run_nodes(int(nodes))
@@ -90,10 +101,13 @@ def main() -> None:
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--repeats", type=int, default=7)
-    ap.add_argument("--nodes", type=float, default=3e6, help="nodes per timing")
+    ap.add_argument("--nodes", type=float, default=1e6, help="nodes per timing")
+    ap.add_argument("--train", type=float, default=3e7,
+                    help="serial nodes that train the profile every timing starts from")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    results = [measure(k, args.schemes, args.threads, args.batch, args.repeats, args.nodes)
+    results = [measure(k, args.schemes, args.threads, args.batch, args.repeats, args.nodes,
+                       args.train)
                for k in args.stacks]
     if args.json:
         print(json.dumps(results))

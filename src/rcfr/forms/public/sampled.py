@@ -388,7 +388,7 @@ def run_public_sampled(scheme, max_iters, node_budget, t0, avg_power, deal_depth
 # -- parallel Monte Carlo CFR: a batch of passes per thread at a fixed strategy, each thread's
 # deltas in compact per-thread accumulators, merged over ranges of information sets in thread
 # order (so every sum has one order, whatever the number of threads that merge)
-RANGES = 256  # merge ranges of information sets (any count gives the same numbers)
+RANGES = 4  # merge ranges of information sets per thread (any count gives the same numbers)
 MERGE_AHEAD = 16  # how many sets ahead the merge prefetches (a set's work is short)
 
 
@@ -422,13 +422,13 @@ class ThreadBuffers(NamedTuple):
     sna: np.ndarray  # int64 [T, slots]: its actions
     order: np.ndarray  # int64 [T, slots]
     vals: np.ndarray  # float64 [T, values]
-    rstart: np.ndarray  # int64 [T, RANGES + 1]
+    rstart: np.ndarray  # int64 [T, ranges + 1]
     counts: np.ndarray  # int64 [T, 3]: public nodes visited, slots used, values used
     mark: np.ndarray  # bool [num_infosets]
     merged: np.ndarray  # int64 [num_infosets]
     mseq: np.ndarray  # int64 [num_infosets]: a merged set's first sequence
     mna: np.ndarray  # int64 [num_infosets]: its actions
-    rcount: np.ndarray  # int64 [RANGES]
+    rcount: np.ndarray  # int64 [ranges]
     chunk: int  # information sets per merge range
 
 
@@ -636,20 +636,38 @@ def _thread_passes(scheme, player, weight, epsilon, beta, tau, tree, strategy, a
     rstart[0] = 0
 
 
+@njit(cache=True)
+def _run_thread(j, scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, passes, b,
+                states, slot, sinfo, soff, sseq, sna, vals, order, rstart, counts):
+    """Thread ``j``'s part of a batch (:func:`_thread_passes` on its rows)."""
+    work = PublicWork(b.node[j], b.kind[j], b.q[j], b.ri[j], b.val[j], b.info[j], b.seq[j],
+                      b.width[j], b.link[j], b.slots[j], b.touched[j])
+    _thread_passes(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, passes,
+                   states[j], work, ThreadAcc(slot[j], sinfo[j], soff[j], sseq[j], sna[j],
+                                              vals[j], counts[j]),
+                   order[j], rstart[j], b.chunk)
+
+
 @njit(cache=True, parallel=True)
 def _batch(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, passes, b, states,
            slot, sinfo, soff, sseq, sna, vals, order, rstart, counts):
     """``passes`` passes of ``player`` per thread, all at the same ``strategy`` and ``avg``
-    (read only), into each thread's accumulator (:func:`_thread_passes`; the arrays it
+    (read only), into each thread's accumulator (:func:`_run_thread`; the arrays it
     writes passed on their own: numba's parallel loop lost the writes to arrays read from the
     tuple inside it)."""
     for j in prange(states.shape[0]):
-        work = PublicWork(b.node[j], b.kind[j], b.q[j], b.ri[j], b.val[j], b.info[j], b.seq[j],
-                          b.width[j], b.link[j], b.slots[j], b.touched[j])
-        _thread_passes(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, passes,
-                       states[j], work, ThreadAcc(slot[j], sinfo[j], soff[j], sseq[j], sna[j],
-                                                  vals[j], counts[j]),
-                       order[j], rstart[j], b.chunk)
+        _run_thread(j, scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, passes,
+                    b, states, slot, sinfo, soff, sseq, sna, vals, order, rstart, counts)
+
+
+@njit(cache=True)
+def _batch_one(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, passes, b,
+               states, slot, sinfo, soff, sseq, sna, vals, order, rstart, counts):
+    """:func:`_batch` without a parallel region (one thread: starting one on numba's
+    workqueue layer costs about 0.1 ms of CPU here, a tenth of a batch of 64 passes)."""
+    for j in range(states.shape[0]):
+        _run_thread(j, scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, passes,
+                    b, states, slot, sinfo, soff, sseq, sna, vals, order, rstart, counts)
 
 
 @njit(cache=True)
@@ -753,10 +771,25 @@ def _merge(player, cs, lazily, absorb, t, bounds, inst, avg, rule, link_kind, li
                                  mseq, mna, chunk)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
+def _merge_one(player, cs, lazily, absorb, t, bounds, inst, avg, rule, link_kind, link_param,
+               regrets, strategy, lazy, slot, sinfo, soff, sseq, sna, vals, order, rstart, mark,
+               merged, mseq, mna, rcount, chunk):
+    """:func:`_merge` without a parallel region (one thread)."""
+    pos = discount(t, rule.alpha) if lazily else 1.0
+    neg = discount(t, rule.beta) if lazily else 1.0
+    for r in range(rcount.shape[0]):
+        rcount[r] = _merge_range(r, player, cs, lazily, absorb, rule.kind, pos, neg, link_kind,
+                                 link_param, bounds, inst, avg, regrets, strategy, lazy, slot,
+                                 sinfo, soff, sseq, sna, vals, order, rstart, mark, merged,
+                                 mseq, mna, chunk)
+
+
+@njit(cache=True)
 def _stamp(player, lazy, merged, rcount, chunk):
-    """The lazily absorbed sets are up to date with the player's products (after its tick)."""
-    for r in prange(rcount.shape[0]):
+    """The lazily absorbed sets are up to date with the player's products (after its tick;
+    cheap: one thread)."""
+    for r in range(rcount.shape[0]):
         for k in range(r * chunk, r * chunk + rcount[r]):
             stamp(lazy, player, merged[k])
 
@@ -780,11 +813,20 @@ def _batch_and_merge(scheme, p, t, weight, epsilon, beta, tau, tree, bounds, str
                      b):
     """One batch of ``player`` ``p`` (:func:`_batch`) merged into ``inst`` and ``avg``
     (:func:`_merge`, absorbing where ``absorb``); returns the public nodes visited."""
-    _batch(scheme, p, weight, epsilon, beta, tau, tree, strategy, avg, passes, b, b.states,
-           b.slot, b.sinfo, b.soff, b.sseq, b.sna, b.vals, b.order, b.rstart, b.counts)
-    _merge(p, scheme == CS, lazily, absorb, t, bounds, inst, avg, rule, link_kind, link_param,
-           regrets, strategy, lazy, b.slot, b.sinfo, b.soff, b.sseq, b.sna, b.vals, b.order,
-           b.rstart, b.mark, b.merged, b.mseq, b.mna, b.rcount, b.chunk)
+    if b.states.shape[0] > 1:
+        _batch(scheme, p, weight, epsilon, beta, tau, tree, strategy, avg, passes, b, b.states,
+               b.slot, b.sinfo, b.soff, b.sseq, b.sna, b.vals, b.order, b.rstart, b.counts)
+        _merge(p, scheme == CS, lazily, absorb, t, bounds, inst, avg, rule, link_kind,
+               link_param, regrets, strategy, lazy, b.slot, b.sinfo, b.soff, b.sseq, b.sna,
+               b.vals, b.order, b.rstart, b.mark, b.merged, b.mseq, b.mna, b.rcount, b.chunk)
+    else:
+        _batch_one(scheme, p, weight, epsilon, beta, tau, tree, strategy, avg, passes, b,
+                   b.states, b.slot, b.sinfo, b.soff, b.sseq, b.sna, b.vals, b.order, b.rstart,
+                   b.counts)
+        _merge_one(p, scheme == CS, lazily, absorb, t, bounds, inst, avg, rule, link_kind,
+                   link_param, regrets, strategy, lazy, b.slot, b.sinfo, b.soff, b.sseq, b.sna,
+                   b.vals, b.order, b.rstart, b.mark, b.merged, b.mseq, b.mna, b.rcount,
+                   b.chunk)
     return b.counts[:, 0].sum()
 
 
@@ -912,6 +954,7 @@ class PublicSampledPass(LazyDiscounting):
             decision = t.node_kind < 2
             edges = int(np.diff(t.node_child_start)[decision].sum())
             slots = min(self.passes * int(decision.sum()), info)
+            R = RANGES * T
             width = min(self.passes * edges, S) * (2 if self.scheme == CS else 1)
             ints = [np.zeros((T, n), dtype=np.int64) for _ in range(7)]
             self._buffers = ThreadBuffers(
@@ -919,11 +962,10 @@ class PublicSampledPass(LazyDiscounting):
                 np.zeros((T, n)), *ints[1:], np.zeros((T, 1), dtype=np.uint64),
                 np.zeros((T, info), dtype=np.int32),
                 *(np.zeros((T, slots), dtype=np.int64) for _ in range(5)),
-                np.zeros((T, width)), np.zeros((T, RANGES + 1), dtype=np.int64),
+                np.zeros((T, width)), np.zeros((T, R + 1), dtype=np.int64),
                 np.zeros((T, 3), dtype=np.int64), np.zeros(info, dtype=np.bool_),
                 *(np.zeros(info, dtype=np.int64) for _ in range(3)),
-                np.zeros(RANGES, dtype=np.int64),
-                -(-info // RANGES))
+                np.zeros(R, dtype=np.int64), -(-info // R))
         return self._buffers
 
     def run(self, players, strategy, weight, avg, inst) -> int:
