@@ -19,7 +19,8 @@ threads are ``T / cpu_ratio`` times as fast as the serial kernel) and of wall ti
 cost; the parallel runs are repeatable per thread count but each count is its own sample
 path, so only per-node costs compare).  ``buffer_mb``: the buffers of one thread (its pass
 scratch, slot array and accumulator) as reserved, and ``touched_mb`` as written by the last
-batch (slots and values used, plus the slot array) -- what stays resident.
+batch (the slot array, one int32 per information set, and the slots and values used) --
+what stays resident beside the pass's scratch.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def _buffers(solver: MCCFRSolver) -> dict[str, float]:
     out = {"buffer_mb": reserved / 1e6}
     if hasattr(b, "soff"):  # the compact accumulator
         c = b.counts
-        written = b.slot[0].nbytes + (c[:, 1].max() * 3 + c[:, 2].max()) * 8
+        written = b.slot[0].nbytes + (c[:, 1].max() * 5 + c[:, 2].max()) * 8
         out["touched_mb"] = float(written) / 1e6
     return out
 
