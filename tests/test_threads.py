@@ -199,15 +199,18 @@ def test_parallel_mccfr_is_repeatable_and_one_thread_is_the_serial_pass():
 
 def test_parallel_batch_sums_its_threads_passes_in_order():
     """A batch's regrets and average-strategy increments are the serial passes' from the
-    threads' streams, summed in thread order; its nodes are theirs."""
+    threads' streams: each thread's passes summed in pass order from 0, then the threads'
+    sums in thread order (the regrets from 0, the averages onto the table); its nodes are
+    theirs."""
     from rcfr.forms.public.sampled import _NO_RULE, sample_batch
-    from rcfr.forms.sampling import thread_states
+    from rcfr.forms.sampling import NO_LAZY, thread_states
     from rcfr.solvers.sampling import MCCFRSolver
 
     tree = compile_public("leduc")
+    S0 = tree.num_sequences_per_player[0]
     rng = np.random.default_rng(2)
     for scheme in ("es", "as", "cs"):
-        s = MCCFRSolver(tree, scheme, seed=9, threads=3, batch=1)
+        s = MCCFRSolver(tree, scheme, seed=9, threads=3, batch=2)
         s._setup()
         p = s.pass_
         strategy = TabularPolicy.from_weights(tree, rng.random(tree.num_sequences) + .1).probs
@@ -215,21 +218,60 @@ def test_parallel_batch_sums_its_threads_passes_in_order():
         start = p.rng.copy()
         inst, avg = np.zeros(tree.num_sequences), avg0.copy()
         with kernel_threads(3):
-            nodes = sample_batch(p.scheme, 1, p.epsilon, p.beta, p.tau, p.arrays, strategy, avg,
-                                 p.rng, _NO_RULE, inst, 1, p.buffers(), inst)
+            nodes = sample_batch(p.scheme, 1, p.epsilon, p.beta, p.tau, p.arrays, p.bounds,
+                                 strategy, avg, p.rng, _NO_RULE, NO_LAZY, 2, p.buffers(), inst)
         states = np.zeros((3, 1), dtype=np.uint64)
         thread_states(start, states)
         assert np.array_equal(start, p.rng)
+        # the passes add to player 0's average (ES, AS) or player 1's (CS), which no pass of
+        # player 1 reads: each thread's increments start from 0 there
+        part = slice(S0, None) if scheme == "cs" else slice(0, S0)
         want, want_avg, want_nodes = np.zeros_like(inst), avg0.copy(), 0
         serial = MCCFRSolver(tree, scheme, seed=9)
         serial._setup()
-        for j in range(3):  # (AS reads player 1's weights, the passes add to player 0's)
+        for j in range(3):
             serial.pass_.rng = states[j].copy()
-            row = np.zeros_like(inst)
-            want_nodes += serial.pass_.run((1,), strategy, 1.0, want_avg, row) - p.deal_depth
-            want += row
+            acc, davg = np.zeros_like(inst), avg0.copy()
+            davg[part] = 0.0
+            for _ in range(2):
+                row = np.zeros_like(inst)
+                want_nodes += serial.pass_.run((1,), strategy, 1.0, davg, row) - p.deal_depth
+                acc += row
+            want += acc
+            want_avg[part] += davg[part]
         assert np.array_equal(inst, want) and np.abs(want).max() > 0
         assert np.array_equal(avg, want_avg) and nodes == want_nodes
+        assert not p.buffers().slot.any() and not p.buffers().mark.any()  # all freed
+
+
+def _merge_ranges(ranges: int) -> dict[str, np.ndarray]:
+    """A 3-thread run's tables with ``ranges`` merge ranges per thread (every rule's path)."""
+    from rcfr.forms.public import sampled
+    from rcfr.solvers.sampling import MCCFRSolver
+
+    before, sampled.RANGES = sampled.RANGES, ranges
+    out = {}
+    try:
+        tree = compile_public("nl_holdem2(buckets=5,ranks=6,stack=6,suits=3)")
+        for scheme, rule in (("es", "cfr+"), ("es", "dcfr"), ("cs", "cfr"), ("as", "cfr")):
+            s = MCCFRSolver(tree, scheme, seed=2, threads=3, batch=4, rule=rule).run(6)
+            for name, x in (("avg", s.avg_weights_), ("regrets", s.estimator_.regrets),
+                            ("strategy", s.strategy_)):
+                out[f"{scheme}|{rule}|{name}"] = x
+    finally:
+        sampled.RANGES = before
+    return out
+
+
+def test_parallel_merge_is_the_same_on_any_ranges_and_cores(tmp_path):
+    """The merge's ranges and the cores that run them change no number: 1, 2 or 5 ranges a
+    thread, and one core against this machine's."""
+    one = _merge_ranges(1)
+    assert len(one) == 12
+    for other in (_merge_ranges(2), _merge_ranges(5),
+                  arrays_on_threads("test_threads", "_merge_ranges", 1, tmp_path, args="4")):
+        for key, ref in one.items():
+            assert np.array_equal(other[key], ref), key
 
 
 @pytest.mark.parametrize(("scheme", "samples"), [("es", 3000), ("as", 3000)])

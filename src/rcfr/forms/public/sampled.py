@@ -29,7 +29,17 @@ from numba import njit, prange
 from ...core.errors import RcfrError
 from ...core.links import link_slice
 from ...core.prefetch import prefetch
-from ...core.rules import CLIPPED, PLAIN, absorbed, parse_rule
+from ...core.rules import (
+    CLIPPED,
+    PLAIN,
+    absorbed,
+    absorbed_by,
+    catch_up,
+    discount,
+    parse_rule,
+    stamp,
+    tick,
+)
 from ...games.public import FOLD_RULE, MATRIX_RULE, SHOWDOWN_RULE
 from ..base import KIND_CHANCE, KIND_TERMINAL
 from ..history.sampled import SampledTree, SampleWork, sampled_pass
@@ -345,191 +355,6 @@ def public_sampled_pass(scheme, player, weight, epsilon, beta, tau, tree, strate
     return n, nt
 
 
-# -- the threads' copy of the pass: average-strategy increments to a buffer of their own
-# (``avg_out``), regrets added up over a thread's passes (``accumulate``); the serial pass
-# above is kept as it was (the extra arguments cost it 15-20% of its speed, measured)
-@njit(cache=True)
-def _prefetch_delta(scheme, tree, h, player, x0, x1, strategy, avg, avg_out):
-    """Prefetch the first and last cache lines of the strategy (and, where the expanding
-    sweep will read it, the average strategy; where it will add to it, ``avg_out``) of the
-    deal's information set at public node ``h``, whose record row was prefetched earlier (a
-    hint: no effect on results)."""
-    kd = tree.record[h, 5]
-    if kd == 0 or kd == 1:
-        na = tree.record[h, 1] - tree.record[h, 0]
-        s0 = tree.record[h, 4] + tree.row_of[kd, tree.record[h, 2], x0 if kd == 0 else x1] * na
-        prefetch(strategy, s0)
-        prefetch(strategy, s0 + na - 1)
-        if kd != player:
-            prefetch(avg_out, s0)
-            prefetch(avg_out, s0 + na - 1)
-        elif scheme == AS:
-            prefetch(avg, s0)
-            prefetch(avg, s0 + na - 1)
-
-
-@njit(cache=True)
-def _expand_delta(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, strategy, avg,
-                   rng, work, regrets, avg_out):
-    """The breadth-first sweep of :func:`rcfr.forms.history.sampled.sampled_pass` over the deal's
-    public nodes (``_expand_cs`` for CS, ``_expand_sampled`` for ES / OS / AS: the same
-    samples, probabilities and average-strategy increments).  Prefetches what the next nodes
-    and the backup will read (:data:`AHEAD`).  The average-strategy increments go to
-    ``avg_out`` (``avg``, or a thread's delta buffer; AS reads ``avg``).  Returns the nodes
-    visited."""
-    record = tree.record
-    node, q, ri, link, slots = work.node, work.q, work.ri, work.link, work.slots
-    cs = scheme == CS
-    node[0] = 0
-    q[0] = 1.0
-    ri[0] = 1.0
-    n = 1
-    m = 0  # slots used
-    k = 0
-    while k < n:
-        if k + 2 * AHEAD < n and not cs:  # (CS walks the whole tree in order)
-            prefetch(record, node[k + 2 * AHEAD] * record.shape[1])
-        if k + AHEAD < n and not cs:
-            _prefetch_delta(scheme, tree, node[k + AHEAD], player, x0, x1, strategy, avg,
-                             avg_out)
-        h = node[k]
-        kd = record[h, 5]
-        work.kind[k] = kd
-        if kd == KIND_TERMINAL:
-            if not cs:
-                prefetch(tree.term, record[h, 3] * tree.term.shape[1])  # for the backup
-            k += 1
-            continue
-        if kd == KIND_CHANCE:
-            link[k] = n
-            n = _visit(work, n, _draw_chance(tree, h, x0, x1, uniform(rng)), q[k], ri[k])
-            k += 1
-            continue
-        c0 = record[h, 0]
-        na = record[h, 1] - c0
-        row = tree.row_of[kd, record[h, 2], x0 if kd == 0 else x1]
-        s0 = record[h, 4] + row * na
-        work.info[k] = record[h, 3] + row
-        work.seq[k] = s0
-        work.width[k] = na
-        if kd == player and not cs:  # for the backup
-            prefetch(regrets, s0)
-            prefetch(regrets, s0 + na - 1)
-        if kd != player and not cs:
-            add_average(avg_out, strategy, s0, na, weight / q[k])
-            link[k] = n
-            n = _visit(work, n, c0 + draw(strategy, s0, s0 + na, uniform(rng)), q[k], 1.0)
-            k += 1
-            continue
-        link[k] = m
-        if cs:
-            r = ri[k]
-            for j in range(na):
-                p = strategy[s0 + j]
-                slots[m + j] = n
-                if kd == player:
-                    avg_out[s0 + j] += weight * r * p
-                    n = _visit(work, n, c0 + j, q[k], r * p)
-                else:
-                    n = _visit(work, n, c0 + j, q[k] * p, r)
-        elif scheme == ES:
-            for j in range(na):
-                slots[m + j] = n
-                n = _visit(work, n, c0 + j, q[k], 1.0)
-        elif scheme == OS:
-            a = explore(strategy, s0, na, epsilon, uniform(rng))
-            for j in range(na):
-                slots[m + j] = -1
-            slots[m + a] = n
-            n = _visit(work, n, c0 + a, q[k] * os_probability(strategy, s0, na, a, epsilon), 1.0)
-        else:
-            total = as_total(avg, s0, s0 + na, beta)
-            for j in range(na):
-                rho = as_probability(total, avg[s0 + j], epsilon, beta, tau)
-                if rho >= 1.0 or uniform(rng) < rho:
-                    slots[m + j] = n
-                    n = _visit(work, n, c0 + j, q[k] * rho, 1.0)
-                else:
-                    slots[m + j] = -1
-        m += na
-        k += 1
-    return n
-
-
-@njit(cache=True)
-def _backup_delta(player, cs, n, x0, x1, tree, strategy, inst, work, absorb, rule, link_kind,
-                   link_param, regrets, accumulate):
-    """The backward sweep of :func:`rcfr.forms.history.sampled.sampled_pass` over the visited list
-    (the same values and regrets), into ``inst``, or, with ``absorb`` (plain and clipped
-    rules, the tabular estimator), straight into ``regrets`` with the link re-applied: a pass
-    meets an information set ``(u, x_p)`` at most once (one deal, each public node once) and
-    reads its strategy there last, so this is :func:`absorb_touched`'s arithmetic without
-    the round trip through ``inst``; with ``accumulate`` the regrets are added to ``inst``
-    (a thread's sum over its passes) rather than written.  Returns the information sets
-    touched."""
-    node, q, val, link, slots = work.node, work.q, work.val, work.link, work.slots
-    clipped = rule.kind == CLIPPED
-    sign = 1.0 if player == 0 else -1.0
-    nt = 0
-    for k in range(n - 1, -1, -1):
-        kd = work.kind[k]
-        if kd == KIND_TERMINAL:
-            u = _terminal_utility(tree, node[k], x0, x1)
-            val[k] = sign * u if cs else sign * u / q[k]
-        elif kd == KIND_CHANCE or (kd != player and not cs):
-            val[k] = val[link[k]]
-        else:
-            s0 = work.seq[k]
-            na = work.width[k]
-            m = link[k]
-            v = 0.0
-            for j in range(na):
-                c = slots[m + j]
-                v += strategy[s0 + j] * (val[c] if c >= 0 else 0.0)
-            val[k] = v
-            if kd == player:
-                work.touched[nt] = work.info[k]
-                nt += 1
-                w = q[k] if cs else 1.0
-                if absorb:
-                    for j in range(na):
-                        c = slots[m + j]
-                        x = val[c] if c >= 0 else 0.0
-                        regrets[s0 + j] = absorbed(regrets[s0 + j],
-                                                   0.0 + sampled_regret(w, x, v), clipped)
-                    link_slice(link_kind, link_param, regrets, s0, s0 + na, strategy)
-                elif accumulate:
-                    for j in range(na):
-                        c = slots[m + j]
-                        inst[s0 + j] += sampled_regret(w, val[c] if c >= 0 else 0.0, v)
-                else:
-                    for j in range(na):
-                        c = slots[m + j]
-                        inst[s0 + j] = 0.0
-                        inst[s0 + j] += sampled_regret(w, val[c] if c >= 0 else 0.0, v)
-    return nt
-
-
-@njit(cache=True)
-def delta_pass(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rng,
-                        inst, work, absorb, rule, link_kind, link_param, regrets, avg_out,
-                        accumulate=False):
-    """One sampled pass on the public tree: draw the deal ``(x0, x1)`` from the joint
-    distribution, then :func:`rcfr.forms.history.sampled.sampled_pass`'s scheme over the public
-    nodes with the deal's information sets, chance probabilities and payoffs read on the way.
-    ``absorb``, ``accumulate``: see :func:`_backup_delta`; ``avg_out``: see
-    :func:`_expand_delta`.  Returns
-    ``(public nodes visited, information sets touched)``."""
-    k = _draw_deal(tree, uniform(rng))
-    n1 = tree.joint.shape[2]
-    x0, x1 = k // n1, k % n1
-    n = _expand_delta(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, strategy, avg,
-                       rng, work, regrets, avg_out)
-    nt = _backup_delta(player, scheme == CS, n, x0, x1, tree, strategy, inst, work, absorb,
-                        rule, link_kind, link_param, regrets, accumulate)
-    return n, nt
-
-
 @njit(cache=True)
 def run_public_sampled(scheme, max_iters, node_budget, t0, avg_power, deal_depth, rule,
                        link_kind, link_param, epsilon, beta, tau, tree, bounds, seq_bounds,
@@ -560,13 +385,23 @@ def run_public_sampled(scheme, max_iters, node_budget, t0, avg_power, deal_depth
     return it, nodes
 
 
+# -- parallel Monte Carlo CFR: a batch of passes per thread at a fixed strategy, each thread's
+# deltas in compact per-thread accumulators, merged over ranges of information sets in thread
+# order (so every sum has one order, whatever the number of threads that merge)
+RANGES = 4  # merge ranges of information sets per thread (any count gives the same numbers)
+MERGE_AHEAD = 16  # how many sets ahead the merge prefetches (a set's work is short)
+
+
 class ThreadBuffers(NamedTuple):
     """What a parallel batch of sampled passes needs per thread ``j`` (row ``j``): its
-    :class:`PublicWork` arrays (as 2-D arrays) and random state; ``acc`` (its passes' summed
-    regrets) and ``avg`` (their average-strategy increments), zero between batches; the
-    information sets whose regrets (``tlist``) and average (``alist``) it changed, flagged in
-    ``tmark`` / ``amark``, and their numbers; its passes' public nodes; and the merge's flags
-    and merged list."""
+    :class:`PublicWork` arrays (as 2-D arrays) and random state, and a compact accumulator:
+    ``slot[j, info]`` is 1 + the slot of an information set the thread's passes changed (0:
+    none), slot ``k`` holds set ``sinfo[j, k]`` whose deltas are ``vals[j, soff[j, k]:]``
+    (its regrets summed over the passes, or its average-strategy increments; chance sampling:
+    both, the regrets first), in first-touch order; ``order[j]`` lists the slots by merge
+    range, range ``r``'s from ``rstart[j, r]``.  Then the merge's flags, per range lists
+    (range ``r``'s at ``merged[r * chunk:]``, ``rcount[r]`` long) and the range width
+    ``chunk``."""
 
     node: np.ndarray
     kind: np.ndarray
@@ -580,132 +415,432 @@ class ThreadBuffers(NamedTuple):
     slots: np.ndarray
     touched: np.ndarray
     states: np.ndarray  # uint64 [T, 1]
-    acc: np.ndarray  # float64 [T, S]
-    avg: np.ndarray  # float64 [T, S]
-    tlist: np.ndarray  # int64 [T, num_infosets]
-    alist: np.ndarray  # int64 [T, num_infosets]
-    tmark: np.ndarray  # bool [T, num_infosets]
-    amark: np.ndarray  # bool [T, num_infosets]
-    counts: np.ndarray  # int64 [T, 3]: public nodes visited, len(tlist), len(alist)
+    slot: np.ndarray  # int32 [T, num_infosets]
+    sinfo: np.ndarray  # int64 [T, slots]
+    soff: np.ndarray  # int64 [T, slots]
+    sseq: np.ndarray  # int64 [T, slots]: the set's first sequence
+    sna: np.ndarray  # int64 [T, slots]: its actions
+    order: np.ndarray  # int64 [T, slots]
+    vals: np.ndarray  # float64 [T, values]
+    rstart: np.ndarray  # int64 [T, ranges + 1]
+    counts: np.ndarray  # int64 [T, 3]: public nodes visited, slots used, values used
     mark: np.ndarray  # bool [num_infosets]
     merged: np.ndarray  # int64 [num_infosets]
+    mseq: np.ndarray  # int64 [num_infosets]: a merged set's first sequence
+    mna: np.ndarray  # int64 [num_infosets]: its actions
+    rcount: np.ndarray  # int64 [ranges]
+    chunk: int  # information sets per merge range
+
+
+class ThreadAcc(NamedTuple):
+    """One thread's rows of :class:`ThreadBuffers`' accumulator."""
+
+    slot: np.ndarray
+    sinfo: np.ndarray
+    soff: np.ndarray
+    sseq: np.ndarray
+    sna: np.ndarray
+    vals: np.ndarray
+    count: np.ndarray
+
+
+@njit(cache=True, inline="always")
+def _slot_of(acc, info, s0, na, width):
+    """The first value of information set ``info`` (first sequence ``s0``, ``na`` actions) in
+    a thread's accumulator, its ``width`` values zeroed on first touch."""
+    k = acc.slot[info]
+    if k > 0:
+        return acc.soff[k - 1]
+    k = acc.count[1]
+    off = acc.count[2]
+    acc.count[1] = k + 1
+    acc.count[2] = off + width
+    acc.slot[info] = k + 1
+    acc.sinfo[k] = info
+    acc.soff[k] = off
+    acc.sseq[k] = s0
+    acc.sna[k] = na
+    vals = acc.vals
+    for i in range(off, off + width):
+        vals[i] = 0.0
+    return off
 
 
 @njit(cache=True)
-def _thread_work(b, j):
-    """Thread ``j``'s :class:`PublicWork` (row views of ``b``)."""
-    return PublicWork(b.node[j], b.kind[j], b.q[j], b.ri[j], b.val[j], b.info[j], b.seq[j],
-                      b.width[j], b.link[j], b.slots[j], b.touched[j])
+def _prefetch_thread(scheme, tree, h, player, x0, x1, strategy, avg, slot):
+    """Prefetch what the thread's sweep will read of the deal's information set at public
+    node ``h`` (whose record row was prefetched earlier): its strategy's first and last
+    lines, its accumulator slot, and AS's average strategy (hints: no effect on results)."""
+    kd = tree.record[h, 5]
+    if kd == 0 or kd == 1:
+        na = tree.record[h, 1] - tree.record[h, 0]
+        row = tree.row_of[kd, tree.record[h, 2], x0 if kd == 0 else x1]
+        s0 = tree.record[h, 4] + row * na
+        prefetch(strategy, s0)
+        prefetch(strategy, s0 + na - 1)
+        prefetch(slot, tree.record[h, 3] + row)
+        if kd == player and scheme == AS:
+            prefetch(avg, s0)
+            prefetch(avg, s0 + na - 1)
 
 
 @njit(cache=True)
-def _thread_passes(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rule,
-                   regrets, passes, cs, rng, acc, davg, work, tlist, tmark, alist, amark, count):
-    """One thread's ``passes`` passes of ``player`` at the fixed ``strategy`` and ``avg``:
-    each pass's regrets are added to ``acc`` (:func:`_public_backup`'s ``accumulate``) and its
-    average-strategy increments to ``davg``,
-    the sets they change listed once in ``tlist`` / ``alist``; ``count`` gets the public nodes
-    visited and the lists' lengths."""
-    nodes, nt, na_ = 0, 0, 0
+def _expand_thread(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, strategy, avg,
+                   rng, work, acc):
+    """:func:`_public_expand` for a thread of a batch: the same samples, probabilities and
+    average-strategy increments, the increments added to the set's values in the thread's
+    accumulator (chance sampling: after its regrets).  Returns the nodes visited."""
+    record = tree.record
+    node, q, ri, link, slots = work.node, work.q, work.ri, work.link, work.slots
+    vals = acc.vals
+    cs = scheme == CS
+    node[0] = 0
+    q[0] = 1.0
+    ri[0] = 1.0
+    n = 1
+    m = 0  # slots used
+    k = 0
+    while k < n:
+        if k + 2 * AHEAD < n and not cs:  # (CS walks the whole tree in order)
+            prefetch(record, node[k + 2 * AHEAD] * record.shape[1])
+        if k + AHEAD < n and not cs:
+            _prefetch_thread(scheme, tree, node[k + AHEAD], player, x0, x1, strategy, avg,
+                             acc.slot)
+        h = node[k]
+        kd = record[h, 5]
+        work.kind[k] = kd
+        if kd == KIND_TERMINAL:
+            if not cs:
+                prefetch(tree.term, record[h, 3] * tree.term.shape[1])  # for the backup
+            k += 1
+            continue
+        if kd == KIND_CHANCE:
+            link[k] = n
+            n = _visit(work, n, _draw_chance(tree, h, x0, x1, uniform(rng)), q[k], ri[k])
+            k += 1
+            continue
+        c0 = record[h, 0]
+        na = record[h, 1] - c0
+        row = tree.row_of[kd, record[h, 2], x0 if kd == 0 else x1]
+        s0 = record[h, 4] + row * na
+        info = record[h, 3] + row
+        work.info[k] = info
+        work.seq[k] = s0
+        work.width[k] = na
+        if kd != player and not cs:
+            off = _slot_of(acc, info, s0, na, na)
+            inc = weight / q[k]
+            for j in range(na):
+                vals[off + j] += inc * strategy[s0 + j]
+            link[k] = n
+            n = _visit(work, n, c0 + draw(strategy, s0, s0 + na, uniform(rng)), q[k], 1.0)
+            k += 1
+            continue
+        link[k] = m
+        if cs:
+            r = ri[k]
+            if kd == player:
+                off = _slot_of(acc, info, s0, na, 2 * na) + na
+            for j in range(na):
+                p = strategy[s0 + j]
+                slots[m + j] = n
+                if kd == player:
+                    vals[off + j] += weight * r * p
+                    n = _visit(work, n, c0 + j, q[k], r * p)
+                else:
+                    n = _visit(work, n, c0 + j, q[k] * p, r)
+        elif scheme == ES:
+            for j in range(na):
+                slots[m + j] = n
+                n = _visit(work, n, c0 + j, q[k], 1.0)
+        elif scheme == OS:
+            a = explore(strategy, s0, na, epsilon, uniform(rng))
+            for j in range(na):
+                slots[m + j] = -1
+            slots[m + a] = n
+            n = _visit(work, n, c0 + a, q[k] * os_probability(strategy, s0, na, a, epsilon), 1.0)
+        else:
+            total = as_total(avg, s0, s0 + na, beta)
+            for j in range(na):
+                rho = as_probability(total, avg[s0 + j], epsilon, beta, tau)
+                if rho >= 1.0 or uniform(rng) < rho:
+                    slots[m + j] = n
+                    n = _visit(work, n, c0 + j, q[k] * rho, 1.0)
+                else:
+                    slots[m + j] = -1
+        m += na
+        k += 1
+    return n
+
+
+@njit(cache=True)
+def _backup_thread(player, cs, n, x0, x1, tree, strategy, work, acc):
+    """:func:`_public_backup` for a thread of a batch: the same values and regrets, the
+    regrets added to the set's values in the thread's accumulator."""
+    node, q, val, link, slots = work.node, work.q, work.val, work.link, work.slots
+    vals = acc.vals
+    sign = 1.0 if player == 0 else -1.0
+    for k in range(n - 1, -1, -1):
+        kd = work.kind[k]
+        if kd == KIND_TERMINAL:
+            u = _terminal_utility(tree, node[k], x0, x1)
+            val[k] = sign * u if cs else sign * u / q[k]
+        elif kd == KIND_CHANCE or (kd != player and not cs):
+            val[k] = val[link[k]]
+        else:
+            s0 = work.seq[k]
+            na = work.width[k]
+            m = link[k]
+            v = 0.0
+            for j in range(na):
+                c = slots[m + j]
+                v += strategy[s0 + j] * (val[c] if c >= 0 else 0.0)
+            val[k] = v
+            if kd == player:
+                off = _slot_of(acc, work.info[k], s0, na, 2 * na if cs else na)
+                w = q[k] if cs else 1.0
+                for j in range(na):
+                    c = slots[m + j]
+                    vals[off + j] += sampled_regret(w, val[c] if c >= 0 else 0.0, v)
+
+
+@njit(cache=True)
+def _thread_passes(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, passes,
+                   rng, work, acc, order, rstart, chunk):
+    """One thread's ``passes`` passes of ``player`` at the fixed ``strategy`` and ``avg``
+    (each draws its deal, then :func:`_expand_thread` and :func:`_backup_thread`), then its
+    slots sorted by merge range (``order``, ``rstart``); ``count`` gets the public nodes
+    visited, the slots and the values used."""
+    count, sinfo = acc.count, acc.sinfo
+    count[0], count[1], count[2] = 0, 0, 0
+    n1 = tree.joint.shape[2]
     for _ in range(passes):
-        n, touched = delta_pass(scheme, player, weight, epsilon, beta, tau, tree,
-                                         strategy, avg, rng, acc, work, False, rule, 0, 2.0,
-                                         acc, davg, True)
-        nodes += n
-        for k in range(touched):
-            info = work.touched[k]
-            if not tmark[info]:
-                tmark[info] = True
-                tlist[nt] = info
-                nt += 1
-        for k in range(n):  # the sets whose average the pass incremented
-            kd = work.kind[k]
-            if (kd == 0 or kd == 1) and ((kd == player) == cs):
-                info = work.info[k]
-                if not amark[info]:
-                    amark[info] = True
-                    alist[na_] = info
-                    na_ += 1
-    count[0], count[1], count[2] = nodes, nt, na_
+        d = _draw_deal(tree, uniform(rng))
+        x0, x1 = d // n1, d % n1
+        n = _expand_thread(scheme, player, weight, epsilon, beta, tau, x0, x1, tree, strategy,
+                           avg, rng, work, acc)
+        _backup_thread(player, scheme == CS, n, x0, x1, tree, strategy, work, acc)
+        count[0] += n
+    ns = count[1]
+    rstart[:] = 0
+    for k in range(ns):
+        rstart[sinfo[k] // chunk + 1] += 1
+    for r in range(rstart.shape[0] - 1):
+        rstart[r + 1] += rstart[r]
+    for k in range(ns):  # (a stable counting sort: first-touch order within a range)
+        r = sinfo[k] // chunk
+        order[rstart[r]] = k
+        rstart[r] += 1
+    for r in range(rstart.shape[0] - 1, 0, -1):
+        rstart[r] = rstart[r - 1]
+    rstart[0] = 0
+
+
+@njit(cache=True)
+def _run_thread(j, scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, passes, b,
+                states, slot, sinfo, soff, sseq, sna, vals, order, rstart, counts):
+    """Thread ``j``'s part of a batch (:func:`_thread_passes` on its rows)."""
+    work = PublicWork(b.node[j], b.kind[j], b.q[j], b.ri[j], b.val[j], b.info[j], b.seq[j],
+                      b.width[j], b.link[j], b.slots[j], b.touched[j])
+    _thread_passes(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, passes,
+                   states[j], work, ThreadAcc(slot[j], sinfo[j], soff[j], sseq[j], sna[j],
+                                              vals[j], counts[j]),
+                   order[j], rstart[j], b.chunk)
 
 
 @njit(cache=True, parallel=True)
-def _batch_par(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rule, regrets,
-               passes, b, states, acc, davg, tlist, tmark, alist, amark, counts):
-    """:func:`_batch`'s loop over the threads (the arrays it writes passed on their own:
-    numba's parallel loop lost the writes to arrays read from the tuple inside it)."""
-    for j in prange(states.shape[0]):
-        _thread_passes(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rule,
-                       regrets, passes, scheme == CS, states[j], acc[j], davg[j],
-                       _thread_work(b, j), tlist[j], tmark[j], alist[j], amark[j], counts[j])
-
-
-@njit(cache=True)
-def _batch(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rule, regrets,
-           passes, b):
+def _batch(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, passes, b, states,
+           slot, sinfo, soff, sseq, sna, vals, order, rstart, counts):
     """``passes`` passes of ``player`` per thread, all at the same ``strategy`` and ``avg``
-    (read only), into each thread's buffers (:func:`_thread_passes`)."""
-    _batch_par(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, rule, regrets,
-               passes, b, b.states, b.acc, b.avg, b.tlist, b.tmark, b.alist, b.amark,
-               b.counts)
+    (read only), into each thread's accumulator (:func:`_run_thread`; the arrays it
+    writes passed on their own: numba's parallel loop lost the writes to arrays read from the
+    tuple inside it)."""
+    for j in prange(states.shape[0]):
+        _run_thread(j, scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, passes,
+                    b, states, slot, sinfo, soff, sseq, sna, vals, order, rstart, counts)
 
 
 @njit(cache=True)
-def _merge(b, seq_start, num_actions, inst, avg, regrets, strategy):
-    """Add the threads' summed regrets to ``inst`` and their average-strategy increments to
-    ``avg`` in thread order 0, 1, ... (a fixed order: the same sums on every run), clearing
-    the threads' buffers; ``b.merged`` gets each changed information set once.  Prefetches
-    what it reads and what the absorption will (``regrets``, ``strategy``; hints only).
-    Returns how many."""
+def _batch_one(scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, passes, b,
+               states, slot, sinfo, soff, sseq, sna, vals, order, rstart, counts):
+    """:func:`_batch` without a parallel region (one thread: starting one on numba's
+    workqueue layer costs about 0.1 ms of CPU here, a tenth of a batch of 64 passes)."""
+    for j in range(states.shape[0]):
+        _run_thread(j, scheme, player, weight, epsilon, beta, tau, tree, strategy, avg, passes,
+                    b, states, slot, sinfo, soff, sseq, sna, vals, order, rstart, counts)
+
+
+@njit(cache=True)
+def _merge_range(r, player, cs, lazily, absorb, kind, pos, neg, link_kind, link_param,
+                 bounds, inst, avg, regrets, strategy, lazy, slot, sinfo, soff, sseq, sna, vals,
+                 order, rstart, mark, merged, mseq, mna, chunk):
+    """Merge range ``r`` of the information sets: list the sets the threads changed there
+    (threads ``0, 1, ...`` in turn, each set once), then per set sum the threads' values in
+    thread order -- the player's regrets from ``0.0``, into ``inst`` or, with ``absorb``,
+    straight into the table by the plain, clipped or (``lazily``) lazily discounted rule
+    with the link re-applied (:func:`absorb_touched` / :func:`absorb_lazily`'s arithmetic per
+    set); average-strategy increments added to ``avg`` one thread after the other -- and free
+    its slots.  The sets whose regrets changed end up at ``merged[r * chunk:]``; returns how
+    many."""
+    lo = r * chunk
+    T = slot.shape[0]
+    nm = 0
+    for j in range(T):
+        for i in range(rstart[j, r], rstart[j, r + 1]):
+            k = order[j, i]
+            info = sinfo[j, k]
+            if not mark[info]:
+                mark[info] = True
+                merged[lo + nm] = info
+                mseq[lo + nm] = sseq[j, k]
+                mna[lo + nm] = sna[j, k]
+                nm += 1
+    p_lo, p_hi = bounds[player], bounds[player + 1]
+    offs = np.empty(T, dtype=np.int64)
+    width = slot.shape[1]
+    own_sets = 0
+    for i in range(lo, lo + nm):
+        if i + MERGE_AHEAD < lo + nm:
+            s2, i2 = mseq[i + MERGE_AHEAD], merged[i + MERGE_AHEAD]
+            for j in range(T):
+                prefetch(slot, j * width + i2)
+            if not p_lo <= i2 < p_hi:
+                prefetch(avg, s2)
+            elif not absorb:
+                prefetch(inst, s2)
+            elif lazily:
+                prefetch(lazy.raw, s2)
+                prefetch(strategy, s2)
+            else:
+                prefetch(regrets, s2)
+                prefetch(strategy, s2)
+            if cs:
+                prefetch(avg, s2)
+        info, s0, na = merged[i], mseq[i], mna[i]
+        for j in range(T):
+            k = slot[j, info]
+            offs[j] = soff[j, k - 1] if k > 0 else -1
+            slot[j, info] = 0
+        mark[info] = False
+        own = p_lo <= info < p_hi
+        if own:
+            if absorb and lazily:
+                catch_up(lazy, player, info, s0, s0 + na, lazy.raw)
+            for s in range(na):
+                x = 0.0
+                for j in range(T):
+                    if offs[j] >= 0:
+                        x += vals[j, offs[j] + s]
+                if not absorb:
+                    inst[s0 + s] = x
+                elif lazily:
+                    lazy.raw[s0 + s] = absorbed_by(kind, lazy.raw[s0 + s], x, pos, neg)
+                else:
+                    regrets[s0 + s] = absorbed_by(kind, regrets[s0 + s], x, pos, neg)
+            if absorb and lazily:
+                link_slice(link_kind, link_param, lazy.raw, s0, s0 + na, strategy)
+            elif absorb:
+                link_slice(link_kind, link_param, regrets, s0, s0 + na, strategy)
+            merged[lo + own_sets] = info
+            own_sets += 1
+            for j in range(T):
+                if offs[j] >= 0:
+                    offs[j] += na
+        if cs or not own:
+            for s in range(na):
+                v = avg[s0 + s]
+                for j in range(T):
+                    if offs[j] >= 0:
+                        v += vals[j, offs[j] + s]
+                avg[s0 + s] = v
+    return own_sets
+
+
+@njit(cache=True, parallel=True)
+def _merge(player, cs, lazily, absorb, t, bounds, inst, avg, rule, link_kind, link_param,
+           regrets, strategy, lazy, slot, sinfo, soff, sseq, sna, vals, order, rstart, mark,
+           merged, mseq, mna, rcount, chunk):
+    """The threads' accumulators merged range by range in parallel (:func:`_merge_range`:
+    every sum in thread order, so the same on any number of merging threads)."""
+    pos = discount(t, rule.alpha) if lazily else 1.0
+    neg = discount(t, rule.beta) if lazily else 1.0
+    for r in prange(rcount.shape[0]):
+        rcount[r] = _merge_range(r, player, cs, lazily, absorb, rule.kind, pos, neg, link_kind,
+                                 link_param, bounds, inst, avg, regrets, strategy, lazy, slot,
+                                 sinfo, soff, sseq, sna, vals, order, rstart, mark, merged,
+                                 mseq, mna, chunk)
+
+
+@njit(cache=True)
+def _merge_one(player, cs, lazily, absorb, t, bounds, inst, avg, rule, link_kind, link_param,
+               regrets, strategy, lazy, slot, sinfo, soff, sseq, sna, vals, order, rstart, mark,
+               merged, mseq, mna, rcount, chunk):
+    """:func:`_merge` without a parallel region (one thread)."""
+    pos = discount(t, rule.alpha) if lazily else 1.0
+    neg = discount(t, rule.beta) if lazily else 1.0
+    for r in range(rcount.shape[0]):
+        rcount[r] = _merge_range(r, player, cs, lazily, absorb, rule.kind, pos, neg, link_kind,
+                                 link_param, bounds, inst, avg, regrets, strategy, lazy, slot,
+                                 sinfo, soff, sseq, sna, vals, order, rstart, mark, merged,
+                                 mseq, mna, chunk)
+
+
+@njit(cache=True)
+def _stamp(player, lazy, merged, rcount, chunk):
+    """The lazily absorbed sets are up to date with the player's products (after its tick;
+    cheap: one thread)."""
+    for r in range(rcount.shape[0]):
+        for k in range(r * chunk, r * chunk + rcount[r]):
+            stamp(lazy, player, merged[k])
+
+
+@njit(cache=True)
+def _gather(b):
+    """The ranges' merged lists one after the other at the start of ``b.merged``; returns
+    how many."""
     nt = 0
-    for j in range(b.states.shape[0]):
-        acc, davg = b.acc[j], b.avg[j]
-        m = b.counts[j, 1]
-        for k in range(m):
-            if k + AHEAD < m:
-                s1 = seq_start[b.tlist[j, k + AHEAD]]
-                prefetch(acc, s1)
-                prefetch(inst, s1)
-                prefetch(regrets, s1)
-                prefetch(strategy, s1)
-            info = b.tlist[j, k]
-            b.tmark[j, info] = False
-            if not b.mark[info]:
-                b.mark[info] = True
-                b.merged[nt] = info
-                nt += 1
-            s0 = seq_start[info]
-            for s in range(s0, s0 + num_actions[info]):
-                inst[s] += acc[s]
-                acc[s] = 0.0
-        m = b.counts[j, 2]
-        for k in range(m):
-            if k + AHEAD < m:
-                s1 = seq_start[b.alist[j, k + AHEAD]]
-                prefetch(davg, s1)
-                prefetch(avg, s1)
-            info = b.alist[j, k]
-            b.amark[j, info] = False
-            s0 = seq_start[info]
-            for s in range(s0, s0 + num_actions[info]):
-                avg[s] += davg[s]
-                davg[s] = 0.0
+    for r in range(b.rcount.shape[0]):
+        lo = r * b.chunk
+        for k in range(lo, lo + b.rcount[r]):
+            b.merged[nt] = b.merged[k]
+            nt += 1
     return nt
 
 
 @njit(cache=True)
-def sample_batch(scheme, player, epsilon, beta, tau, tree, strategy, avg, rng, rule, regrets,
-                 passes, b, inst):
+def _batch_and_merge(scheme, p, t, weight, epsilon, beta, tau, tree, bounds, strategy, avg,
+                     inst, rule, link_kind, link_param, regrets, lazy, lazily, absorb, passes,
+                     b):
+    """One batch of ``player`` ``p`` (:func:`_batch`) merged into ``inst`` and ``avg``
+    (:func:`_merge`, absorbing where ``absorb``); returns the public nodes visited."""
+    if b.states.shape[0] > 1:
+        _batch(scheme, p, weight, epsilon, beta, tau, tree, strategy, avg, passes, b, b.states,
+               b.slot, b.sinfo, b.soff, b.sseq, b.sna, b.vals, b.order, b.rstart, b.counts)
+        _merge(p, scheme == CS, lazily, absorb, t, bounds, inst, avg, rule, link_kind,
+               link_param, regrets, strategy, lazy, b.slot, b.sinfo, b.soff, b.sseq, b.sna,
+               b.vals, b.order, b.rstart, b.mark, b.merged, b.mseq, b.mna, b.rcount, b.chunk)
+    else:
+        _batch_one(scheme, p, weight, epsilon, beta, tau, tree, strategy, avg, passes, b,
+                   b.states, b.slot, b.sinfo, b.soff, b.sseq, b.sna, b.vals, b.order, b.rstart,
+                   b.counts)
+        _merge_one(p, scheme == CS, lazily, absorb, t, bounds, inst, avg, rule, link_kind,
+                   link_param, regrets, strategy, lazy, b.slot, b.sinfo, b.soff, b.sseq, b.sna,
+                   b.vals, b.order, b.rstart, b.mark, b.merged, b.mseq, b.mna, b.rcount,
+                   b.chunk)
+    return b.counts[:, 0].sum()
+
+
+@njit(cache=True)
+def sample_batch(scheme, player, epsilon, beta, tau, tree, bounds, strategy, avg, rng, rule,
+                 lazy, passes, b, inst):
     """One parallel batch at a fixed ``strategy``: the threads' sampled regrets summed into
     ``inst`` (zero on entry), their average-strategy increments added to ``avg``.  Returns
     the public nodes visited."""
     thread_states(rng, b.states)
-    _batch(scheme, player, 1.0, epsilon, beta, tau, tree, strategy, avg, rule, regrets, passes,
-           b)
-    nt = _merge(b, tree.seq_start, tree.num_actions, inst, avg, regrets, strategy)
-    for k in range(nt):
-        b.mark[b.merged[k]] = False
-    return b.counts[:, 0].sum()
+    nodes = _batch_and_merge(scheme, player, 0, 1.0, epsilon, beta, tau, tree, bounds,
+                             strategy, avg, inst, rule, 0, 2.0, inst, lazy, False, False,
+                             passes, b)
+    return nodes
 
 
 @njit(cache=True)
@@ -715,11 +850,13 @@ def run_public_threaded(scheme, max_iters, node_budget, t0, avg_power, deal_dept
                         lazily):
     """:func:`run_public_sampled` with a parallel batch per player and iteration: each of the
     ``T`` threads runs ``passes`` passes of the player against the strategy fixed at the
-    batch's start (its own random stream, :func:`thread_states`); their sampled regrets are
-    summed into ``inst`` and their average-strategy increments into ``avg`` in thread order
-    (:func:`_merge`), and the sum is absorbed as the iteration's regrets (an unbiased estimate
-    of ``T * passes`` times them; regret matching's strategies are those of the mean).  Nodes:
-    every pass's, as in the serial kernel.  Returns ``(iterations, histories visited)``."""
+    batch's start (its own random stream, :func:`thread_states`) into its own accumulator;
+    their sampled regrets are summed into ``inst`` and their average-strategy increments into
+    ``avg`` in thread order (:func:`_merge`), and the sum is absorbed as the iteration's
+    regrets (an unbiased estimate of ``T * passes`` times them; regret matching's strategies
+    are those of the mean): per set within the merge for the plain, clipped and lazily
+    discounted rules, over the player's table otherwise.  Nodes: every pass's, as in the
+    serial kernel.  Returns ``(iterations, histories visited)``."""
     discounted = rule.kind != PLAIN and rule.kind != CLIPPED
     dense = discounted and not lazily
     T = b.states.shape[0]
@@ -729,18 +866,18 @@ def run_public_threaded(scheme, max_iters, node_budget, t0, avg_power, deal_dept
         for p in range(2):
             t, weight = start_pass(t0, it, p, avg_power, dense, seq_bounds, inst)
             thread_states(rng, b.states)
-            _batch(scheme, p, weight, epsilon, beta, tau, tree, strategy, avg, rule, regrets,
-                   passes, b)
-            for j in range(T):
-                nodes += b.counts[j, 0] + passes * deal_depth
-            nt = _merge(b, tree.seq_start, tree.num_actions, inst, avg, regrets, strategy)
+            nodes += _batch_and_merge(scheme, p, t, weight, epsilon, beta, tau, tree, bounds,
+                                      strategy, avg, inst, rule, link_kind, link_param,
+                                      regrets, lazy, lazily, not dense, passes, b)
+            nodes += T * passes * deal_depth
             if lazily:
-                absorb_lazily(p, t, nt, b.merged, inst, rule, link_kind, link_param,
-                              tree.seq_start, tree.num_actions, lazy, strategy)
-            else:
+                tick(lazy, p, t, rule)
+                _stamp(p, lazy, b.merged, b.rcount, b.chunk)
+            elif dense:
+                nt = _gather(b)
                 absorb_touched(p, t, nt, b.merged, inst, rule, link_kind, link_param, tree,
                                bounds, seq_bounds, regrets, prediction, values, strategy)
-            clear_merged(nt, b.merged, tree.seq_start, tree.num_actions, inst, b.mark)
+                clear_merged(nt, b.merged, tree.seq_start, tree.num_actions, inst, b.mark)
         it += 1
     return it, nodes
 
@@ -806,21 +943,29 @@ class PublicSampledPass(LazyDiscounting):
         self._buffers = None
 
     def buffers(self) -> ThreadBuffers:
-        """The per-thread buffers (allocated on first use: per thread, two tables of the
-        sequences' size, four arrays of the information sets' and the pass's scratch)."""
+        """The per-thread buffers (allocated on first use): the pass's scratch, a slot per
+        information set (int32) and the accumulator, reserved for the most a batch can touch
+        (``passes`` times the public decision nodes and their actions, at most the tables;
+        chance sampling twice the values) but written only as far as the batch touches."""
         T = self.threads
         if self._buffers is None or self._buffers.states.shape[0] != T:
-            n, S, info = self.tree.num_public_nodes, self.tree.num_sequences, \
-                self.tree.num_infosets
+            t = self.tree
+            n, S, info = t.num_public_nodes, t.num_sequences, t.num_infosets
+            decision = t.node_kind < 2
+            edges = int(np.diff(t.node_child_start)[decision].sum())
+            slots = min(self.passes * int(decision.sum()), info)
+            R = RANGES * T
+            width = min(self.passes * edges, S) * (2 if self.scheme == CS else 1)
             ints = [np.zeros((T, n), dtype=np.int64) for _ in range(7)]
             self._buffers = ThreadBuffers(
                 ints[0], np.zeros((T, n), dtype=np.int8), np.ones((T, n)), np.ones((T, n)),
                 np.zeros((T, n)), *ints[1:], np.zeros((T, 1), dtype=np.uint64),
-                np.zeros((T, S)), np.zeros((T, S)),
-                np.zeros((T, info), dtype=np.int64), np.zeros((T, info), dtype=np.int64),
-                np.zeros((T, info), dtype=np.bool_), np.zeros((T, info), dtype=np.bool_),
+                np.zeros((T, info), dtype=np.int32),
+                *(np.zeros((T, slots), dtype=np.int64) for _ in range(5)),
+                np.zeros((T, width)), np.zeros((T, R + 1), dtype=np.int64),
                 np.zeros((T, 3), dtype=np.int64), np.zeros(info, dtype=np.bool_),
-                np.zeros(info, dtype=np.int64))
+                *(np.zeros(info, dtype=np.int64) for _ in range(3)),
+                np.zeros(R, dtype=np.int64), -(-info // R))
         return self._buffers
 
     def run(self, players, strategy, weight, avg, inst) -> int:
@@ -910,8 +1055,8 @@ class PublicSampledPass(LazyDiscounting):
                 if self.threads > 1 or self.passes > 1:  # a batch a row: its passes' mean
                     with kernel_threads(self.threads):
                         sample_batch(self.scheme, player, self.epsilon, self.beta, self.tau,
-                                     self.arrays, strategy, avg, self.rng, _NO_RULE,
-                                     rows[k], self.passes, self.buffers(), rows[k])
+                                     self.arrays, self.bounds, strategy, avg, self.rng,
+                                     _NO_RULE, NO_LAZY, self.passes, self.buffers(), rows[k])
                     rows[k] /= self.threads * self.passes
                     continue
                 self.run((player,), strategy, 1.0, avg, rows[k])
