@@ -25,7 +25,8 @@ from ..core.links import parse_link
 from ..core.names import ALGORITHMS
 from ..core.rules import UpdateRule, parse_rule
 from ..forms.compile import compile_game
-from ..forms.public.split import PartState, split_public
+from ..forms.public.split import PartState, split_skeleton
+from ..forms.public.tree import PublicTree, compile_skeleton
 from ..solvers.loop import AVERAGING_NAMES, averaging_power
 
 MANIFEST = "manifest.json"
@@ -43,29 +44,30 @@ def _rss() -> int:
         return 0
 
 
-def _owned(x: Any) -> Any:
-    """``x`` (named tuples of arrays, nested) with every array copied into writable memory of
-    this process's own."""
-    if isinstance(x, np.ndarray):
-        return np.array(x, copy=True)
-    if isinstance(x, tuple) and hasattr(x, "_fields"):
-        return type(x)(*(_owned(v) for v in x))
-    return x
+def _game_key(game: Any) -> Any:
+    """What an actor rebuilds the game from: its string (a game's object may hold its compiled
+    tree, which must not travel)."""
+    return str(game)
 
 
 class PartWorker:
     """One actor's state: a :class:`rcfr.forms.public.split.PartState` and its steps, run in
-    batches (one remote call per exchange with the driver)."""
+    batches (one remote call per exchange with the driver).  The actor builds its part itself
+    from the game's skeleton (:func:`rcfr.forms.public.split.split_skeleton`): the whole tree
+    is never compiled, the part's arrays never travel."""
 
-    def __init__(self, part, rule_spec: str, link_spec: str, index: int) -> None:
+    def __init__(self, game: Any, cut: str, parts: int, index: int, rule_spec: str,
+                 link_spec: str, fingerprint: str, skeleton: Any = None) -> None:
         link = parse_link(link_spec)
         self.index = index
-        part = _owned(part)  # (arrays from the object store are read-only: other kernel types)
+        skel = compile_skeleton(game) if skeleton is None else skeleton
+        if skel.fingerprint() != fingerprint:
+            raise RcfrError(f"the actor's {skel.game} is not the driver's game")
+        split = split_skeleton(skel, cut, parts, build=index)
+        part = split.parts[index]
+        self.ret = split.ret_slots[index]
+        del split, skel
         self.state = PartState(part, parse_rule(rule_spec).params, link.kind, link.param)
-        self.ret = None
-
-    def set_returns(self, ret: list) -> None:
-        self.ret = ret
 
     def step(self, reach: np.ndarray, ops: list) -> list:
         """Set the roots' reach, then run ``ops``: ``("plan", lo, hi, weight, average)``,
@@ -91,7 +93,9 @@ class PartWorker:
         return [v0, v1, share]
 
     def arrays(self) -> dict:
-        return {k: v.copy() for k, v in self.state.state().items()}
+        """The part's tables and (``global_seq``) their sequences in the whole tree."""
+        return {"global_seq": self.state.part.global_seq,
+                **{k: v.copy() for k, v in self.state.state().items()}}
 
     def memory(self) -> dict:
         return {"tables": self.state.table_bytes, "tree": self.state.tree_bytes, "rss": _rss(),
@@ -140,8 +144,10 @@ class DistributedSolver:
         self.averaging_ = (AVERAGING_NAMES.get(self.rule_.averaging, self.rule_.averaging)
                            if averaging is None else averaging)
         self.avg_power_ = averaging_power(self.averaging_)
-        self.tree = compile_game(game, form="public")
-        self.split = split_public(self.tree, cut, actors)
+        # the driver keeps the skeleton and the trunk; the actors build their parts
+        self._full = game if isinstance(game, PublicTree) else None
+        self.tree = compile_skeleton(game.game if self._full is not None else game)
+        self.split = split_skeleton(self.tree, cut, actors)
         self.cut = self.split.cut
         self.num_actors = actors
         self.address = address
@@ -159,11 +165,10 @@ class DistributedSolver:
     # -- workers ---------------------------------------------------------------------------
     def _start_workers(self) -> None:
         rule, link = self.rule_.spec(), self.link_.spec()
-        parts = self.split.parts
+        n, fp = self.num_actors, self.tree.fingerprint()
         if not self.use_ray:
-            self.workers = [PartWorker(p, rule, link, j) for j, p in enumerate(parts)]
-            for w, ret in zip(self.workers, self.split.ret_slots, strict=True):
-                w.set_returns(ret)
+            self.workers = [PartWorker(self.tree.game, self.cut, n, j, rule, link, fp,
+                                       self.tree) for j in range(n)]
             return
         import ray
         if not ray.is_initialized():
@@ -173,9 +178,9 @@ class DistributedSolver:
                 ray.init(num_cpus=max(2, self.num_actors), include_dashboard=False,
                          object_store_memory=OBJECT_STORE_BYTES, log_to_driver=False)
         remote = ray.remote(num_cpus=0, max_restarts=0)(PartWorker)
-        self.workers = [remote.remote(p, rule, link, j) for j, p in enumerate(parts)]
-        pairs = zip(self.workers, self.split.ret_slots, strict=True)
-        ray.get([w.set_returns.remote(ret) for w, ret in pairs])
+        game = _game_key(self.tree.game)
+        self.workers = [remote.remote(game, self.cut, n, j, rule, link, fp) for j in range(n)]
+        ray.get([w.pid.remote() for w in self.workers])  # (built: errors surface here)
 
     def _map(self, method: str, args: list) -> list:
         """``method`` on every worker (the j-th with ``args[j]``), in parallel on Ray."""
@@ -270,16 +275,18 @@ class DistributedSolver:
         real = self.split.trunk.global_seq >= 0
         for k, v in self.trunk.state().items():
             out[k][self.split.trunk.global_seq[real]] = v[real]
-        gathered = self._map("arrays", [()] * len(self.workers))
-        for part, arrays in zip(self.split.parts, gathered, strict=True):
+        for arrays in self._map("arrays", [()] * len(self.workers)):
+            where = arrays.pop("global_seq")
             for k, v in arrays.items():
-                out[k][part.global_seq] = v
+                out[k][where] = v
         return out
 
     def average_policy(self):
         """The average strategy as a :class:`rcfr.policy.TabularPolicy` of the whole tree."""
         from ..policy import TabularPolicy
-        return TabularPolicy.from_weights(self.tree, self.global_arrays()["avg_weights"],
+        tree = self._full if self._full is not None else compile_game(self.tree.game,
+                                                                      form="public")
+        return TabularPolicy.from_weights(tree, self.global_arrays()["avg_weights"],
                                           self.info())
 
     def evaluate(self) -> dict[str, float]:
