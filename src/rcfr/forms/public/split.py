@@ -432,8 +432,9 @@ def split_skeleton(skel, cut: str | None = None, num_parts: int = 1,
     t_up = last[ti_p, ti_node].astype(np.int64)
     ups = np.maximum(t_up, 0)
     x = rep[ti_p, ctx[ti_node], ti_k]
-    t_parent = np.where(t_up < 0, S_T + ti_p, tbase[ups] + T.row_of[ti_p, ctx[ups], x].astype(np.int64)
-                        * nact[ups] + last_act[ti_p, ti_node])
+    row = T.row_of[ti_p, ctx[ups], x].astype(np.int64)
+    t_parent = np.where(t_up < 0, S_T + ti_p,
+                        tbase[ups] + row * nact[ups] + last_act[ti_p, ti_node])
     real = ~t_ph
     t_global_seq = np.full(S_T, -1, dtype=np.int64)
     t_global_seq[_runs(t_node_base[real], t_len[real])] = _runs(seq_base[tn[real]], t_len[real])
