@@ -454,6 +454,7 @@ def _solve_distributed(game, distributed, actors, cut, address, spec, out_file, 
             "driver_share": stats["driver_share"],
             "seconds_per_iteration": stats["seconds_per_iteration"],
             "actor_memory": stats["actor_memory"], "driver_tables": stats["driver_tables"],
+            "driver_peak_rss": stats["driver_peak_rss"],
             "out": str(out_file) if out_file else None,
             "checkpoint": str(checkpoint) if checkpoint else None}
     if as_json:

@@ -44,6 +44,18 @@ def _rss() -> int:
         return 0
 
 
+def _peak_rss() -> int:
+    """This process's peak resident memory in bytes (Linux's VmHWM; 0 elsewhere)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):  # pragma: no cover
+        pass
+    return 0
+
+
 def _game_key(game: Any) -> Any:
     """What an actor rebuilds the game from: its string (a game's object may hold its compiled
     tree, which must not travel)."""
@@ -99,7 +111,7 @@ class PartWorker:
 
     def memory(self) -> dict:
         return {"tables": self.state.table_bytes, "tree": self.state.tree_bytes, "rss": _rss(),
-                "pid": os.getpid()}
+                "peak_rss": _peak_rss(), "pid": os.getpid()}
 
     def save(self, path: str, meta: dict) -> str:
         write_npz(path, self.state.state(), {"format": PART_FORMAT, "version": 1, **meta,
@@ -326,7 +338,8 @@ class DistributedSolver:
                 if self.total_seconds else 0.0,
                 "seconds_per_iteration": self.total_seconds / n,
                 "actor_memory": self.memory(),
-                "driver_tables": self.trunk.table_bytes}
+                "driver_tables": self.trunk.table_bytes,
+                "driver_peak_rss": _peak_rss()}
 
     # -- checkpoints -----------------------------------------------------------------------
     def _meta(self) -> dict[str, Any]:
