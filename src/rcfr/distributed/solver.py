@@ -27,7 +27,7 @@ from ..core.rules import UpdateRule, parse_rule
 from ..forms.compile import compile_game
 from ..forms.public.split import PartState, split_skeleton
 from ..forms.public.tree import PublicTree, compile_skeleton
-from ..solvers.loop import AVERAGING_NAMES, averaging_power
+from ..solvers.loop import AVERAGING_NAMES, TABLE_DTYPES, averaging_power
 
 MANIFEST = "manifest.json"
 PART_FORMAT = "rcfr.distributed.part"
@@ -69,7 +69,8 @@ class PartWorker:
     is never compiled, the part's arrays never travel."""
 
     def __init__(self, game: Any, cut: str, parts: int, index: int, rule_spec: str,
-                 link_spec: str, fingerprint: str, skeleton: Any = None) -> None:
+                 link_spec: str, fingerprint: str, dtype: str = "float64",
+                 skeleton: Any = None) -> None:
         link = parse_link(link_spec)
         self.index = index
         skel = compile_skeleton(game) if skeleton is None else skeleton
@@ -79,7 +80,8 @@ class PartWorker:
         part = split.parts[index]
         self.ret = split.ret_slots[index]
         del split, skel
-        self.state = PartState(part, parse_rule(rule_spec).params, link.kind, link.param)
+        self.state = PartState(part, parse_rule(rule_spec).params, link.kind, link.param,
+                               TABLE_DTYPES[dtype])
 
     def step(self, reach: np.ndarray, ops: list) -> list:
         """Set the roots' reach, then run ``ops``: ``("plan", lo, hi, weight, average)``,
@@ -136,19 +138,26 @@ class DistributedSolver:
     """A full-width CFR-family solver (``algorithm``: cfr, cfr+, lcfr, dcfr[:a,b,g], pcfr+,
     pdcfr+) on the public tree split at ``cut`` (``flop``, ``chance``, ``depth:D``; default
     per game) over ``actors`` Ray actors.  ``address``: a Ray cluster (``auto`` or
-    ``HOST:PORT``); none: a local cluster.  ``ray=False`` keeps the parts in this process (the
-    same arithmetic, no Ray; for checks)."""
+    ``HOST:PORT``); none: a local cluster.  ``dtype="float32"``: the tables in single
+    precision, as :class:`rcfr.solvers.loop.CFRSolver`'s ``dtype`` (and bit for bit its
+    numbers).  ``ray=False`` keeps the parts in this process (the same arithmetic, no Ray; for
+    checks)."""
 
     def __init__(self, game: Any, algorithm: str = "cfr+", *, actors: int = 1,
                  cut: str | None = None, alternating: bool = True,
                  averaging: str | float | None = None, link: str | None = None,
-                 address: str | None = None, ray: bool = True) -> None:
+                 address: str | None = None, ray: bool = True,
+                 dtype: str = "float64") -> None:
         key = (algorithm.spec() if isinstance(algorithm, UpdateRule)
                else str(algorithm).strip().lower())
         if key.partition(":")[0] not in ALGORITHMS:
             raise RcfrError(f"unknown algorithm {algorithm!r}; use one of {', '.join(ALGORITHMS)}")
         if not isinstance(actors, int) or isinstance(actors, bool) or actors < 1:
             raise RcfrError(f"--actors must be a whole number >= 1, got {actors!r}")
+        dt = str(dtype).strip().lower()
+        if dt not in TABLE_DTYPES:
+            raise RcfrError(f"dtype must be float64 or float32, got {dtype!r}")
+        self.dtype = dt
         self.rule_ = parse_rule(key)
         self.name = self.rule_.name
         self.link_ = parse_link(link)
@@ -170,7 +179,7 @@ class DistributedSolver:
         self.driver_seconds = 0.0
         self.total_seconds = 0.0
         self.trunk = PartState(self.split.trunk, self.rule_.params, self.link_.kind,
-                               self.link_.param)
+                               self.link_.param, TABLE_DTYPES[dt])
         self._src = [p.slot_src for p in self.split.parts]
         self._start_workers()
 
@@ -180,7 +189,7 @@ class DistributedSolver:
         n, fp = self.num_actors, self.tree.fingerprint()
         if not self.use_ray:
             self.workers = [PartWorker(self.tree.game, self.cut, n, j, rule, link, fp,
-                                       self.tree) for j in range(n)]
+                                       self.dtype, self.tree) for j in range(n)]
             return
         import ray
         if not ray.is_initialized():
@@ -191,7 +200,8 @@ class DistributedSolver:
                          object_store_memory=OBJECT_STORE_BYTES, log_to_driver=False)
         remote = ray.remote(num_cpus=0, max_restarts=0)(PartWorker)
         game = _game_key(self.tree.game)
-        self.workers = [remote.remote(game, self.cut, n, j, rule, link, fp) for j in range(n)]
+        self.workers = [remote.remote(game, self.cut, n, j, rule, link, fp, self.dtype)
+                        for j in range(n)]
         ray.get([w.pid.remote() for w in self.workers])  # (built: errors surface here)
 
     def _map(self, method: str, args: list) -> list:
@@ -283,7 +293,8 @@ class DistributedSolver:
         """The whole tree's regrets, strategy and average sums, gathered from the trunk and
         the actors (for checks and for writing a policy)."""
         S = self.tree.num_sequences
-        out = {k: np.zeros(S) for k in ("regrets", "prediction", "strategy", "avg_weights")}
+        out = {k: np.zeros(S, TABLE_DTYPES[self.dtype])
+               for k in ("regrets", "prediction", "strategy", "avg_weights")}
         real = self.split.trunk.global_seq >= 0
         for k, v in self.trunk.state().items():
             out[k][self.split.trunk.global_seq[real]] = v[real]
@@ -325,7 +336,7 @@ class DistributedSolver:
                 "alternating": self.alternating, "averaging": self.averaging_,
                 "nodes_visited": self.nodes_visited, "distributed": "ray",
                 "actors": self.num_actors, "cut": self.cut,
-                "subgames": self.split.num_subgames}
+                "subgames": self.split.num_subgames, "dtype": self.dtype}
         info.update(self.tree.file_meta())
         return info
 
@@ -379,7 +390,8 @@ class DistributedSolver:
         try:
             solver = cls(m["game"], m["rule"], actors=int(m["parts"]), cut=m["cut"],
                          alternating=bool(m["alternating"]), averaging=m["averaging"],
-                         link=m["link"], address=address, ray=ray)
+                         link=m["link"], address=address, ray=ray,
+                         dtype=m.get("dtype", "float64"))
         except KeyError as e:
             raise RcfrError(f"{path} lacks {e}") from None
         check_game_matches(path, "a checkpoint", m, solver.tree)

@@ -593,18 +593,22 @@ class PartState:
     link).  The trunk's state is one too; its sweeps take the parts' values
     (:meth:`trunk_sweep`)."""
 
-    def __init__(self, part: Part, rule, link_kind: int, link_param: float) -> None:
+    def __init__(self, part: Part, rule, link_kind: int, link_param: float,
+                 dtype: type = np.float64) -> None:
         # numba's thread pool must be up before a kernel with a parallel callee is loaded
         # from the cache (a fresh worker process segfaults otherwise)
         numba.get_num_threads()
         self.part = part
         S = part.num_sequences
         self.rule, self.link_kind, self.link_param = rule, link_kind, float(link_param)
-        self.strategy = uniform_strategy(part)
-        self.regrets = np.zeros(S)
-        self.prediction = np.zeros(S)
-        self.values = np.zeros(S)
-        self.avg = np.zeros(S)
+        # the tables in ``dtype`` (float32: the single-process solver's ``dtype="float32"``,
+        # its arithmetic in double), the work vectors in double, as the single process has them
+        self.dtype = np.dtype(dtype).type
+        self.strategy = uniform_strategy(part).astype(self.dtype)
+        self.regrets = np.zeros(S, self.dtype)
+        self.prediction = np.zeros(S, self.dtype)
+        self.values = np.zeros(S, self.dtype)
+        self.avg = np.zeros(S, self.dtype)
         self.inst = np.zeros(S)
         self.plan, self.acc = part_vectors(part)
 
@@ -707,7 +711,7 @@ class PartState:
         S = self.part.num_sequences
         for key, attr in (("regrets", "regrets"), ("prediction", "prediction"),
                           ("strategy", "strategy"), ("avg_weights", "avg")):
-            a = np.array(arrays[key], dtype=np.float64)
+            a = np.array(arrays[key], dtype=self.dtype)
             if a.shape != (S,):
                 raise ValueError(f"{key} of shape {a.shape}, expected ({S},)")
             setattr(self, attr, a)
