@@ -38,6 +38,7 @@ def main() -> None:
     ap.add_argument("--cut", default=None)
     ap.add_argument("--iters", type=int, default=5)
     ap.add_argument("--threads", type=int, default=1, help="the single-process solver's")
+    ap.add_argument("--dtype", default="float64", help="the tables of both solvers")
     ap.add_argument("--no-single", action="store_true",
                     help="the distributed solver alone (the whole tree is never compiled)")
     ap.add_argument("--evaluate-at", default="",
@@ -55,7 +56,8 @@ def main() -> None:
     from rcfr.forms.threads import kernel_threads
     from rcfr.solvers.loop import CFRSolver
 
-    out: dict = {"game": a.game, "algorithm": a.algorithm, "actors": a.actors}
+    out: dict = {"game": a.game, "algorithm": a.algorithm, "actors": a.actors,
+                 "dtype": a.dtype}
     tree = None
     curve_single = []
     if not a.no_single:
@@ -67,7 +69,7 @@ def main() -> None:
     try:
         if tree is not None:
             with kernel_threads(a.threads):
-                local = CFRSolver(tree, a.algorithm)
+                local = CFRSolver(tree, a.algorithm, dtype=a.dtype)
                 wall, cpu = [], []
                 for it in range(1, a.iters + 2):
                     w, c = time.perf_counter(), time.process_time()
@@ -84,7 +86,7 @@ def main() -> None:
             del local
         t0 = time.perf_counter()
         d = DistributedSolver(tree if tree is not None else a.game, a.algorithm,
-                              actors=a.actors, cut=a.cut)
+                              actors=a.actors, cut=a.cut, dtype=a.dtype)
         out["start_seconds"] = time.perf_counter() - t0  # (the actors build their parts)
         dwall, dcpu, curve = [], [], []
         for it in range(1, a.iters + 2):
