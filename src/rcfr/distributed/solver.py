@@ -24,9 +24,9 @@ from ..core.fileio import check_game_matches, read_npz, write_atomic, write_npz
 from ..core.links import parse_link
 from ..core.names import ALGORITHMS
 from ..core.rules import UpdateRule, parse_rule
-from ..forms.compile import compile_game
+from ..forms.compile import compile_game, is_compiled
 from ..forms.public.split import PartState, split_skeleton
-from ..forms.public.tree import PublicTree, compile_skeleton
+from ..forms.public.tree import compile_skeleton
 from ..solvers.loop import AVERAGING_NAMES, TABLE_DTYPES, averaging_power
 
 MANIFEST = "manifest.json"
@@ -166,8 +166,7 @@ class DistributedSolver:
                            if averaging is None else averaging)
         self.avg_power_ = averaging_power(self.averaging_)
         # the driver keeps the skeleton and the trunk; the actors build their parts
-        self._full = game if isinstance(game, PublicTree) else None
-        self.tree = compile_skeleton(game.game if self._full is not None else game)
+        self.tree = compile_skeleton(game.game if is_compiled(game) else game)
         self.split = split_skeleton(self.tree, cut, actors)
         self.cut = self.split.cut
         self.num_actors = actors
@@ -307,8 +306,7 @@ class DistributedSolver:
     def average_policy(self):
         """The average strategy as a :class:`rcfr.policy.TabularPolicy` of the whole tree."""
         from ..policy import TabularPolicy
-        tree = self._full if self._full is not None else compile_game(self.tree.game,
-                                                                      form="public")
+        tree = compile_game(self.tree.game, form="public")  # (cached on the game where given)
         return TabularPolicy.from_weights(tree, self.global_arrays()["avg_weights"],
                                           self.info())
 
