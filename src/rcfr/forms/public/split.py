@@ -456,8 +456,8 @@ def split_skeleton(skel, cut: str | None = None, num_parts: int = 1,
 
     # -- the parts: their slots (all), their arrays (``build``) ----------------------------
     parts, phantom = [], []
-    adds = [[], []]
-    sets = [[], []]
+    sets = [([], []), ([], [])]  # per player: positions in the returned vector, phantoms
+    adds = [([], [], [], []), ([], [], [], [])]  # per player: terminal, state, position, seq
     ret_slots = []
     offset = [0, 0]
     ident = T.row_of.shape[1]
@@ -469,21 +469,24 @@ def split_skeleton(skel, cut: str | None = None, num_parts: int = 1,
         p_root = droot[mine_nodes]
         Sj = int(p_len.sum())
         S0j = int(p_len[dp[mine_nodes] == 0].sum())
-        slot_src, slot_player, slot_key = [], [], []
-        for u, r in zip(pn[p_root].tolist(), p_rows[p_root].tolist(), strict=True):
-            slot_src.extend(range(int(tbase[u]), int(tbase[u]) + r))
-            slot_player.extend([int(kind[u])] * r)
-            slot_key.extend([("root", 0, 0)] * r)
+        # one slot per root information set (its phantom's sequence), in their order ...
+        r_nodes, r_rows = pn[p_root], p_rows[p_root]
+        R = int(r_rows.sum())
+        src = [_runs(tbase[r_nodes], r_rows)]
+        player = [np.repeat(kind[r_nodes].astype(np.int8), r_rows)]
+        slot_z, slot_x = [np.full(R, -1, dtype=np.int64)], [np.zeros(R, dtype=np.int64)]
         slot_base = np.full(pn.size, -1, dtype=np.int64)
-        slot_base[p_root] = np.cumsum(p_rows[p_root]) - p_rows[p_root]
+        slot_base[p_root] = np.cumsum(r_rows) - r_rows
         zj = np.flatnonzero(term_part == j)
         ztl = T.term_last[:, zj].astype(np.int64)
         if np.any(ztl < 0):
             q = int(np.flatnonzero((ztl < 0).any(axis=1))[0])
             raise RcfrError(f"the cut {cut!r} puts a terminal where player {q} has not "
                             "acted in a subgame; cut deeper")
+        # ... then one per private state of each terminal block, by terminal and player
         outside = node_part[ztl] != j  # [2, Zj]: the player's last sequence in the trunk
         block = []  # (c, q, first slot)
+        X = R
         for c in np.flatnonzero(outside.any(axis=0)).tolist():
             z = int(zj[c])
             for q in range(2):
@@ -492,19 +495,21 @@ def split_skeleton(skel, cut: str | None = None, num_parts: int = 1,
                 b = int(tsb_all[q, z])
                 if last_trunk[q].get(b, -1) > z:  # pragma: no cover (BFS numbering)
                     raise RcfrError(f"the cut {cut!r} interleaves terminal sums; cut elsewhere")
-                block.append((c, q, len(slot_src)))
+                block.append((c, q, X))
                 trc = int(T.term_row_ctx[q, z])
-                rmap = T.row_of[q, trc]
-                stride = int(T.term_stride[q, z])
+                n = int(T.num_private[q])
+                xs = np.arange(n, dtype=np.int64)
+                row = xs if T.full[q, trc] else np.maximum(T.row_of[q, trc, :n], 0)
                 base = int(tbase[ztl[q, c]]) + int(T.term_last_act[q, z])
-                for xs in range(int(T.num_private[q])):
-                    row = xs if T.full[q, trc] else max(int(rmap[xs]), 0)
-                    slot_src.append(base + row * stride)
-                    slot_player.append(q)
-                    slot_key.append(("term", z, xs))
-        X = len(slot_src)
-        slot_src = np.array(slot_src, dtype=np.int64)
-        slot_player = np.array(slot_player, dtype=np.int8)
+                src.append(base + row.astype(np.int64) * int(T.term_stride[q, z]))
+                player.append(np.full(n, q, dtype=np.int8))
+                slot_z.append(np.full(n, z, dtype=np.int64))
+                slot_x.append(xs)
+                X += n
+        slot_src = np.concatenate(src).astype(np.int64)
+        slot_player = np.concatenate(player).astype(np.int8)
+        slot_z, slot_x = np.concatenate(slot_z), np.concatenate(slot_x)
+        del src, player
         tree_j = T_j = g_seq = g_info = None
         if build == j:
             loc_base = np.full(N, -1, dtype=np.int64)
@@ -536,23 +541,25 @@ def split_skeleton(skel, cut: str | None = None, num_parts: int = 1,
         for q in range(2):
             idx = np.flatnonzero(slot_player == q)
             mine.append(idx)
-            for pos, xs in enumerate(idx):
-                kind_, z, xp = slot_key[xs]
-                if kind_ == "root":
-                    sets[q].append((offset[q] + pos, int(slot_src[xs])))
-                    phantom.append(int(slot_src[xs]))
-                else:
-                    adds[q].append((z, xp, offset[q] + pos, int(slot_src[xs])))
+            root = slot_z[idx] < 0
+            pos = offset[q] + np.arange(idx.size, dtype=np.int64)
+            sets[q][0].append(pos[root])
+            sets[q][1].append(slot_src[idx[root]])
+            phantom.append(slot_src[idx[root]])
+            for k, v in enumerate((slot_z[idx[~root]], slot_x[idx[~root]], pos[~root],
+                                   slot_src[idx[~root]])):
+                adds[q][k].append(v)
             offset[q] += idx.size
         ret_slots.append(mine)
-    set_src = [np.array([s for s, _ in sets[q]], dtype=np.int64) for q in range(2)]
-    set_dst = [np.array([d for _, d in sets[q]], dtype=np.int64) for q in range(2)]
+    set_src = [np.concatenate(sets[q][0]) for q in range(2)]
+    set_dst = [np.concatenate(sets[q][1]) for q in range(2)]
     add_src, add_dst = [], []
     for q in range(2):
-        a = sorted(adds[q])
-        add_src.append(np.array([v[2] for v in a], dtype=np.int64))
-        add_dst.append(np.array([v[3] for v in a], dtype=np.int64))
-    return Split(trunk, parts, cut, int(roots.size), np.array(phantom, dtype=np.int64),
+        z, x, pos, dst = (np.concatenate(v) for v in adds[q])
+        order = np.lexsort((x, z))  # the whole tree's order: by terminal, then state
+        add_src.append(pos[order])
+        add_dst.append(dst[order])
+    return Split(trunk, parts, cut, int(roots.size), np.concatenate(phantom).astype(np.int64),
                  set_src, set_dst, add_src, add_dst, ret_slots)
 
 
