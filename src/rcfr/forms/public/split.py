@@ -20,6 +20,11 @@ terminal sweep, in increasing terminal order (the split checks that the whole tr
 them in that order too).  Everything else (plans, regrets, update rules, links, averages) is
 per sequence or per information set, so a run on the split tree equals the single-process run
 bit for bit, for any grouping of subgames into parts.
+
+:func:`split_public` splits a compiled tree.  :func:`split_skeleton` computes the same arrays
+node by node from the tree's skeleton (:func:`rcfr.forms.public.tree.compile_skeleton`), one
+part at a time, so that no process ever holds the whole tree's per-sequence arrays: the
+distributed driver builds the trunk, each actor its own part.
 """
 
 from __future__ import annotations
