@@ -75,3 +75,15 @@ def test_skeleton_refusals():
         split_skeleton(compile_game("leduc", form="public"), "flop", 2)
     with pytest.raises(RcfrError, match="public form"):
         compile_skeleton("goofspiel")
+
+
+def test_an_actor_refuses_another_game():
+    """An actor builds its part from the game's name and checks its skeleton's fingerprint
+    against the driver's: a game that does not round-trip through its name is refused."""
+    from rcfr.distributed.solver import PartWorker
+    fp = compile_skeleton("leduc").fingerprint()
+    w = PartWorker("leduc", "flop", 2, 1, "cfr+", "poly:2", fp)
+    assert w.state.part.num_sequences == split_skeleton(compile_skeleton("leduc"), "flop",
+                                                        2).parts[1].num_sequences
+    with pytest.raises(RcfrError, match="driver's game"):
+        PartWorker("liars_dice", "flop", 2, 1, "cfr+", "poly:2", fp)
