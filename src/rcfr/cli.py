@@ -400,7 +400,7 @@ def _solve_distributed(game, distributed, actors, cut, address, spec, out_file, 
     from .core.names import ALGORITHMS
     run = run_from_options(game, options)
     allowed = {"algorithm", "iterations", "alternating", "averaging", "link", "alpha", "beta",
-               "gamma", "form", "threads", "eval_every", "seed"}
+               "gamma", "form", "threads", "eval_every", "seed", "dtype"}
     given = [o.flag for o in OPTIONS if o.cli and o.name not in allowed
              and options[o.cli_name] != o.on_cli_default]
     if given:
@@ -427,7 +427,8 @@ def _solve_distributed(game, distributed, actors, cut, address, spec, out_file, 
                                      ("alpha", "beta", "gamma", "averaging")})
         solver = DistributedSolver(run.game, rule.spec(), actors=actors or 2, cut=cut,
                                    alternating=run.alternating, averaging=run.averaging,
-                                   link=run.link, address=address)
+                                   link=run.link, address=address,
+                                   dtype=getattr(run, "dtype", None) or "float64")
     try:
         def line(s) -> None:
             if not as_json and err.is_terminal:
@@ -454,6 +455,7 @@ def _solve_distributed(game, distributed, actors, cut, address, spec, out_file, 
             "driver_share": stats["driver_share"],
             "seconds_per_iteration": stats["seconds_per_iteration"],
             "actor_memory": stats["actor_memory"], "driver_tables": stats["driver_tables"],
+            "driver_peak_rss": stats["driver_peak_rss"],
             "out": str(out_file) if out_file else None,
             "checkpoint": str(checkpoint) if checkpoint else None}
     if as_json:

@@ -24,9 +24,10 @@ from ..core.fileio import check_game_matches, read_npz, write_atomic, write_npz
 from ..core.links import parse_link
 from ..core.names import ALGORITHMS
 from ..core.rules import UpdateRule, parse_rule
-from ..forms.compile import compile_game
-from ..forms.public.split import PartState, split_public
-from ..solvers.loop import AVERAGING_NAMES, averaging_power
+from ..forms.compile import compile_game, is_compiled
+from ..forms.public.split import PartState, split_skeleton
+from ..forms.public.tree import compile_skeleton
+from ..solvers.loop import AVERAGING_NAMES, TABLE_DTYPES, averaging_power
 
 MANIFEST = "manifest.json"
 PART_FORMAT = "rcfr.distributed.part"
@@ -43,29 +44,44 @@ def _rss() -> int:
         return 0
 
 
-def _owned(x: Any) -> Any:
-    """``x`` (named tuples of arrays, nested) with every array copied into writable memory of
-    this process's own."""
-    if isinstance(x, np.ndarray):
-        return np.array(x, copy=True)
-    if isinstance(x, tuple) and hasattr(x, "_fields"):
-        return type(x)(*(_owned(v) for v in x))
-    return x
+def _peak_rss() -> int:
+    """This process's peak resident memory in bytes (Linux's VmHWM; 0 elsewhere)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):  # pragma: no cover
+        pass
+    return 0
+
+
+def _game_key(game: Any) -> Any:
+    """What an actor rebuilds the game from: its string (a game's object may hold its compiled
+    tree, which must not travel)."""
+    return str(game)
 
 
 class PartWorker:
     """One actor's state: a :class:`rcfr.forms.public.split.PartState` and its steps, run in
-    batches (one remote call per exchange with the driver)."""
+    batches (one remote call per exchange with the driver).  The actor builds its part itself
+    from the game's skeleton (:func:`rcfr.forms.public.split.split_skeleton`): the whole tree
+    is never compiled, the part's arrays never travel."""
 
-    def __init__(self, part, rule_spec: str, link_spec: str, index: int) -> None:
+    def __init__(self, game: Any, cut: str, parts: int, index: int, rule_spec: str,
+                 link_spec: str, fingerprint: str, dtype: str = "float64",
+                 skeleton: Any = None) -> None:
         link = parse_link(link_spec)
         self.index = index
-        part = _owned(part)  # (arrays from the object store are read-only: other kernel types)
-        self.state = PartState(part, parse_rule(rule_spec).params, link.kind, link.param)
-        self.ret = None
-
-    def set_returns(self, ret: list) -> None:
-        self.ret = ret
+        skel = compile_skeleton(game) if skeleton is None else skeleton
+        if skel.fingerprint() != fingerprint:
+            raise RcfrError(f"the actor's {skel.game} is not the driver's game")
+        split = split_skeleton(skel, cut, parts, build=index)
+        part = split.parts[index]
+        self.ret = split.ret_slots[index]
+        del split, skel
+        self.state = PartState(part, parse_rule(rule_spec).params, link.kind, link.param,
+                               TABLE_DTYPES[dtype])
 
     def step(self, reach: np.ndarray, ops: list) -> list:
         """Set the roots' reach, then run ``ops``: ``("plan", lo, hi, weight, average)``,
@@ -91,11 +107,13 @@ class PartWorker:
         return [v0, v1, share]
 
     def arrays(self) -> dict:
-        return {k: v.copy() for k, v in self.state.state().items()}
+        """The part's tables and (``global_seq``) their sequences in the whole tree."""
+        return {"global_seq": self.state.part.global_seq,
+                **{k: v.copy() for k, v in self.state.state().items()}}
 
     def memory(self) -> dict:
         return {"tables": self.state.table_bytes, "tree": self.state.tree_bytes, "rss": _rss(),
-                "pid": os.getpid()}
+                "peak_rss": _peak_rss(), "pid": os.getpid()}
 
     def save(self, path: str, meta: dict) -> str:
         write_npz(path, self.state.state(), {"format": PART_FORMAT, "version": 1, **meta,
@@ -120,19 +138,26 @@ class DistributedSolver:
     """A full-width CFR-family solver (``algorithm``: cfr, cfr+, lcfr, dcfr[:a,b,g], pcfr+,
     pdcfr+) on the public tree split at ``cut`` (``flop``, ``chance``, ``depth:D``; default
     per game) over ``actors`` Ray actors.  ``address``: a Ray cluster (``auto`` or
-    ``HOST:PORT``); none: a local cluster.  ``ray=False`` keeps the parts in this process (the
-    same arithmetic, no Ray; for checks)."""
+    ``HOST:PORT``); none: a local cluster.  ``dtype="float32"``: the tables in single
+    precision, as :class:`rcfr.solvers.loop.CFRSolver`'s ``dtype`` (and bit for bit its
+    numbers).  ``ray=False`` keeps the parts in this process (the same arithmetic, no Ray; for
+    checks)."""
 
     def __init__(self, game: Any, algorithm: str = "cfr+", *, actors: int = 1,
                  cut: str | None = None, alternating: bool = True,
                  averaging: str | float | None = None, link: str | None = None,
-                 address: str | None = None, ray: bool = True) -> None:
+                 address: str | None = None, ray: bool = True,
+                 dtype: str = "float64") -> None:
         key = (algorithm.spec() if isinstance(algorithm, UpdateRule)
                else str(algorithm).strip().lower())
         if key.partition(":")[0] not in ALGORITHMS:
             raise RcfrError(f"unknown algorithm {algorithm!r}; use one of {', '.join(ALGORITHMS)}")
         if not isinstance(actors, int) or isinstance(actors, bool) or actors < 1:
             raise RcfrError(f"--actors must be a whole number >= 1, got {actors!r}")
+        dt = str(dtype).strip().lower()
+        if dt not in TABLE_DTYPES:
+            raise RcfrError(f"dtype must be float64 or float32, got {dtype!r}")
+        self.dtype = dt
         self.rule_ = parse_rule(key)
         self.name = self.rule_.name
         self.link_ = parse_link(link)
@@ -140,8 +165,9 @@ class DistributedSolver:
         self.averaging_ = (AVERAGING_NAMES.get(self.rule_.averaging, self.rule_.averaging)
                            if averaging is None else averaging)
         self.avg_power_ = averaging_power(self.averaging_)
-        self.tree = compile_game(game, form="public")
-        self.split = split_public(self.tree, cut, actors)
+        # the driver keeps the skeleton and the trunk; the actors build their parts
+        self.tree = compile_skeleton(game.game if is_compiled(game) else game)
+        self.split = split_skeleton(self.tree, cut, actors)
         self.cut = self.split.cut
         self.num_actors = actors
         self.address = address
@@ -152,18 +178,17 @@ class DistributedSolver:
         self.driver_seconds = 0.0
         self.total_seconds = 0.0
         self.trunk = PartState(self.split.trunk, self.rule_.params, self.link_.kind,
-                               self.link_.param)
+                               self.link_.param, TABLE_DTYPES[dt])
         self._src = [p.slot_src for p in self.split.parts]
         self._start_workers()
 
     # -- workers ---------------------------------------------------------------------------
     def _start_workers(self) -> None:
         rule, link = self.rule_.spec(), self.link_.spec()
-        parts = self.split.parts
+        n, fp = self.num_actors, self.tree.fingerprint()
         if not self.use_ray:
-            self.workers = [PartWorker(p, rule, link, j) for j, p in enumerate(parts)]
-            for w, ret in zip(self.workers, self.split.ret_slots, strict=True):
-                w.set_returns(ret)
+            self.workers = [PartWorker(self.tree.game, self.cut, n, j, rule, link, fp,
+                                       self.dtype, self.tree) for j in range(n)]
             return
         import ray
         if not ray.is_initialized():
@@ -173,9 +198,10 @@ class DistributedSolver:
                 ray.init(num_cpus=max(2, self.num_actors), include_dashboard=False,
                          object_store_memory=OBJECT_STORE_BYTES, log_to_driver=False)
         remote = ray.remote(num_cpus=0, max_restarts=0)(PartWorker)
-        self.workers = [remote.remote(p, rule, link, j) for j, p in enumerate(parts)]
-        pairs = zip(self.workers, self.split.ret_slots, strict=True)
-        ray.get([w.set_returns.remote(ret) for w, ret in pairs])
+        game = _game_key(self.tree.game)
+        self.workers = [remote.remote(game, self.cut, n, j, rule, link, fp, self.dtype)
+                        for j in range(n)]
+        ray.get([w.pid.remote() for w in self.workers])  # (built: errors surface here)
 
     def _map(self, method: str, args: list) -> list:
         """``method`` on every worker (the j-th with ``args[j]``), in parallel on Ray."""
@@ -266,20 +292,22 @@ class DistributedSolver:
         """The whole tree's regrets, strategy and average sums, gathered from the trunk and
         the actors (for checks and for writing a policy)."""
         S = self.tree.num_sequences
-        out = {k: np.zeros(S) for k in ("regrets", "prediction", "strategy", "avg_weights")}
+        out = {k: np.zeros(S, TABLE_DTYPES[self.dtype])
+               for k in ("regrets", "prediction", "strategy", "avg_weights")}
         real = self.split.trunk.global_seq >= 0
         for k, v in self.trunk.state().items():
             out[k][self.split.trunk.global_seq[real]] = v[real]
-        gathered = self._map("arrays", [()] * len(self.workers))
-        for part, arrays in zip(self.split.parts, gathered, strict=True):
+        for arrays in self._map("arrays", [()] * len(self.workers)):
+            where = arrays.pop("global_seq")
             for k, v in arrays.items():
-                out[k][part.global_seq] = v
+                out[k][where] = v
         return out
 
     def average_policy(self):
         """The average strategy as a :class:`rcfr.policy.TabularPolicy` of the whole tree."""
         from ..policy import TabularPolicy
-        return TabularPolicy.from_weights(self.tree, self.global_arrays()["avg_weights"],
+        tree = compile_game(self.tree.game, form="public")  # (cached on the game where given)
+        return TabularPolicy.from_weights(tree, self.global_arrays()["avg_weights"],
                                           self.info())
 
     def evaluate(self) -> dict[str, float]:
@@ -306,7 +334,7 @@ class DistributedSolver:
                 "alternating": self.alternating, "averaging": self.averaging_,
                 "nodes_visited": self.nodes_visited, "distributed": "ray",
                 "actors": self.num_actors, "cut": self.cut,
-                "subgames": self.split.num_subgames}
+                "subgames": self.split.num_subgames, "dtype": self.dtype}
         info.update(self.tree.file_meta())
         return info
 
@@ -319,7 +347,8 @@ class DistributedSolver:
                 if self.total_seconds else 0.0,
                 "seconds_per_iteration": self.total_seconds / n,
                 "actor_memory": self.memory(),
-                "driver_tables": self.trunk.table_bytes}
+                "driver_tables": self.trunk.table_bytes,
+                "driver_peak_rss": _peak_rss()}
 
     # -- checkpoints -----------------------------------------------------------------------
     def _meta(self) -> dict[str, Any]:
@@ -359,7 +388,8 @@ class DistributedSolver:
         try:
             solver = cls(m["game"], m["rule"], actors=int(m["parts"]), cut=m["cut"],
                          alternating=bool(m["alternating"]), averaging=m["averaging"],
-                         link=m["link"], address=address, ray=ray)
+                         link=m["link"], address=address, ray=ray,
+                         dtype=m.get("dtype", "float64"))
         except KeyError as e:
             raise RcfrError(f"{path} lacks {e}") from None
         check_game_matches(path, "a checkpoint", m, solver.tree)

@@ -20,6 +20,11 @@ terminal sweep, in increasing terminal order (the split checks that the whole tr
 them in that order too).  Everything else (plans, regrets, update rules, links, averages) is
 per sequence or per information set, so a run on the split tree equals the single-process run
 bit for bit, for any grouping of subgames into parts.
+
+:func:`split_public` splits a compiled tree.  :func:`split_skeleton` computes the same arrays
+node by node from the tree's skeleton (:func:`rcfr.forms.public.tree.compile_skeleton`), one
+part at a time, so that no process ever holds the whole tree's per-sequence arrays: the
+distributed driver builds the trunk, each actor its own part.
 """
 
 from __future__ import annotations
@@ -331,6 +336,238 @@ def split_public(tree, cut: str | None = None, num_parts: int = 1) -> Split:
                  set_src, set_dst, add_src, add_dst, ret_slots)
 
 
+@njit(cache=True)
+def _fill_part(nodes, slot_base, kind, ctx, nact, seq_base, info_base, last, last_act, num_rows,
+               rep, row_of, loc_base, num_seq, seq_start, num_actions, parent, g_info, g_seq):
+    """A part's information-set arrays, node by node (:func:`rcfr.forms.public.build.
+    fill_infosets` in the part's local numbering): row ``k`` at node ``u`` starts at the
+    node's local base plus ``k * A``; its parent is the root slot ``num_seq + slot_base + k``
+    where the node's information sets are root ones (``slot_base >= 0``), else the local
+    sequence of its representative's row at the player's last decision above."""
+    i = 0
+    for n in range(nodes.shape[0]):
+        u = nodes[n]
+        p = kind[u]
+        c = ctx[u]
+        A = nact[u]
+        up = last[p, u]
+        for k in range(num_rows[p, c]):
+            s0 = loc_base[u] + k * A
+            seq_start[i] = s0
+            num_actions[i] = A
+            if slot_base[n] >= 0:
+                parent[i] = num_seq + slot_base[n] + k
+            else:
+                parent[i] = (loc_base[up] + row_of[p, ctx[up], rep[p, c, k]] * nact[up]
+                             + last_act[p, u])
+            g_info[i] = info_base[u] + k
+            for a in range(A):
+                g_seq[s0 + a] = seq_base[u] + k * A + a
+            i += 1
+
+
+def _runs(start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """The indices ``start[r], ..., start[r] + length[r] - 1`` of every run ``r``, in order."""
+    total = int(length.sum())
+    first = np.cumsum(length) - length
+    return np.repeat(start - first, length) + np.arange(total, dtype=np.int64)
+
+
+def _index_dtype(n: int):
+    return np.int32 if n < 2**31 - 2 else np.int64
+
+
+def split_skeleton(skel, cut: str | None = None, num_parts: int = 1,
+                   build: int | None = None) -> Split:
+    """:func:`split_public` computed from the public tree's skeleton
+    (:func:`rcfr.forms.public.tree.compile_skeleton`), node by node, with no array over the
+    whole tree's sequences or information sets: the trunk and the exchange (what the driver
+    keeps), and the arrays of part ``build`` only (what the actor that owns it keeps; the
+    other parts carry their slots, with ``tree``, ``T``, ``global_seq`` and
+    ``global_infoset`` None).  Equal to :func:`split_public` on the compiled tree, array for
+    array (``global_seq`` and ``global_infoset`` as int32 where they fit)."""
+    if skel.skeleton is None:
+        raise RcfrError("split_skeleton takes a skeleton (compile_skeleton)")
+    cut = default_cut(skel) if cut is None else cut
+    roots = cut_roots(skel, cut)
+    if not 1 <= num_parts <= roots.size:
+        raise RcfrError(f"{num_parts} parts, but the cut {cut!r} makes {roots.size} subgames")
+    if build is not None and not 0 <= build < num_parts:
+        raise RcfrError(f"no part {build} of {num_parts}")
+    rep, num_rows, last, last_act = skel.skeleton
+    T = skel.arrays
+    kind = skel.node_kind
+    ctx = skel.node_ctx.astype(np.int64)
+    nact = skel.node_num_actions.astype(np.int64)
+    seq_base, info_base = skel.node_seq_base, skel.node_info_base
+    N = skel.num_public_nodes
+    i_dtype = skel.infoset_seq_start.dtype
+    node_sub = _node_subgame(skel, roots)
+    dec = np.flatnonzero(kind < 2)
+    dec = dec[np.argsort(kind[dec], kind="stable")]  # the whole tree's order: player, node
+    dp = kind[dec].astype(np.int64)
+    rows = num_rows[dp, ctx[dec]].astype(np.int64)
+    nseq = rows * nact[dec]
+    dsub = node_sub[dec]
+    sizes = np.zeros(roots.size, dtype=np.int64)
+    np.add.at(sizes, dsub[dsub >= 0], nseq[dsub >= 0])
+    group = _groups(sizes, num_parts)
+    node_part = np.where(node_sub >= 0, group[np.maximum(node_sub, 0)], -1)
+    dpart = node_part[dec]
+    up = last[dp, dec].astype(np.int64)
+    up_part = np.where(up >= 0, node_part[np.maximum(up, 0)], -1)
+    droot = (dpart >= 0) & (up_part != dpart)  # nodes of root information sets
+
+    # -- the trunk: its nodes' information sets and the phantoms, in the whole tree's order --
+    tm = (dpart < 0) | droot
+    tn, t_rows, t_ph, t_p = dec[tm], rows[tm], droot[tm], dp[tm]
+    t_per_row = np.where(t_ph, 1, nact[tn])
+    t_len = t_rows * t_per_row
+    t_node_base = np.cumsum(t_len) - t_len
+    S_T = int(t_len.sum())
+    S0_T = int(t_len[t_p == 0].sum())
+    I_T = int(t_rows.sum())
+    n0_T = int(t_rows[t_p == 0].sum())
+    tbase = np.full(N, -1, dtype=np.int64)
+    tbase[tn] = t_node_base
+    ti_node = np.repeat(tn, t_rows)
+    ti_k = np.arange(I_T, dtype=np.int64) - np.repeat(np.cumsum(t_rows) - t_rows, t_rows)
+    ti_p = kind[ti_node].astype(np.int64)
+    t_seq_start = np.repeat(t_node_base, t_rows) + ti_k * np.repeat(t_per_row, t_rows)
+    t_up = last[ti_p, ti_node].astype(np.int64)
+    ups = np.maximum(t_up, 0)
+    x = rep[ti_p, ctx[ti_node], ti_k]
+    row = T.row_of[ti_p, ctx[ups], x].astype(np.int64)
+    t_parent = np.where(t_up < 0, S_T + ti_p,
+                        tbase[ups] + row * nact[ups] + last_act[ti_p, ti_node])
+    real = ~t_ph
+    t_global_seq = np.full(S_T, -1, dtype=np.int64)
+    t_global_seq[_runs(t_node_base[real], t_len[real])] = _runs(seq_base[tn[real]], t_len[real])
+    trunk_tree = FullTree(
+        np.array([0, n0_T, I_T], dtype=np.int64), np.array([0, S0_T, S_T], dtype=np.int64),
+        t_seq_start.astype(i_dtype), np.repeat(t_per_row, t_rows).astype(
+            skel.infoset_num_actions.dtype), t_parent.astype(skel.infoset_parent_seq.dtype),
+        np.zeros((2, 0), dtype=np.int32), np.zeros(0))
+    tnodes = skel.terminal_nodes.astype(np.int64)
+    term_part = node_part[tnodes]
+    zt = np.flatnonzero(term_part < 0)
+    tl = T.term_last[:, zt].astype(np.int64)
+    ttsb = np.where(tl < 0, -1, tbase[np.maximum(tl, 0)] + T.term_last_act[:, zt])
+    trunk = Part(trunk_tree, _sub_arrays(T, zt, ttsb, T.term_stride[:, zt].astype(np.int64)),
+                 S_T, 0, t_global_seq, info_base[ti_node] + ti_k, np.zeros(0, np.int64),
+                 np.zeros(0, np.int8))
+    tsb_all = T.term_seq_base
+    last_trunk = [dict(zip(tsb_all[q, zt].tolist(), zt.tolist(), strict=True)) for q in range(2)]
+
+    # -- the parts: their slots (all), their arrays (``build``) ----------------------------
+    parts, phantom = [], []
+    sets = [([], []), ([], [])]  # per player: positions in the returned vector, phantoms
+    adds = [([], [], [], []), ([], [], [], [])]  # per player: terminal, state, position, seq
+    ret_slots = []
+    offset = [0, 0]
+    ident = T.row_of.shape[1]
+    for j in range(num_parts):
+        mine_nodes = dpart == j
+        pn = dec[mine_nodes]
+        p_rows = rows[mine_nodes]
+        p_len = nseq[mine_nodes]
+        p_root = droot[mine_nodes]
+        Sj = int(p_len.sum())
+        S0j = int(p_len[dp[mine_nodes] == 0].sum())
+        # one slot per root information set (its phantom's sequence), in their order ...
+        r_nodes, r_rows = pn[p_root], p_rows[p_root]
+        R = int(r_rows.sum())
+        src = [_runs(tbase[r_nodes], r_rows)]
+        player = [np.repeat(kind[r_nodes].astype(np.int8), r_rows)]
+        slot_z, slot_x = [np.full(R, -1, dtype=np.int64)], [np.zeros(R, dtype=np.int64)]
+        slot_base = np.full(pn.size, -1, dtype=np.int64)
+        slot_base[p_root] = np.cumsum(r_rows) - r_rows
+        zj = np.flatnonzero(term_part == j)
+        ztl = T.term_last[:, zj].astype(np.int64)
+        if np.any(ztl < 0):
+            q = int(np.flatnonzero((ztl < 0).any(axis=1))[0])
+            raise RcfrError(f"the cut {cut!r} puts a terminal where player {q} has not "
+                            "acted in a subgame; cut deeper")
+        # ... then one per private state of each terminal block, by terminal and player
+        outside = node_part[ztl] != j  # [2, Zj]: the player's last sequence in the trunk
+        block = []  # (c, q, first slot)
+        X = R
+        for c in np.flatnonzero(outside.any(axis=0)).tolist():
+            z = int(zj[c])
+            for q in range(2):
+                if not outside[q, c]:
+                    continue
+                b = int(tsb_all[q, z])
+                if last_trunk[q].get(b, -1) > z:  # pragma: no cover (BFS numbering)
+                    raise RcfrError(f"the cut {cut!r} interleaves terminal sums; cut elsewhere")
+                block.append((c, q, X))
+                trc = int(T.term_row_ctx[q, z])
+                n = int(T.num_private[q])
+                xs = np.arange(n, dtype=np.int64)
+                row = xs if T.full[q, trc] else np.maximum(T.row_of[q, trc, :n], 0)
+                base = int(tbase[ztl[q, c]]) + int(T.term_last_act[q, z])
+                src.append(base + row.astype(np.int64) * int(T.term_stride[q, z]))
+                player.append(np.full(n, q, dtype=np.int8))
+                slot_z.append(np.full(n, z, dtype=np.int64))
+                slot_x.append(xs)
+                X += n
+        slot_src = np.concatenate(src).astype(np.int64)
+        slot_player = np.concatenate(player).astype(np.int8)
+        slot_z, slot_x = np.concatenate(slot_z), np.concatenate(slot_x)
+        del src, player
+        tree_j = T_j = g_seq = g_info = None
+        if build == j:
+            loc_base = np.full(N, -1, dtype=np.int64)
+            loc_base[pn] = np.cumsum(p_len) - p_len
+            Ij = int(p_rows.sum())
+            seq_start = np.empty(Ij, dtype=i_dtype)
+            num_actions = np.empty(Ij, dtype=skel.infoset_num_actions.dtype)
+            parent = np.empty(Ij, dtype=skel.infoset_parent_seq.dtype)
+            g_info = np.empty(Ij, dtype=_index_dtype(skel.num_infosets))
+            g_seq = np.empty(Sj, dtype=_index_dtype(skel.num_sequences))
+            _fill_part(pn, slot_base, kind, ctx, nact, seq_base, info_base, last, last_act,
+                       num_rows, rep, T.row_of, loc_base, Sj, seq_start, num_actions, parent,
+                       g_info, g_seq)
+            n0 = int(p_rows[dp[mine_nodes] == 0].sum())
+            tree_j = FullTree(np.array([0, n0, Ij], dtype=np.int64),
+                              np.array([0, S0j, Sj], dtype=np.int64), seq_start, num_actions,
+                              parent, np.zeros((2, 0), dtype=np.int32), np.zeros(0))
+            jtsb = loc_base[np.maximum(ztl, 0)] + T.term_last_act[:, zj]
+            jtst = T.term_stride[:, zj].astype(np.int64)
+            jtrc = T.term_row_ctx[:, zj].astype(np.int64)
+            for c, q, first in block:
+                jtsb[q, c] = Sj + first
+                jtst[q, c] = 1
+                jtrc[q, c] = ident
+            del loc_base
+            T_j = _sub_arrays(T, zj, jtsb, jtst, jtrc)
+        parts.append(Part(tree_j, T_j, Sj, X, g_seq, g_info, slot_src, slot_player))
+        mine = []
+        for q in range(2):
+            idx = np.flatnonzero(slot_player == q)
+            mine.append(idx)
+            root = slot_z[idx] < 0
+            pos = offset[q] + np.arange(idx.size, dtype=np.int64)
+            sets[q][0].append(pos[root])
+            sets[q][1].append(slot_src[idx[root]])
+            phantom.append(slot_src[idx[root]])
+            for k, v in enumerate((slot_z[idx[~root]], slot_x[idx[~root]], pos[~root],
+                                   slot_src[idx[~root]])):
+                adds[q][k].append(v)
+            offset[q] += idx.size
+        ret_slots.append(mine)
+    set_src = [np.concatenate(sets[q][0]) for q in range(2)]
+    set_dst = [np.concatenate(sets[q][1]) for q in range(2)]
+    add_src, add_dst = [], []
+    for q in range(2):
+        z, x, pos, dst = (np.concatenate(v) for v in adds[q])
+        order = np.lexsort((x, z))  # the whole tree's order: by terminal, then state
+        add_src.append(pos[order])
+        add_dst.append(dst[order])
+    return Split(trunk, parts, cut, int(roots.size), np.concatenate(phantom).astype(np.int64),
+                 set_src, set_dst, add_src, add_dst, ret_slots)
+
+
 # -- the per-part steps (the single-process kernels on a part's arrays) -------------------------
 def part_vectors(part: Part) -> tuple[np.ndarray, np.ndarray]:
     """A part's padded plan (empty sequences 1) and value vectors."""
@@ -368,18 +605,22 @@ class PartState:
     link).  The trunk's state is one too; its sweeps take the parts' values
     (:meth:`trunk_sweep`)."""
 
-    def __init__(self, part: Part, rule, link_kind: int, link_param: float) -> None:
+    def __init__(self, part: Part, rule, link_kind: int, link_param: float,
+                 dtype: type = np.float64) -> None:
         # numba's thread pool must be up before a kernel with a parallel callee is loaded
         # from the cache (a fresh worker process segfaults otherwise)
         numba.get_num_threads()
         self.part = part
         S = part.num_sequences
         self.rule, self.link_kind, self.link_param = rule, link_kind, float(link_param)
-        self.strategy = uniform_strategy(part)
-        self.regrets = np.zeros(S)
-        self.prediction = np.zeros(S)
-        self.values = np.zeros(S)
-        self.avg = np.zeros(S)
+        # the tables in ``dtype`` (float32: the single-process solver's ``dtype="float32"``,
+        # its arithmetic in double), the work vectors in double, as the single process has them
+        self.dtype = np.dtype(dtype).type
+        self.strategy = uniform_strategy(part).astype(self.dtype)
+        self.regrets = np.zeros(S, self.dtype)
+        self.prediction = np.zeros(S, self.dtype)
+        self.values = np.zeros(S, self.dtype)
+        self.avg = np.zeros(S, self.dtype)
         self.inst = np.zeros(S)
         self.plan, self.acc = part_vectors(part)
 
@@ -482,7 +723,7 @@ class PartState:
         S = self.part.num_sequences
         for key, attr in (("regrets", "regrets"), ("prediction", "prediction"),
                           ("strategy", "strategy"), ("avg_weights", "avg")):
-            a = np.array(arrays[key], dtype=np.float64)
+            a = np.array(arrays[key], dtype=self.dtype)
             if a.shape != (S,):
                 raise ValueError(f"{key} of shape {a.shape}, expected ({S},)")
             setattr(self, attr, a)
