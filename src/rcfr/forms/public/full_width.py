@@ -127,15 +127,15 @@ def _back_one(kind, i, clipped, matching, link_param, strategy, seq_start, num_a
               parent_seq, acc, out):
     """Information set ``i`` of the backward sweep: absorbed regrets (``out``: the regrets,
     :func:`_absorb_one`), instantaneous regrets (``out``, as
-    :func:`rcfr.core.kernels.counterfactual_regrets`) or the best response (``out``, as
-    :func:`rcfr.core.kernels.best_response`)."""
+    :func:`rcfr.core.kernels.counterfactual_regrets`) or the best response's value (as
+    :func:`rcfr.core.kernels.best_value`; ``out`` unused)."""
     if kind == ABSORB:
         _absorb_one(i, clipped, matching, link_param, strategy, seq_start, num_actions,
                     parent_seq, acc, out)
     elif kind == REGRETS:
         K.regrets_at(i, strategy, seq_start, num_actions, parent_seq, acc, out)
     else:
-        K.best_response_at(i, seq_start, num_actions, parent_seq, acc, out)
+        K.best_value_at(i, seq_start, num_actions, parent_seq, acc)
 
 
 @njit(cache=True, parallel=True)
