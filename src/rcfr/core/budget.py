@@ -42,13 +42,17 @@ PUBLIC_TREE_BYTES_PER_SEQUENCE = 21
 # arrays (measured: 20.6-21.6 bytes a sequence at k = 20 to 38, 0.99-1.03 times the arrays;
 # the vectorized compile before it peaked at 3.7 times).
 PUBLIC_COMPILE_BYTES_PER_SEQUENCE = 23
-# What evaluation alone needs (no regret or average tables): the compiled arrays, the profile,
-# both realization plans and the values (four float64 vectors over the sequences).  Measured: a
-# history form's uniform evaluation peaks at 407 bytes per history (goofspiel(num_cards=6),
-# as its compile does); 2-NL Hold'em(30)'s public form at 53 bytes a sequence (2.2 GB; 79-90
-# before the streaming compile, whose temporaries were the peak).
+# What evaluation alone needs (no regret or average tables): the compiled arrays (21 bytes a
+# sequence), the float64 profile (8), one padded plan over the sequences (8: each player's values
+# overwrite its own plan in place) and player 0's parents' reach (8 an information set, 1.4 a
+# sequence), and on several threads the tree's levels (8 an information set, 2.7 a sequence;
+# their build peaks below this).  Measured (rcfr.forms.public.evaluate, benchmarks/
+# bench_memory.py; peak resident memory less the started process): 2-NL Hold'em(24) to (38),
+# uniform profile, one thread 36.7-38.0 bytes a sequence (k = 38: 11.8 GiB; 53 before the lean
+# evaluation), two threads 41 (k = 30); a float32 profile 4 less.  A history form's uniform
+# evaluation peaks at 407 bytes per history (goofspiel(num_cards=6), as its compile does).
 BYTES_PER_HISTORY_EVALUATE = 410
-BYTES_PER_PUBLIC_SEQUENCE_EVALUATE = 58
+BYTES_PER_PUBLIC_SEQUENCE_EVALUATE = 41
 _evaluating: list[bool] = []  # set by evaluation_only()
 
 

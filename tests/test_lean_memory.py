@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import rcfr
+import rcfr.solvers.run
 from rcfr.core import budget
 from rcfr.core import kernels as K
 from rcfr.core.errors import RcfrError
@@ -160,3 +161,29 @@ def test_the_guard_lets_k40_evaluate_within_22_gb():
         assert budget.check_public(game, max_memory="22G")
         with pytest.raises(RcfrError, match="to compile and evaluate"):
             budget.check_public(game, max_memory="16G")
+
+
+@pytest.mark.parametrize("game", ["leduc", HOLDEM_6X3, "nl_holdem2(stack=20)"])
+def test_compact_full_width_keeps_one_sequence_vector(game, monkeypatch):
+    """Alternating full-width CFR+ / DCFR with ``storage="int16"`` runs on the plan alone (the
+    values and regrets in place over it; the averages rounded in a per-set scratch): the same
+    tables bit for bit as with separate plan, value and regret vectors, on one and two threads,
+    and the pass never writes the other two."""
+    tree = compile_game(game, form="public").with_thread_groups(0, 0)
+    for alg in ("cfr+", "dcfr"):
+        runs = []
+        for lean in (True, False):
+            for threads in (1, 2):
+                with kernel_threads(threads), monkeypatch.context() as m:
+                    s = rcfr.solvers.run.make_solver(tree, alg, storage="int16")
+                    s._setup()
+                    if not lean:
+                        m.setattr(type(s.pass_), "lean_work", lambda self: self.work)
+                    s.run(3)
+                    s.run(4)
+                if lean:
+                    assert not s.pass_.work.acc.any() and not s.pass_.work.inst.any()
+                runs.append([s.strategy_, *s.estimator_.compact])
+        for other in runs[1:]:
+            for a, b in zip(runs[0], other, strict=True):
+                assert np.array_equal(a, b)
