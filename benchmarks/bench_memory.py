@@ -15,7 +15,8 @@ Runs (``--runs``; each after the kernels it calls are loaded on 2-NL Hold'em(12)
   tables (``--dtype``), no evaluation (``--evaluate``: and the average's exact evaluation);
 * ``fw-int16``: ``--iters`` full-width CFR+ iterations with ``storage="int16"`` (regrets int16,
   averages uint16, a float32 scale per information set) and a float32 current strategy; with
-  ``--evaluate`` the average's evaluation too.
+  ``--evaluate`` the average's evaluation too; ``cfr+``, ``dcfr``: ``--iters`` full-width
+  iterations with float tables (``--dtype``).
 
 Each prints one JSON line: ``peak`` (``VmHWM``, the process's high-water mark, bytes), ``base``
 (resident before the compile), ``per_seq`` ((peak - base) / sequences), ``compile_s`` and
@@ -34,7 +35,8 @@ import time
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-RUNS = ("compile", "uniform", "uniform32", "cs", "es", "os", "as", "fw-int16")
+RUNS = ("compile", "uniform", "uniform32", "cs", "es", "os", "as", "fw-int16", "cfr+", "dcfr")
+FULL_WIDTH = ("fw-int16", "cfr+", "dcfr")
 
 
 def _status(field: str) -> int:
@@ -61,6 +63,8 @@ def _solver(tree, run: str, dtype: str, seed: int = 0):
 
     if run == "fw-int16":
         return make_solver(tree, "cfr+", storage="int16", dtype=dtype)
+    if run in FULL_WIDTH:
+        return make_solver(tree, run, dtype=dtype)
     return make_solver(tree, run, dtype=dtype, seed=seed)
 
 
@@ -97,7 +101,7 @@ def worker(k: int, run: str, nodes: float, iters: int, dtype: str, evaluate: boo
             out["mbb_g"] = 1000.0 * (br0 + br1) / 2.0 / game.big_blind
         elif run != "compile":
             s = _solver(tree, run, dtype)
-            if run == "fw-int16":
+            if run in FULL_WIDTH:
                 s.run(iters)
                 out["iterations"] = s.iteration
             else:

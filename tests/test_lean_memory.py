@@ -148,7 +148,8 @@ def test_the_evaluation_grows_the_process_by_its_vectors_only():
     m = json.loads(out.stdout.strip().splitlines()[-1])
     vectors = 8 * (m["S"] + 2) + 8 * m["I0"]
     assert m["grew"] <= 1.05 * vectors + 4 * 2**20
-    assert m["grew"] >= 0.9 * vectors  # (both are written)
+    assert m["grew"] >= 0.95 * 8 * m["S"]  # (the plan is written in full; the small vector
+    # may come from memory the process already holds)
     assert m["arrays"] + 8 * m["S"] + vectors <= m["estimate"]
 
 
