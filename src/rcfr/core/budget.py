@@ -28,14 +28,16 @@ _UNITS = {"": 1, "B": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 HUGE_EXPONENT = 1000  # sizes beyond 2^1000 histories are reported as "more than"
 NL_EXACT_STACK = 1500  # one-card poker's closed form is O(stack^2); above, a lower bound
 # The public form's peak bytes per sequence while compiling and solving, and its compiled
-# arrays' bytes per sequence.  Measured on 2-NL Hold'em(k) at k = 30 (36.9 million sequences)
-# after the streaming compile (rcfr.forms.public.build), peak resident memory less the 0.3 GB
-# of a started process, two iterations and one evaluation: CFR+ 103, DCFR 111, external
-# sampling 91 with float64 tables and 79 with float32; arrays 20.4-21 (k = 20 to 38).  The
-# solver's tables and the evaluation's vectors are the peak now: the compile itself peaks at the
-# arrays it keeps (PUBLIC_COMPILE_BYTES_PER_SEQUENCE), where it peaked at 81-91 before.
-BYTES_PER_PUBLIC_SEQUENCE = 115
-BYTES_PER_PUBLIC_SEQUENCE_FLOAT32 = 86  # the sampled solvers' dtype="float32" tables
+# arrays' bytes per sequence.  Measured on 2-NL Hold'em(k) (benchmarks/bench_memory.py: peak
+# resident memory less the started process, two iterations and one evaluation of the average)
+# after the lean evaluation (rcfr.forms.public.evaluate) and the in-place averages: CFR+ 82 and
+# DCFR 87 bytes a sequence with float64 tables (k = 28; 103 and 111 before), the sampled solvers
+# with float32 tables 48-59 (k = 30, one and two threads: CS 59, ES 52; 79-91 before), the
+# compact full-width tables (storage="int16", float32 strategy) 57 (k = 30; 79 before); arrays
+# 20.4-21 (k = 20 to 40).  The guard counts a little above them (the tree's levels on several
+# threads: 2.7 a sequence).
+BYTES_PER_PUBLIC_SEQUENCE = 95
+BYTES_PER_PUBLIC_SEQUENCE_FLOAT32 = 62  # the sampled solvers' dtype="float32" tables
 PUBLIC_TREE_BYTES_PER_SEQUENCE = 21
 # The public compile's own peak per sequence: it writes the information sets and sequences
 # straight into their final arrays, so it peaks at the arrays it keeps plus a few per-node
