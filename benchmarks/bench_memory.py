@@ -21,14 +21,16 @@ Runs (``--runs``; each after the kernels it calls are loaded on 2-NL Hold'em(12)
 Each prints one JSON line: ``peak`` (``VmHWM``, the process's high-water mark, bytes), ``base``
 (resident before the compile), ``per_seq`` ((peak - base) / sequences), ``compile_s`` and
 ``run_s`` (CPU seconds, ``time.process_time``) and the run's result.  ``--threads`` sets the
-kernels' threads (1 by default: a threaded evaluation also keeps the tree's levels).  Runs above
-a few GB belong under the machine's big-memory lock.
+kernels' threads (1 by default: a threaded evaluation also keeps the tree's levels); ``--src``
+another checkout's ``src`` (e.g. main's, for the same runs before a change).  Runs above a few
+GB belong under the machine's big-memory lock.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -129,6 +131,8 @@ def main() -> None:
     ap.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     ap.add_argument("--evaluate", action="store_true", help="evaluate the solvers' averages")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--src", default=str(SRC),
+                    help="the checkout's src the workers import (e.g. main's, to compare)")
     ap.add_argument("--worker", nargs=7, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -145,7 +149,7 @@ def main() -> None:
                    str(args.iters), args.dtype, "1" if args.evaluate else "0",
                    str(args.threads)]
             done = subprocess.run(cmd, capture_output=True, text=True,
-                                  env={**__import__("os").environ, "PYTHONPATH": str(SRC)})
+                                  env={**os.environ, "PYTHONPATH": args.src})
             if done.returncode != 0:
                 print(f"{k:>3} {run:>9} failed: {done.stderr.strip().splitlines()[-1:]}")
                 continue

@@ -188,3 +188,16 @@ def test_compact_full_width_keeps_one_sequence_vector(game, monkeypatch):
         for other in runs[1:]:
             for a, b in zip(runs[0], other, strict=True):
                 assert np.array_equal(a, b)
+
+
+def test_the_solve_guard_counts_the_tables_asked_for():
+    """``solve`` tells the guard which tables it will hold (before compiling anything): the
+    compact full-width tables and the sampled solvers' float32 ones at 62 bytes a sequence,
+    float64 (and full-width float32) at 95."""
+    with budget.memory_limit("8G"):
+        for algorithm, options, need in (("cfr+", {"storage": "int16"}, "11.5 GB"),
+                                         ("es", {"dtype": "float32"}, "11.5 GB"),
+                                         ("cfr+", {"dtype": "float32"}, "17.7 GB"),
+                                         ("es", {}, "17.7 GB")):
+            with pytest.raises(RcfrError, match=f"~{need} to compile and solve"):
+                rcfr.solve("nl_holdem2(stack=36)", algorithm, 1, **options)

@@ -38,6 +38,7 @@ NL_EXACT_STACK = 1500  # one-card poker's closed form is O(stack^2); above, a lo
 # threads: 2.7 a sequence).
 BYTES_PER_PUBLIC_SEQUENCE = 95
 BYTES_PER_PUBLIC_SEQUENCE_FLOAT32 = 62  # the sampled solvers' dtype="float32" tables
+BYTES_PER_PUBLIC_SEQUENCE_INT16 = 62  # full-width storage="int16" (compact tables)
 PUBLIC_TREE_BYTES_PER_SEQUENCE = 21
 # The public compile's own peak per sequence: it writes the information sets and sequences
 # straight into their final arrays, so it peaks at the arrays it keeps plus a few per-node
@@ -228,12 +229,14 @@ def check_public(game, max_memory: str | float | int | None = None,
                  dtype: str | None = None) -> bool:
     """Refuse ``game``'s public form if its closed-form memory exceeds the budget; ``True``
     where a closed form judged it (``False``: the public tree's node budget applies).
-    ``dtype="float32"``: the sampled solvers' single-precision tables (less memory)."""
+    ``dtype="float32"``: the sampled solvers' single-precision tables, ``"int16"``: the
+    full-width solvers' compact tables (less memory)."""
     sequences = public_sequences(game)
     if sequences is None:
         return False
     budget = parse_memory(max_memory)
-    per = BYTES_PER_PUBLIC_SEQUENCE_FLOAT32 if dtype == "float32" else BYTES_PER_PUBLIC_SEQUENCE
+    per = {"float32": BYTES_PER_PUBLIC_SEQUENCE_FLOAT32,
+           "int16": BYTES_PER_PUBLIC_SEQUENCE_INT16}.get(dtype, BYTES_PER_PUBLIC_SEQUENCE)
     if _evaluating:
         per = BYTES_PER_PUBLIC_SEQUENCE_EVALUATE
     need = per * float(sequences)
