@@ -333,10 +333,10 @@ def test_the_public_guard_counts_float32_tables_and_a_sweep_passes_its_budget(tm
     from rcfr.core.budget import check_public
     from rcfr.games.registry import load_game
 
-    game = load_game("nl_holdem2(stack=36)")  # 199,672,165 sequences: ~16 GB (float32), ~21.4
-    assert check_public(game, "20G", "float32") is True
+    game = load_game("nl_holdem2(stack=36)")  # 199,672,165 sequences: ~11.5 GB (float32), ~17.7
+    assert check_public(game, "16G", "float32") is True
     with pytest.raises(RcfrError, match="199,672,165 sequences"):
-        check_public(game, "20G")
+        check_public(game, "16G")
     # a sweep spec's max_memory reaches the workers (here: too small for Kuhn's history form)
     text = SMALL.replace("seeds = [0, 1]", 'seeds = [0]\nmax_memory = "1K"').replace(
         'algorithm = ["cfr", "cfr+", "rcfr+"]', 'algorithm = ["cfr+"]')

@@ -248,15 +248,15 @@ def test_evaluate_counts_what_evaluation_needs(capsys):
     from rcfr.games.registry import load_game
 
     game = load_game("nl_holdem2(stack=36)")  # 199,672,165 public sequences
-    with pytest.raises(RcfrError, match="21.4 GB to compile and solve"):
-        budget.check_public(game, "20G")
-    with budget.evaluation_only():  # measured: evaluation peaks at 53 bytes a sequence (k = 30)
+    with pytest.raises(RcfrError, match="17.7 GB to compile and solve"):
+        budget.check_public(game, "16G")
+    with budget.evaluation_only():  # measured: evaluation peaks at 37-41 bytes a sequence
         assert budget.check_public(game, "20G")
         assert budget.check_game(load_game("random_game(seed=1)"), "4100") == 10
     assert budget.check_game(load_game("random_game(seed=1)"), "4500") == 10  # 450 a history
     line = one_line_error(*run(capsys, "evaluate", "nl_holdem2(stack=36)", "--uniform",
-                               "--max-memory", "10G")[::2])
-    assert "10.8 GB to compile and evaluate" in line
+                               "--max-memory", "7G")[::2])
+    assert "7.62 GB to compile and evaluate" in line
 
 
 # -- make demo installs the core, make test the extras ---------------------------------------

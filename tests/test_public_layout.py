@@ -91,7 +91,7 @@ def test_layout_kernels_equal_the_contract_order_exactly(game):
     for seed in range(3):
         probs = random_policy(t, seed).probs
         ref = evaluate_public(probs, t._full_arrays, t.arrays, False, K.padded(S),
-                              np.empty(S + 2), np.empty(S))
+                              np.empty(t.num_infosets_per_player[0]))
         assert np.allclose(t.evaluate(probs), ref, rtol=1e-13, atol=1e-14)
 
 

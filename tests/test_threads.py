@@ -95,7 +95,7 @@ def test_exact_evaluation_by_levels_in_the_contracts_order():
 
     def run(threads, levels):
         return evaluate_public(probs, tree._full_arrays, tree.arrays, False, K.padded(S),
-                               np.empty(S + 2), np.empty(S), threads, levels)
+                               np.empty(tree.num_infosets_per_player[0]), threads, levels)
 
     ref = run(1, None)
     assert ref == pytest.approx(tree.evaluate(probs), rel=1e-12)  # (the layout's evaluator)

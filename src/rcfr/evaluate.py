@@ -52,7 +52,8 @@ def _probs(tree: Form, policy) -> np.ndarray:
         if policy.tree is not tree and policy.tree.fingerprint() != tree.fingerprint():
             raise RcfrError(f"the policy is for {policy.game}, not for {tree.game}")
         return policy.probs
-    return np.ascontiguousarray(policy, dtype=np.float64)
+    dtype = np.float32 if getattr(policy, "dtype", None) == np.float32 else np.float64
+    return np.ascontiguousarray(policy, dtype=dtype)  # (a float32 profile is read as it is)
 
 
 def _tree_of(game, policy) -> Form:

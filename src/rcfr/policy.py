@@ -35,8 +35,11 @@ class TabularPolicy:
         if not np.all(np.isfinite(probs)) or np.any(probs < -1e-12):
             raise RcfrError("policy probabilities must be finite and non-negative")
         sums = np.add.reduceat(probs, self.tree.infoset_seq_start) if probs.size else probs
-        if probs.size and np.max(np.abs(sums - 1.0)) > 1e-6:
-            bad = int(np.argmax(np.abs(sums - 1.0)))
+        if probs.size:
+            sums -= 1.0  # (in place: one vector over the information sets)
+            np.abs(sums, out=sums)
+        if probs.size and np.max(sums) > 1e-6:
+            bad = int(np.argmax(sums))
             raise RcfrError(
                 f"policy probabilities at {self.tree.infoset_keys[bad]!r} sum to {sums[bad]:.6g}"
             )
@@ -50,11 +53,16 @@ class TabularPolicy:
         return cls(tree, 1.0 / tree.infoset_num_actions[tree.seq_infoset])
 
     @classmethod
-    def from_weights(cls, tree: Form, weights: np.ndarray, metadata=None) -> TabularPolicy:
-        """Normalise non-negative weights per information set (uniform where all are zero)."""
-        out = np.empty(tree.num_sequences)
-        normalize(np.asarray(weights, dtype=np.float64), 0, tree.num_infosets,
-                  tree.infoset_seq_start, tree.infoset_num_actions, out)
+    def from_weights(cls, tree: Form, weights: np.ndarray, metadata=None,
+                     consume: bool = False) -> TabularPolicy:
+        """Normalise non-negative weights per information set (uniform where all are zero).
+        The probabilities overwrite a float64 copy the conversion made (e.g. of float32 weights),
+        or ``weights`` itself where ``consume``: no second vector over the sequences."""
+        w = np.asarray(weights, dtype=np.float64)
+        own = consume or not (isinstance(weights, np.ndarray) and np.may_share_memory(w, weights))
+        out = w if own and w.flags.c_contiguous and w.flags.writeable else np.empty(
+            tree.num_sequences)
+        normalize(w, 0, tree.num_infosets, tree.infoset_seq_start, tree.infoset_num_actions, out)
         return cls(tree, out, metadata)
 
     # -- queries -------------------------------------------------------------------------

@@ -28,27 +28,34 @@ _UNITS = {"": 1, "B": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 HUGE_EXPONENT = 1000  # sizes beyond 2^1000 histories are reported as "more than"
 NL_EXACT_STACK = 1500  # one-card poker's closed form is O(stack^2); above, a lower bound
 # The public form's peak bytes per sequence while compiling and solving, and its compiled
-# arrays' bytes per sequence.  Measured on 2-NL Hold'em(k) at k = 30 (36.9 million sequences)
-# after the streaming compile (rcfr.forms.public.build), peak resident memory less the 0.3 GB
-# of a started process, two iterations and one evaluation: CFR+ 103, DCFR 111, external
-# sampling 91 with float64 tables and 79 with float32; arrays 20.4-21 (k = 20 to 38).  The
-# solver's tables and the evaluation's vectors are the peak now: the compile itself peaks at the
-# arrays it keeps (PUBLIC_COMPILE_BYTES_PER_SEQUENCE), where it peaked at 81-91 before.
-BYTES_PER_PUBLIC_SEQUENCE = 115
-BYTES_PER_PUBLIC_SEQUENCE_FLOAT32 = 86  # the sampled solvers' dtype="float32" tables
+# arrays' bytes per sequence.  Measured on 2-NL Hold'em(k) (benchmarks/bench_memory.py: peak
+# resident memory less the started process, two iterations and one evaluation of the average)
+# after the lean evaluation (rcfr.forms.public.evaluate) and the in-place averages: CFR+ 82 and
+# DCFR 87 bytes a sequence with float64 tables (k = 28; 103 and 111 before), the sampled solvers
+# with float32 tables 48-59 (k = 30, one and two threads: CS 59, ES 52; 79-91 before), the
+# compact full-width tables (storage="int16", float32 strategy) 57 (k = 30; 79 before); arrays
+# 20.4-21 (k = 20 to 40).  The guard counts a little above them (the tree's levels on several
+# threads: 2.7 a sequence).
+BYTES_PER_PUBLIC_SEQUENCE = 95
+BYTES_PER_PUBLIC_SEQUENCE_FLOAT32 = 62  # the sampled solvers' dtype="float32" tables
+BYTES_PER_PUBLIC_SEQUENCE_INT16 = 62  # full-width storage="int16" (compact tables)
 PUBLIC_TREE_BYTES_PER_SEQUENCE = 21
 # The public compile's own peak per sequence: it writes the information sets and sequences
 # straight into their final arrays, so it peaks at the arrays it keeps plus a few per-node
 # arrays (measured: 20.6-21.6 bytes a sequence at k = 20 to 38, 0.99-1.03 times the arrays;
 # the vectorized compile before it peaked at 3.7 times).
 PUBLIC_COMPILE_BYTES_PER_SEQUENCE = 23
-# What evaluation alone needs (no regret or average tables): the compiled arrays, the profile,
-# both realization plans and the values (four float64 vectors over the sequences).  Measured: a
-# history form's uniform evaluation peaks at 407 bytes per history (goofspiel(num_cards=6),
-# as its compile does); 2-NL Hold'em(30)'s public form at 53 bytes a sequence (2.2 GB; 79-90
-# before the streaming compile, whose temporaries were the peak).
+# What evaluation alone needs (no regret or average tables): the compiled arrays (21 bytes a
+# sequence), the float64 profile (8), one padded plan over the sequences (8: each player's values
+# overwrite its own plan in place) and player 0's parents' reach (8 an information set, 1.4 a
+# sequence), and on several threads the tree's levels (8 an information set, 2.7 a sequence;
+# their build peaks below this).  Measured (rcfr.forms.public.evaluate, benchmarks/
+# bench_memory.py; peak resident memory less the started process): 2-NL Hold'em(24) to (38),
+# uniform profile, one thread 36.7-38.0 bytes a sequence (k = 38: 11.8 GiB; 53 before the lean
+# evaluation), two threads 41 (k = 30); a float32 profile 4 less.  A history form's uniform
+# evaluation peaks at 407 bytes per history (goofspiel(num_cards=6), as its compile does).
 BYTES_PER_HISTORY_EVALUATE = 410
-BYTES_PER_PUBLIC_SEQUENCE_EVALUATE = 58
+BYTES_PER_PUBLIC_SEQUENCE_EVALUATE = 41
 _evaluating: list[bool] = []  # set by evaluation_only()
 
 
@@ -222,12 +229,14 @@ def check_public(game, max_memory: str | float | int | None = None,
                  dtype: str | None = None) -> bool:
     """Refuse ``game``'s public form if its closed-form memory exceeds the budget; ``True``
     where a closed form judged it (``False``: the public tree's node budget applies).
-    ``dtype="float32"``: the sampled solvers' single-precision tables (less memory)."""
+    ``dtype="float32"``: the sampled solvers' single-precision tables, ``"int16"``: the
+    full-width solvers' compact tables (less memory)."""
     sequences = public_sequences(game)
     if sequences is None:
         return False
     budget = parse_memory(max_memory)
-    per = BYTES_PER_PUBLIC_SEQUENCE_FLOAT32 if dtype == "float32" else BYTES_PER_PUBLIC_SEQUENCE
+    per = {"float32": BYTES_PER_PUBLIC_SEQUENCE_FLOAT32,
+           "int16": BYTES_PER_PUBLIC_SEQUENCE_INT16}.get(dtype, BYTES_PER_PUBLIC_SEQUENCE)
     if _evaluating:
         per = BYTES_PER_PUBLIC_SEQUENCE_EVALUATE
     need = per * float(sequences)

@@ -72,13 +72,14 @@ def draw(word, s):
 
 
 @njit(cache=True, inline="always")
-def round_set(values, start, end, q, scales, i, top, bottom, word):
+def round_set(values, start, end, q, scales, i, top, bottom, word, o=0):
     """Store ``values[start:end]`` as ``scales[i] * q[start:end]``, the scale their largest
     magnitude over ``top`` (rounded up to a float32) and each integer rounded stochastically
-    (unbiased); ``values`` gets the stored values back."""
+    (unbiased); ``values`` gets the stored values back.  ``o``: sequence ``s``'s value is
+    ``values[s - o]`` (a set's own scratch; the draws are by ``s``)."""
     m = 0.0
     for s in range(start, end):
-        a = abs(values[s])
+        a = abs(values[s - o])
         if a > m:
             m = a
     c = np.float32(m / top)
@@ -89,15 +90,15 @@ def round_set(values, start, end, q, scales, i, top, bottom, word):
         scales[i] = 0.0
         for s in range(start, end):
             q[s] = 0
-            values[s] = 0.0
+            values[s - o] = 0.0
         return
     scales[i] = c
     inv = 1.0 / scale
     for s in range(start, end):
-        f = math.floor(values[s] * inv + draw(word, s))  # (no branch to mispredict)
+        f = math.floor(values[s - o] * inv + draw(word, s))  # (no branch to mispredict)
         f = min(max(f, bottom), top)  # (a guard: the division may round up by an ulp)
         q[s] = int(f)
-        values[s] = f * scale
+        values[s - o] = f * scale
 
 
 @njit(cache=True)
@@ -121,17 +122,22 @@ def absorb_compact(t, rule, link_kind, link_param, i_lo, i_hi, seq_start, num_ac
 
 
 @njit(cache=True)
-def average_compact(t, weight, i_lo, i_hi, seq_start, num_actions, plan, buf, C, key):
+def average_compact(t, weight, i_lo, i_hi, seq_start, num_actions, plan, C, key):
     """Add ``weight`` times the realization plan to the compressed average-strategy sums of
-    information sets ``[i_lo, i_hi)`` (rounded; ``buf``: scratch over sequences)."""
+    information sets ``[i_lo, i_hi)`` (rounded, each set in a scratch of its own size: no
+    vector over the sequences)."""
     word = stream_word(key, t, AVERAGE_STREAM)
+    widest = 0
+    for i in range(i_lo, i_hi):
+        widest = max(widest, num_actions[i])
+    buf = np.empty(widest)
     for i in range(i_lo, i_hi):
         start = seq_start[i]
         end = start + num_actions[i]
         c = float(C.average_scale[i])
         for s in range(start, end):
-            buf[s] = C.average[s] * c + weight * plan[s]
-        round_set(buf, start, end, C.average, C.average_scale, i, AVERAGE_TOP, 0, word)
+            buf[s - start] = C.average[s] * c + weight * plan[s]
+        round_set(buf, start, end, C.average, C.average_scale, i, AVERAGE_TOP, 0, word, start)
 
 
 @njit(cache=True, parallel=True)
@@ -145,12 +151,11 @@ def _absorb_chunks(t, rule, link_kind, link_param, i_lo, i_hi, seq_start, num_ac
 
 
 @njit(cache=True, parallel=True)
-def _average_chunks(t, weight, i_lo, i_hi, seq_start, num_actions, plan, buf, C, key,
-                    threads):
+def _average_chunks(t, weight, i_lo, i_hi, seq_start, num_actions, plan, C, key, threads):
     n = i_hi - i_lo
     for c in prange(threads):
         average_compact(t, weight, i_lo + n * c // threads, i_lo + n * (c + 1) // threads,
-                        seq_start, num_actions, plan, buf, C, key)
+                        seq_start, num_actions, plan, C, key)
 
 
 @njit(cache=True)
@@ -172,16 +177,15 @@ def absorb_threaded(t, rule, link_kind, link_param, i_lo, i_hi, seq_start, num_a
 
 
 @njit(cache=True)
-def average_threaded(t, weight, i_lo, i_hi, seq_start, num_actions, plan, buf, C, key, LV,
+def average_threaded(t, weight, i_lo, i_hi, seq_start, num_actions, plan, C, key, LV,
                      threads):
     """:func:`average_compact` split over ``threads`` threads (as :func:`absorb_threaded`)."""
     if LV is None:
-        average_compact(t, weight, i_lo, i_hi, seq_start, num_actions, plan, buf, C, key)
+        average_compact(t, weight, i_lo, i_hi, seq_start, num_actions, plan, C, key)
     elif threads > 1 and i_hi - i_lo >= 64 * threads:
-        _average_chunks(t, weight, i_lo, i_hi, seq_start, num_actions, plan, buf, C, key,
-                        threads)
+        _average_chunks(t, weight, i_lo, i_hi, seq_start, num_actions, plan, C, key, threads)
     else:
-        average_compact(t, weight, i_lo, i_hi, seq_start, num_actions, plan, buf, C, key)
+        average_compact(t, weight, i_lo, i_hi, seq_start, num_actions, plan, C, key)
 
 
 @njit(cache=True)

@@ -83,18 +83,39 @@ def best_response(player, i_lo, i_hi, seq_start, num_actions, parent_seq, acc, b
 
 
 @njit(cache=True, inline="always")
-def best_response_at(i, seq_start, num_actions, parent_seq, acc, br):
-    """Information set ``i`` of :func:`best_response`: its best action (the first of equals)
-    into ``br`` and its value added to its parent sequence."""
+def best_action(i, seq_start, num_actions, acc):
+    """Information set ``i``'s best sequence by ``acc`` (the first of equals)."""
     start = seq_start[i]
     best = start
     for s in range(start + 1, start + num_actions[i]):
         if acc[s] > acc[best]:
             best = s
-    for s in range(start, start + num_actions[i]):
+    return best
+
+
+@njit(cache=True, inline="always")
+def best_response_at(i, seq_start, num_actions, parent_seq, acc, br):
+    """Information set ``i`` of :func:`best_response`: its best action (the first of equals)
+    into ``br`` and its value added to its parent sequence."""
+    best = best_action(i, seq_start, num_actions, acc)
+    for s in range(seq_start[i], seq_start[i] + num_actions[i]):
         br[s] = 0.0
     br[best] = 1.0
     acc[parent_seq[i]] += acc[best]
+
+
+@njit(cache=True, inline="always")
+def best_value_at(i, seq_start, num_actions, parent_seq, acc):
+    """:func:`best_response_at` without the pure strategy: only the value backed up."""
+    acc[parent_seq[i]] += acc[best_action(i, seq_start, num_actions, acc)]
+
+
+@njit(cache=True)
+def best_value(player, i_lo, i_hi, seq_start, num_actions, parent_seq, acc):
+    """:func:`best_response`'s value alone (no ``br`` vector: exact evaluation keeps none)."""
+    for i in range(i_hi - 1, i_lo - 1, -1):
+        best_value_at(i, seq_start, num_actions, parent_seq, acc)
+    return acc[acc.shape[0] - 2 + player]
 
 
 @njit(cache=True)

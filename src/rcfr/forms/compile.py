@@ -55,8 +55,8 @@ def compile_game(game, form: str = "auto", max_memory: str | float | int | None 
     one); ``"auto"``: the history form unless the game offers the public form and its history
     form would exceed ``HISTORY_BUDGET``.  A history form larger than ``max_memory`` (bytes or
     e.g. ``"4G"``; default: see :mod:`rcfr.core.budget`) is refused before it is built, or as
-    soon as the walk passes it; ``dtype``: the sampled solvers' tables, which the public form's
-    guard counts."""
+    soon as the walk passes it; ``dtype``: the solver's tables, which the public form's guard
+    counts (``"float32"``: the sampled solvers', ``"int16"``: compact full-width storage)."""
     if form not in FORMS:
         raise RcfrError(f"unknown form {form!r}; use one of {', '.join(FORMS)}")
     if is_compiled(game):

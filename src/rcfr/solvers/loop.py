@@ -213,7 +213,9 @@ class RegretSolver:
     def average_policy(self) -> TabularPolicy:
         """The average strategy (the one that converges to an equilibrium)."""
         self._setup()
-        return TabularPolicy.from_weights(self.tree, self.average_weights(), self._info())
+        compact = getattr(self.estimator_, "compact", None) is not None  # decoded afresh
+        return TabularPolicy.from_weights(self.tree, self.average_weights(), self._info(),
+                                          consume=compact)
 
     def average_weights(self) -> np.ndarray:
         """The average-strategy sums over sequences (decoded from compressed tables)."""

@@ -246,6 +246,16 @@ def _make_deep(game, key: str, rule, options: dict, given: set):
     return make_deep_solver(game, key, **kwargs)
 
 
+def _tables(algorithm: str, options: dict) -> str | None:
+    """The tables the memory guard counts (:func:`rcfr.core.budget.check_public`): the compact
+    full-width ones, the sampled solvers' float32 ones, else float64."""
+    if options.get("storage") == "int16":
+        return "int16"
+    if options.get("dtype") == "float32" and str(algorithm).strip().lower() in SCHEMES:
+        return "float32"
+    return None
+
+
 def _positive(name: str, value, allow_zero: bool = False) -> int:
     return whole_number(value, name, 0 if allow_zero else 1)
 
@@ -286,7 +296,7 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
     if not checkpoint_every > 0:
         raise RcfrError(f"checkpoint-every must be a positive number of seconds, "
                         f"got {checkpoint_every!r}")
-    tree = compile_game(game)
+    tree = compile_game(game, dtype=_tables(algorithm, options))
     target = _target(tree, target_exploitability, target_mbb, eval_every or eval_nodes)
     solver = solver if solver is not None else make_solver(tree, algorithm, **options)
     solver._setup()  # validation and kernel loading happen outside the timed runs

@@ -128,14 +128,14 @@ def run_compact(n_iters, t0, alternating, avg_power, rule, link_kind, link_param
                 K.realization_plan(strategy, b[0 if first else 1 - p], b[2 if first else 2 - p],
                                    ss, na, tree.parent_seq, plan)
                 player_regrets(p, strategy, tree, plan, acc, inst)
-                average_compact(t, weight, b[p], b[p + 1], ss, na, plan, acc, C, key)
+                average_compact(t, weight, b[p], b[p + 1], ss, na, plan, C, key)
                 absorb_compact(t, rule, link_kind, link_param, b[p], b[p + 1], ss, na, inst,
                                strategy, C, key)
         else:
             K.realization_plan(strategy, b[0], b[2], ss, na, tree.parent_seq, plan)
             for p in range(2):
                 player_regrets(p, strategy, tree, plan, acc, inst)
-            average_compact(t, weight, b[0], b[2], ss, na, plan, acc, C, key)
+            average_compact(t, weight, b[0], b[2], ss, na, plan, C, key)
             for p in range(2):
                 absorb_compact(t, rule, link_kind, link_param, b[p], b[p + 1], ss, na, inst,
                                strategy, C, key)

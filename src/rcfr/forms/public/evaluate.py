@@ -12,43 +12,50 @@ from .terminals import _terminal_values, terminal_values
 
 
 @njit(cache=True)
-def evaluate_public(probs, tree, T, dense, plan, acc, br, threads=1, LV=None):
-    """Player 0's value and both best-response values of the profile ``probs`` in one call:
-    the realization plans, one terminal sweep per player (player 0's gives the value and its
-    best response) and the best responders' backward sweeps (:mod:`rcfr.evaluate`); on
-    ``threads`` threads (the plans and backward sweeps with the levels ``LV``), bit for bit the
-    one-thread numbers."""
-    sb = tree.seq_bounds
-    if LV is None:
-        K.realization_plan(probs, 0, tree.bounds[2], tree.seq_start, tree.num_actions,
-                           tree.parent_seq, plan)
-    else:
-        plan_threaded(probs, LV, 0, 2, tree, plan, 0.0, br, False, threads)
+def evaluate_public(probs, tree, T, dense, plan, pp, threads=1, LV=None):
+    """Player 0's value and both best-response values of the profile ``probs`` (float64, or
+    float32 read as it is) in one call, holding one padded sequence vector ``plan`` and
+    ``pp`` (player 0's information sets: their parent sequences' reach).  Each player's values
+    overwrite its own part of ``plan`` in place: the terminal sweep for player ``p`` reads only
+    the opponent's plan, the best responder's backward sweep only ``p``'s values
+    (:mod:`rcfr.evaluate`).  Player 0's value sums ``acc[s] * (pp[i] * probs[s])``, each plan
+    entry the realization plan's own product, so every number is bit for bit that of separate
+    plan, value and work vectors; on ``threads`` threads (the plans and backward sweeps with the
+    levels ``LV``), bit for bit the one-thread numbers."""
+    sb, b = tree.seq_bounds, tree.bounds
     S = sb[2]
-    terminal_values(0, plan, T, dense, sb[0], sb[1], acc, threads)
+    plan[S] = 1.0
+    plan[S + 1] = 1.0
+    plan_threaded(probs, LV, 0, 2, tree, plan, 0.0, plan, False, threads)
+    seq_start, num_actions, parent_seq = tree.seq_start, tree.num_actions, tree.parent_seq
+    for i in range(b[0], b[1]):
+        pp[i] = plan[parent_seq[i]]
+    terminal_values(0, plan, T, dense, sb[0], sb[1], plan, threads)  # over player 0's plan
     value = 0.0
-    for s in range(sb[0], sb[1]):
-        value += acc[s] * plan[s]
-    value += acc[S] * plan[S]
-    br0 = _best_response(0, tree, acc, br, LV, threads)
-    terminal_values(1, plan, T, dense, sb[1], sb[2], acc, threads)
-    br1 = _best_response(1, tree, acc, br, LV, threads)
+    for i in range(b[0], b[1]):  # (the sequences in order: each set's are contiguous)
+        base = pp[i]
+        for s in range(seq_start[i], seq_start[i] + num_actions[i]):
+            value += plan[s] * (base * probs[s])
+    value += plan[S] * 1.0
+    br0 = _best_value(0, tree, plan, LV, threads)
+    plan[S] = 1.0
+    plan_threaded(probs, LV, 0, 1, tree, plan, 0.0, plan, False, threads)  # player 0's again
+    terminal_values(1, plan, T, dense, sb[1], sb[2], plan, threads)  # over player 1's plan
+    br1 = _best_value(1, tree, plan, LV, threads)
+    plan[S + 1] = 1.0
     return value, br0, br1
 
 
 @njit(cache=True)
-def _best_response(p, tree, acc, br, LV, threads):
-    """:func:`rcfr.core.kernels.best_response` for player ``p``, by levels on ``threads``
+def _best_value(p, tree, acc, LV, threads):
+    """:func:`rcfr.core.kernels.best_value` for player ``p``, by levels on ``threads``
     threads where ``LV`` is given (:func:`rcfr.forms.public.full_width._back_levels`)."""
     b = tree.bounds
-    if LV is None:
-        return K.best_response(p, b[p], b[p + 1], tree.seq_start, tree.num_actions,
-                               tree.parent_seq, acc, br)
-    if threads < 2:
-        return K.best_response(p, b[p], b[p + 1], tree.seq_start, tree.num_actions,
-                               tree.parent_seq, acc, br)
+    if LV is None or threads < 2:
+        return K.best_value(p, b[p], b[p + 1], tree.seq_start, tree.num_actions,
+                            tree.parent_seq, acc)
     _back_levels(BEST_RESPONSE, p, False, False, 0.0, acc, tree.seq_start, tree.num_actions,
-                 tree.parent_seq, LV, acc, br, threads)
+                 tree.parent_seq, LV, acc, acc, threads)
     return acc[acc.shape[0] - 2 + p]
 
 

@@ -127,15 +127,15 @@ def _back_one(kind, i, clipped, matching, link_param, strategy, seq_start, num_a
               parent_seq, acc, out):
     """Information set ``i`` of the backward sweep: absorbed regrets (``out``: the regrets,
     :func:`_absorb_one`), instantaneous regrets (``out``, as
-    :func:`rcfr.core.kernels.counterfactual_regrets`) or the best response (``out``, as
-    :func:`rcfr.core.kernels.best_response`)."""
+    :func:`rcfr.core.kernels.counterfactual_regrets`) or the best response's value (as
+    :func:`rcfr.core.kernels.best_value`; ``out`` unused)."""
     if kind == ABSORB:
         _absorb_one(i, clipped, matching, link_param, strategy, seq_start, num_actions,
                     parent_seq, acc, out)
     elif kind == REGRETS:
         K.regrets_at(i, strategy, seq_start, num_actions, parent_seq, acc, out)
     else:
-        K.best_response_at(i, seq_start, num_actions, parent_seq, acc, out)
+        K.best_value_at(i, seq_start, num_actions, parent_seq, acc)
 
 
 @njit(cache=True, parallel=True)
@@ -298,14 +298,13 @@ def _regrets_compact(p, t, rule, link_kind, link_param, strategy, tree, acc, ins
 
 
 @njit(cache=True)
-def _plan_compact(p_lo, p_hi, t, weight, strategy, tree, plan, buf, C, key, LV, threads,
-                  average):
+def _plan_compact(p_lo, p_hi, t, weight, strategy, tree, plan, C, key, LV, threads, average):
     """Players ``[p_lo, p_hi)``'s realization plans and, where ``average``, ``weight`` times
     them into the compressed average-strategy sums (iteration ``t``'s rounding stream)."""
-    plan_threaded(strategy, LV, p_lo, p_hi, tree, plan, weight, buf, False, threads)
+    plan_threaded(strategy, LV, p_lo, p_hi, tree, plan, weight, plan, False, threads)
     if average:
         average_threaded(t, weight, tree.bounds[p_lo], tree.bounds[p_hi], tree.seq_start,
-                         tree.num_actions, plan, buf, C, key, LV, threads)
+                         tree.num_actions, plan, C, key, LV, threads)
 
 
 @njit(cache=True)
@@ -315,30 +314,37 @@ def run_public_compact(n_iters, t0, alternating, avg_power, rule, link_kind, lin
     non-predictive rules): the same passes in the same order, the regrets absorbed and the
     average-strategy sums added one information set at a time with stochastic rounding.  An
     average increment of the weight of iteration ``t`` draws from ``t``'s stream, so a run cut
-    into calls rounds as one call does."""
+    into calls rounds as one call does.  Alternating, ``work`` may give one vector as the plan,
+    the values and the regrets (:meth:`PublicFullWidthPass.lean_work`): player ``p``'s
+    terminal sweep reads only the opponent's plan and writes ``p``'s part, its regrets
+    overwrite its values set by set, and ``p``'s plan is recomputed after its update (the
+    empty sequence's slot set back to 1)."""
     plan, acc, inst = work.plan, work.acc, work.inst
+    S = tree.seq_bounds[2]
     for it in range(n_iters):
         t = t0 + it + 1
         weight = float(t) ** avg_power
         if alternating:
             if it == 0:
-                _plan_compact(0, 1, t, weight, strategy, tree, plan, inst, C, key, LV, threads,
+                _plan_compact(0, 1, t, weight, strategy, tree, plan, C, key, LV, threads,
                               True)
-            _plan_compact(1, 2, t, weight, strategy, tree, plan, inst, C, key, LV, threads,
+            _plan_compact(1, 2, t, weight, strategy, tree, plan, C, key, LV, threads,
                           True)
             terminal_values(0, plan, T, dense, tree.seq_bounds[0], tree.seq_bounds[1], acc,
                             threads)
             _regrets_compact(0, t, rule, link_kind, link_param, strategy, tree, acc, inst, C,
                              key, LV, threads)
+            plan[S] = 1.0
             nxt = float(t + 1) ** avg_power
-            _plan_compact(0, 1, t + 1, nxt, strategy, tree, plan, inst, C, key, LV, threads,
+            _plan_compact(0, 1, t + 1, nxt, strategy, tree, plan, C, key, LV, threads,
                           it + 1 < n_iters)
             terminal_values(1, plan, T, dense, tree.seq_bounds[1], tree.seq_bounds[2], acc,
                             threads)
             _regrets_compact(1, t, rule, link_kind, link_param, strategy, tree, acc, inst, C,
                              key, LV, threads)
+            plan[S + 1] = 1.0
         else:
-            _plan_compact(0, 2, t, weight, strategy, tree, plan, inst, C, key, LV, threads,
+            _plan_compact(0, 2, t, weight, strategy, tree, plan, C, key, LV, threads,
                           True)
             for p in range(2):
                 terminal_values(p, plan, T, dense, tree.seq_bounds[p], tree.seq_bounds[p + 1],
@@ -498,6 +504,12 @@ class PublicFullWidthPass:
     def fuses(self, rule) -> bool:
         return True
 
+    def lean_work(self) -> FullWork:
+        """The plan as the values and the regrets too (:func:`run_public_compact`,
+        alternating): one vector over the sequences where the pass keeps three (the other two
+        are never written, so their zero pages take no memory)."""
+        return FullWork(self.work.plan, self.work.plan, self.work.plan)
+
     def _thread_args(self) -> tuple:
         """:func:`run_public`'s threaded arguments: the thread count and the tree's levels (built
         on the first threaded call), or none on one thread."""
@@ -519,10 +531,11 @@ class PublicFullWidthPass:
         compact = getattr(est, "compact", None)  # storage="int16"
         if compact is not None:
             extra = self._thread_args()
+            work = self.lean_work() if solver.alternating else self.work
             run_public_compact(iterations, solver.iteration, solver.alternating,
                                solver.avg_power_, solver.rule_.params, solver.link_.kind,
                                solver.link_.param, self.arrays, self.tree.arrays, self.dense,
-                               compact, est.key[0], solver.strategy_, self.work, *extra)
+                               compact, est.key[0], solver.strategy_, work, *extra)
         elif self.layout_fuses(solver):
             L = self.tree._layout
             dtype = solver.strategy_.dtype

@@ -39,28 +39,34 @@ def build_levels(tree, min_infosets: int = LEVEL_MIN_INFOSETS) -> PublicLevels:
         lo, hi, d = int(cs[lo]), int(cs[hi]), d + 1
     I = tree.num_infosets  # noqa: E741 (the papers' I)
     i0 = tree.num_infosets_per_player[0]
-    player = (np.arange(I) >= i0).astype(np.int64)
-    idepth = depth[tree.infoset_public_node.astype(np.int64)]
-    key = player * (int(depth.max(initial=0)) + 1) + idepth
-    if I and (np.diff(key) < 0).any():  # pragma: no cover (compile_public numbers them so)
+    # (one int64 vector over the information sets at a time: k = 40 has 192 million)
+    key = depth[tree.infoset_public_node]
+    key[i0:] += int(depth.max(initial=0)) + 1  # player 1's after player 0's
+    step = np.diff(key)
+    if I and (step < 0).any():  # pragma: no cover (compile_public numbers them so)
         raise ValueError("information sets are not numbered by depth")
-    cut = np.flatnonzero(np.diff(key) != 0) + 1 if I else np.zeros(0, np.int64)
+    cut = np.flatnonzero(step != 0) + 1 if I else np.zeros(0, np.int64)
+    del step, key
     level_lo = np.concatenate([[0], cut, [I]]).astype(np.int64) if I else np.zeros(1, np.int64)
     L = level_lo.size - 1
-    level_player = player[level_lo[:-1]] if L else np.zeros(0, np.int64)
+    level_player = (level_lo[:-1] >= i0).astype(np.int64)
     player_lo = np.array([0, int(np.count_nonzero(level_player == 0)), L], dtype=np.int64)
-    # by (level, parent sequence), ties in decreasing order: a stable sort of the reversed keys
-    # (one int64 key and one index per information set: 2-NL Hold'em(36) has 68 million)
-    key = np.repeat(np.arange(L, dtype=np.int64), np.diff(level_lo))
-    key *= tree.num_sequences + 2
-    key += tree.infoset_parent_seq
-    back = np.argsort(key[::-1], kind="stable")
-    index = np.int32 if I < 2**31 else np.int64
-    back_order = (I - 1 - back).astype(index)
-    del back
+    # by (level, parent sequence), ties in decreasing order: a stable sort of the keys in
+    # reverse (one int64 key and one index per information set at a time, and the sort's buffer)
+    rev = np.repeat(np.arange(L - 1, -1, -1, dtype=np.int64), np.diff(level_lo)[::-1])
+    rev *= tree.num_sequences + 2
+    rev += tree.infoset_parent_seq[::-1]
+    back = np.argsort(rev, kind="stable")
     new = np.ones(I, dtype=bool)
-    new[1:] = np.diff(key[back_order]) != 0
-    del key
+    ordered = rev[back]
+    del rev
+    new[1:] = ordered[1:] != ordered[:-1]
+    del ordered
+    index = np.int32 if I < 2**31 else np.int64
+    back -= I - 1
+    np.negative(back, out=back)  # I - 1 - back: the information sets, not the reversed ones
+    back_order = back.astype(index)
+    del back
     starts = np.flatnonzero(new).astype(index)
     group_start = np.concatenate([starts, np.array([I], dtype=index)])
     group_lo = np.searchsorted(starts, level_lo).astype(np.int64)

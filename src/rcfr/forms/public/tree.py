@@ -274,22 +274,28 @@ class PublicTree(SequenceIndex):
 
     def evaluate(self, probs: np.ndarray) -> tuple[float, float, float]:
         """Player 0's value and both best-response values of the behavioural profile
-        ``probs`` (one numba call, :func:`rcfr.forms.public.evaluate.evaluate_layout`, or
+        ``probs`` (float64, or float32 read without a copy; one numba call,
+        :func:`rcfr.forms.public.evaluate.evaluate_layout`, or
         :func:`rcfr.forms.public.evaluate.evaluate_public` where the tree keeps the contract's
-        order)."""
+        order: one sequence vector and one over player 0's information sets)."""
         S = self.num_sequences
+        layout = uses_layout(self)
         scratch = self._eval_scratch
-        if scratch is None or scratch[0].shape[0] != S + 2:
-            scratch = self._eval_scratch = (padded(S), np.empty(S + 2), np.empty(S))
-        plan, acc, work = scratch
-        probs = np.ascontiguousarray(probs, dtype=np.float64)
+        if scratch is None or scratch[0].shape[0] != S + 2 or scratch[2] != layout:
+            scratch = self._eval_scratch = (  # (the second: the values, or the parents' reach)
+                padded(S), np.empty(S + 2 if layout else self.num_infosets_per_player[0]),
+                layout)
+        plan, second, _ = scratch
+        if not (isinstance(probs, np.ndarray) and probs.dtype == np.float32):
+            probs = np.asarray(probs, dtype=np.float64)  # (float32 is read as it is)
+        probs = np.ascontiguousarray(probs)
         extra = thread_args()  # (the levels are built on the first threaded call)
-        if uses_layout(self):
+        if layout:
             v, b0, b1 = evaluate_layout(probs, self._full_arrays, self.arrays, self._layout,
-                                        plan, acc, np.empty(self._layout.max_rows), *extra)
+                                        plan, second, np.empty(self._layout.max_rows), *extra)
         else:
             v, b0, b1 = evaluate_public(probs, self._full_arrays, self.arrays, False, plan,
-                                        acc, work, *(extra and (*extra, self._levels)))
+                                        second, *(extra and (*extra, self._levels)))
         return float(v), float(b0), float(b1)
 
     @cached_property
