@@ -130,7 +130,8 @@ def profile(solver, tree, threads: int, repeats: int = 3) -> dict[str, float]:
 
 
 def solve(k: int, algorithm: str, budget: float, threads: int, dtype: str | None,
-          target_mbb: float, stream_mib: int, do_profile: bool, log) -> dict[str, Any]:
+          target_mbb: float, stream_mib: int, do_profile: bool, log,
+          eval_at: list[int] | None = None) -> dict[str, Any]:
     numba.set_num_threads(threads)
     out: dict[str, Any] = {"stack": k, "algorithm": algorithm, "threads": threads,
                            "dtype": dtype or "float64", "budget_s": budget}
@@ -146,7 +147,7 @@ def solve(k: int, algorithm: str, budget: float, threads: int, dtype: str | None
     solver = make_solver(tree, algorithm, **({"dtype": dtype} if dtype else {}))
     curve = []
     solve_wall = solve_cpu = 0.0
-    chunk = 1
+    chunk = eval_at[0] if eval_at else 1
     while True:
         w0, c0 = time.perf_counter(), time.process_time()
         solver.run(chunk)
@@ -160,6 +161,12 @@ def solve(k: int, algorithm: str, budget: float, threads: int, dtype: str | None
                       "eval_wall_s": eval_s})
         log(f"  it {solver.iteration:6d}  {solve_wall:8.1f} s  {ev.exploitability_mbb:10.3f} "
             f"mbb/g  (eval {eval_s:.1f} s, peak {_peak_gib():.2f} GiB)")
+        if eval_at:  # evaluate at these iterations instead (no budget)
+            later = [t for t in eval_at if t > solver.iteration]
+            if not later:
+                break
+            chunk = later[0] - solver.iteration
+            continue
         if ev.exploitability_mbb <= target_mbb or solve_wall >= budget:
             break
         per_it = solve_wall / solver.iteration
@@ -189,11 +196,13 @@ def main() -> None:
     ap.add_argument("--stream-mib", type=int, default=512,
                     help="triad array size (0: skip the bandwidth measurement)")
     ap.add_argument("--no-profile", action="store_true")
+    ap.add_argument("--eval-at", type=int, nargs="+", default=None,
+                    help="evaluate after these iterations and stop at the last (no budget)")
     ap.add_argument("--json", default=None, help="write the report here")
     args = ap.parse_args()
     report = solve(args.stack, args.algorithm, args.budget, args.threads, args.dtype,
                    args.target_mbb, args.stream_mib, not args.no_profile,
-                   lambda s: print(s, flush=True))
+                   lambda s: print(s, flush=True), args.eval_at)
     bound = report["bound_s_per_iteration"]
     print(f"{report['seconds_per_iteration']:.3f} s an iteration; "
           f"{report['bytes_per_iteration'] / 1e9:.2f} GB streamed at least"
