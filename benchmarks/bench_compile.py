@@ -34,15 +34,9 @@ import sys
 import time
 from pathlib import Path
 
+from timing import proc_status
+
 SRC = Path(__file__).resolve().parents[1] / "src"
-
-
-def _status(field: str) -> int:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) * 1024
-    return 0
 
 
 def worker(k: int, warm: bool) -> dict:
@@ -57,11 +51,11 @@ def worker(k: int, warm: bool) -> dict:
         compile_public(NLHoldem2(stack=6), max_memory="20G")
     game = NLHoldem2(stack=k)
     game.abstraction  # noqa: B018 (loaded from the cache before the baseline)
-    base = _status("VmRSS")
+    base = proc_status("VmRSS")
     c0, w0 = time.process_time(), time.perf_counter()
     tree = compile_public(game, max_memory="1T")  # (the guard counts solving too: not here)
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
-    peak = _status("VmHWM")
+    peak = proc_status("VmHWM")
     guard = getattr(budget, "public_compile_bytes", None)
     return {"stack": k, "sequences": tree.num_sequences, "base": base, "peak": peak,
             "arrays": tree.nbytes, "ratio": (peak - base) / tree.nbytes,

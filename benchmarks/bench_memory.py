@@ -36,17 +36,11 @@ import sys
 import time
 from pathlib import Path
 
+from timing import proc_status
+
 SRC = Path(__file__).resolve().parents[1] / "src"
 RUNS = ("compile", "uniform", "uniform32", "cs", "es", "os", "as", "fw-int16", "cfr+", "dcfr")
 FULL_WIDTH = ("fw-int16", "cfr+", "dcfr")
-
-
-def _status(field: str) -> int:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) * 1024
-    return 0
 
 
 def _uniform(tree, dtype):
@@ -91,7 +85,7 @@ def worker(k: int, run: str, nodes: float, iters: int, dtype: str, evaluate: boo
         del small
         game = NLHoldem2(stack=k)
         game.abstraction  # noqa: B018 (loaded before the baseline)
-        base = _status("VmRSS")
+        base = proc_status("VmRSS")
         c0 = time.process_time()
         tree = compile_public(game)
         out = {"k": k, "run": run, "threads": threads, "sequences": tree.num_sequences,
@@ -117,7 +111,7 @@ def worker(k: int, run: str, nodes: float, iters: int, dtype: str, evaluate: boo
                 out["mbb_g"] = 1000.0 * (ev[1] + ev[2]) / 2.0 / game.big_blind
                 out["evaluate_s"] = time.process_time() - c0
         out.setdefault("run_s", time.process_time() - c0)
-    out["peak"] = _status("VmHWM")
+    out["peak"] = proc_status("VmHWM")
     out["per_seq"] = (out["peak"] - base) / out["sequences"]
     return out
 

@@ -41,3 +41,16 @@ def version_of(dist: str) -> str | None:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
         return None
+
+
+def proc_status(field: str) -> int:
+    """A memory field of ``/proc/self/status`` in bytes (``VmRSS``: resident now, ``VmHWM``:
+    the peak); 0 where there is none (not Linux)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:  # pragma: no cover (not Linux)
+        pass
+    return 0

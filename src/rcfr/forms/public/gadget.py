@@ -31,6 +31,7 @@ from ...core import kernels as K
 from ...core.errors import RcfrError
 from ...core.links import POLYNOMIAL
 from ...core.rules import CLIPPED, PLAIN
+from ..base import SequenceIndex
 from ..history.full_width import FullWork, absorb
 from ..threads import thread_args
 from .full_width import _absorb_one, _plan
@@ -248,7 +249,7 @@ class GadgetLabel:
         return self.name
 
 
-class GadgetForm:
+class GadgetForm(SequenceIndex):
     """A gadget on a public subtree as a compiled game (the :class:`rcfr.forms.base.Form`
     contract's sequence index, full-width pass and evaluation; no sampled pass).  Built by
     :func:`gadget_form`; :meth:`resolver_probs` reads the re-solver's subtree strategy off a
@@ -297,14 +298,6 @@ class GadgetForm:
 
     # -- the sequence index --------------------------------------------------------------
     @property
-    def num_infosets(self) -> int:
-        return int(self.infoset_seq_start.shape[0])
-
-    @property
-    def num_sequences(self) -> int:
-        return int(self.seq_infoset.shape[0])
-
-    @property
     def num_nodes(self) -> int:
         """Public nodes of the subtree: what one player's pass visits (in public nodes; the
         histories below them are not counted)."""
@@ -315,17 +308,6 @@ class GadgetForm:
         return int(sum(a.nbytes for a in (self.infoset_seq_start, self.infoset_num_actions,
                                           self.infoset_parent_seq, self.seq_infoset,
                                           self.seq_action)))
-
-    def empty_seq(self, player: int) -> int:
-        return self.num_sequences + player
-
-    def player_infosets(self, player: int) -> range:
-        n0 = self.num_infosets_per_player[0]
-        return range(0, n0) if player == 0 else range(n0, self.num_infosets)
-
-    def player_sequences(self, player: int) -> range:
-        s0 = self.num_sequences_per_player[0]
-        return range(0, s0) if player == 0 else range(s0, self.num_sequences)
 
     @property
     def infoset_keys(self) -> list[str]:
