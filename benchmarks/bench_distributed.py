@@ -30,6 +30,23 @@ import time
 import numpy as np
 
 
+def _iterate(solver, iters: int, at: list[int], exploitability):
+    """``iters + 1`` single iterations of ``solver`` (the first untimed: it loads the kernels):
+    wall and CPU seconds of the others, and ``(iteration, exploitability, evaluation seconds)``
+    after the iterations in ``at``."""
+    wall, cpu, curve = [], [], []
+    for it in range(1, iters + 2):
+        w, c = time.perf_counter(), time.process_time()
+        solver.run(1)
+        if it > 1:
+            wall.append(time.perf_counter() - w)
+            cpu.append(time.process_time() - c)
+        if it in at:
+            t0 = time.perf_counter()
+            curve.append((it, exploitability(), time.perf_counter() - t0))
+    return wall, cpu, curve
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     ap.add_argument("--game", default="nl_holdem2(stack=20)")
@@ -49,8 +66,8 @@ def main() -> None:
 
     import ray
 
+    from rcfr.core.budget import peak_rss
     from rcfr.distributed import DistributedSolver
-    from rcfr.distributed.solver import _peak_rss
     from rcfr.evaluate import evaluate
     from rcfr.forms.compile import compile_game
     from rcfr.forms.threads import kernel_threads
@@ -70,16 +87,9 @@ def main() -> None:
         if tree is not None:
             with kernel_threads(a.threads):
                 local = CFRSolver(tree, a.algorithm, dtype=a.dtype)
-                wall, cpu = [], []
-                for it in range(1, a.iters + 2):
-                    w, c = time.perf_counter(), time.process_time()
-                    local.run(1)
-                    if it > 1:
-                        wall.append(time.perf_counter() - w)
-                        cpu.append(time.process_time() - c)
-                    if it in at:
-                        curve_single.append(
-                            (it, evaluate(tree, local.average_policy()).exploitability))
+                wall, cpu, curve_single = _iterate(
+                    local, a.iters, at,
+                    lambda: evaluate(tree, local.average_policy()).exploitability)
             out.update(single_threads=a.threads, single_wall=statistics.median(wall),
                        single_cpu=statistics.median(cpu))
             local_arrays = (local.avg_weights_, local.strategy_)
@@ -88,17 +98,7 @@ def main() -> None:
         d = DistributedSolver(tree if tree is not None else a.game, a.algorithm,
                               actors=a.actors, cut=a.cut, dtype=a.dtype)
         out["start_seconds"] = time.perf_counter() - t0  # (the actors build their parts)
-        dwall, dcpu, curve = [], [], []
-        for it in range(1, a.iters + 2):
-            w, c = time.perf_counter(), time.process_time()
-            d.run(1)
-            if it > 1:
-                dwall.append(time.perf_counter() - w)
-                dcpu.append(time.process_time() - c)
-            if it in at:
-                t0 = time.perf_counter()
-                curve.append((it, d.evaluate()["exploitability"],
-                              time.perf_counter() - t0))
+        dwall, dcpu, curve = _iterate(d, a.iters, at, lambda: d.evaluate()["exploitability"])
         if tree is not None:
             g = d.global_arrays()
             out["bit_identical"] = bool(np.array_equal(g["avg_weights"], local_arrays[0])
@@ -113,7 +113,7 @@ def main() -> None:
         "distributed_wall": statistics.median(dwall), "driver_cpu": statistics.median(dcpu),
         "bytes_per_iteration": st["bytes_per_iteration"], "driver_share": st["driver_share"],
         "driver_tables_bytes": st["driver_tables"],
-        "driver_peak_rss_bytes": _peak_rss(),
+        "driver_peak_rss_bytes": peak_rss(),
         "actor_tables_bytes": [m["tables"] for m in st["actor_memory"]],
         "actor_rss_bytes": [m["rss"] for m in st["actor_memory"]],
         "actor_peak_rss_bytes": [m["peak_rss"] for m in st["actor_memory"]],
@@ -125,7 +125,7 @@ def main() -> None:
     if "single_wall" in out:
         out["ratio_wall"] = out["distributed_wall"] / out["single_wall"]
     if curve_single:
-        out["exploitability_single"] = [list(x) for x in curve_single]
+        out["exploitability_single"] = [[i, e] for i, e, _ in curve_single]
     if a.json:
         print(json.dumps(out, indent=1))
         return

@@ -91,15 +91,30 @@ class SizeEstimate:
         return self.histories * _per_history()
 
 
-def available_memory() -> int:
-    """Bytes of memory available now (``MemAvailable`` on Linux, else the free pages)."""
+def proc_bytes(path: str, field: str) -> int | None:
+    """A ``kB`` field of a Linux ``/proc`` file in bytes (``/proc/meminfo``'s
+    ``MemAvailable``, ``/proc/self/status``'s ``VmRSS`` or ``VmHWM``), or ``None`` where
+    there is none."""
     try:
-        with open("/proc/meminfo") as fh:
+        with open(path) as fh:
             for line in fh:
-                if line.startswith("MemAvailable:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
+    return None
+
+
+def peak_rss() -> int:
+    """This process's peak resident memory in bytes (Linux's ``VmHWM``; 0 elsewhere)."""
+    return proc_bytes("/proc/self/status", "VmHWM") or 0
+
+
+def available_memory() -> int:
+    """Bytes of memory available now (``MemAvailable`` on Linux, else the free pages)."""
+    available = proc_bytes("/proc/meminfo", "MemAvailable")
+    if available is not None:
+        return available
     try:
         return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
     except (ValueError, OSError, AttributeError):

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.budget import peak_rss
 from ..core.errors import RcfrError
 from ..core.fileio import check_game_matches, read_npz, write_atomic, write_npz
 from ..core.links import parse_link
@@ -42,18 +43,6 @@ def _rss() -> int:
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):  # pragma: no cover
         return 0
-
-
-def _peak_rss() -> int:
-    """This process's peak resident memory in bytes (Linux's VmHWM; 0 elsewhere)."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):  # pragma: no cover
-        pass
-    return 0
 
 
 def _game_key(game: Any) -> Any:
@@ -113,7 +102,7 @@ class PartWorker:
 
     def memory(self) -> dict:
         return {"tables": self.state.table_bytes, "tree": self.state.tree_bytes, "rss": _rss(),
-                "peak_rss": _peak_rss(), "pid": os.getpid()}
+                "peak_rss": peak_rss(), "pid": os.getpid()}
 
     def save(self, path: str, meta: dict) -> str:
         write_npz(path, self.state.state(), {"format": PART_FORMAT, "version": 1, **meta,
@@ -348,7 +337,7 @@ class DistributedSolver:
                 "seconds_per_iteration": self.total_seconds / n,
                 "actor_memory": self.memory(),
                 "driver_tables": self.trunk.table_bytes,
-                "driver_peak_rss": _peak_rss()}
+                "driver_peak_rss": peak_rss()}
 
     # -- checkpoints -----------------------------------------------------------------------
     def _meta(self) -> dict[str, Any]:

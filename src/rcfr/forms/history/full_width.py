@@ -83,11 +83,20 @@ def full_width_pass(p_lo, p_hi, weight, tree, strategy, avg, work, stale_lo=0, s
 def absorb(p, t, rule, link_kind, link_param, tree, inst, regrets, prediction, values,
            strategy):
     """Tabular estimator: player ``p``'s regrets by ``rule``, then the link on its sets."""
-    lo, hi = tree.seq_bounds[p], tree.seq_bounds[p + 1]
-    rule_update(rule, t, inst, lo, hi, regrets, prediction)
-    x = link_input(rule, regrets, prediction, lo, hi, values)
-    apply_link(link_kind, link_param, x, tree.bounds[p], tree.bounds[p + 1], tree.seq_start,
-               tree.num_actions, strategy)
+    absorb_sets(t, rule, link_kind, link_param, tree.bounds[p], tree.bounds[p + 1],
+                tree.seq_bounds[p], tree.seq_bounds[p + 1], tree.seq_start, tree.num_actions,
+                inst, regrets, prediction, values, strategy)
+
+
+@njit(cache=True)
+def absorb_sets(t, rule, link_kind, link_param, i_lo, i_hi, s_lo, s_hi, seq_start,
+                num_actions, inst, regrets, prediction, values, strategy):
+    """:func:`absorb` for the information sets ``[i_lo, i_hi)``, whose sequences are
+    ``[s_lo, s_hi)``: the rule's update, then the link (each per sequence or per set, so any
+    cut of a player's sets into ranges gives the same numbers)."""
+    rule_update(rule, t, inst, s_lo, s_hi, regrets, prediction)
+    x = link_input(rule, regrets, prediction, s_lo, s_hi, values)
+    apply_link(link_kind, link_param, x, i_lo, i_hi, seq_start, num_actions, strategy)
 
 
 @njit(cache=True)

@@ -27,9 +27,9 @@ from numba import njit, prange, uint64
 
 from ...core import kernels as K
 from ...core.compact import absorb_threaded, average_threaded
-from ...core.links import POLYNOMIAL, apply_link, link_slice, matched, positive
-from ...core.rules import CLIPPED, PLAIN, absorbed, link_input, rule_update
-from ..history.full_width import FullWork, absorb, accumulate_average
+from ...core.links import POLYNOMIAL, link_slice, matched, positive
+from ...core.rules import CLIPPED, PLAIN, absorbed
+from ..history.full_width import FullWork, absorb, absorb_sets, accumulate_average
 from ..threads import thread_args
 from .layout import state_from_layout, state_to_layout, uses_layout
 from .terminals import _terminal_values, terminal_values
@@ -197,9 +197,9 @@ def plan_threaded(strategy, LV, p_lo, p_hi, tree, plan, weight, avg, average, th
 @njit(cache=True, parallel=True)
 def _absorb_chunks(p, t, rule, link_kind, link_param, tree, inst, regrets, prediction, values,
                    strategy, threads):
-    """:func:`rcfr.forms.history.full_width.absorb` (the rule's update, then the link) with
-    player ``p``'s information sets cut into ``threads`` contiguous chunks, one per thread: both
-    are per sequence and per information set, so the numbers are one thread's."""
+    """:func:`rcfr.forms.history.full_width.absorb` with player ``p``'s information sets cut
+    into ``threads`` contiguous chunks, one per thread (:func:`absorb_sets` on each: the numbers
+    are one thread's)."""
     i_lo, i_hi = tree.bounds[p], tree.bounds[p + 1]
     n = i_hi - i_lo
     for c in prange(threads):
@@ -207,9 +207,8 @@ def _absorb_chunks(p, t, rule, link_kind, link_param, tree, inst, regrets, predi
         b = i_lo + n * (c + 1) // threads
         s_lo = tree.seq_bounds[p] if c == 0 else tree.seq_start[a]
         s_hi = tree.seq_bounds[p + 1] if c == threads - 1 else tree.seq_start[b]
-        rule_update(rule, t, inst, s_lo, s_hi, regrets, prediction)
-        x = link_input(rule, regrets, prediction, s_lo, s_hi, values)
-        apply_link(link_kind, link_param, x, a, b, tree.seq_start, tree.num_actions, strategy)
+        absorb_sets(t, rule, link_kind, link_param, a, b, s_lo, s_hi, tree.seq_start,
+                    tree.num_actions, inst, regrets, prediction, values, strategy)
 
 
 @njit(cache=True)
