@@ -6,8 +6,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import numba
+
 import rcfr
 from rcfr.cli import main
+
+# Start numba's threading layer (rcfr.forms.threads picked it) before a test loads a cached
+# parallel kernel and calls it directly: one loaded first crashes (a test file run alone).
+numba.get_num_threads()
 
 
 @pytest.fixture(scope="session")

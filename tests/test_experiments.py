@@ -18,7 +18,7 @@ from conftest import run_cli as run
 import rcfr
 from rcfr.core.errors import RcfrError
 from rcfr.experiments import RunSpec, Store, load_sweep, parse_sweep, plan, run_sweep
-from rcfr.experiments.execute import log_schedule
+from rcfr.experiments.execute import RunHooks, log_schedule, run_spec
 from rcfr.experiments.figures import mean_ci
 from rcfr.experiments.store import MIGRATIONS, SCHEMA_VERSION
 from rcfr.solvers.run import solve
@@ -362,3 +362,27 @@ def test_eval_from_bounds_a_log_schedule_from_below(tmp_path):
         assert run_sweep(sweep, store, backend="inline").done == 1
         points = [p["iterations"] for p in store.points(spec.hash)]
     assert points == [t for t in log_schedule(200, 2) if t >= 50] == [63, 200]
+
+
+def test_a_released_run_keeps_its_figures_but_no_strategy(tmp_path):
+    """``release = true`` is how a run executes, not what it computes: the same hash, the
+    same nodes, the exploitability of its float32 average (the policy path's, rounded to
+    float32), and no strategy file in the store."""
+    base = RunSpec(game="liars_dice", algorithm="as", nodes=200_000, seed=2, dtype="float32",
+                   form="public")
+    spec = base.replace(release=True)
+    assert spec.hash == base.hash and '"release":true' in spec.to_json()
+    data = spec.to_dict()
+    sweep = parse_sweep({"name": "released", "seeds": [2], "grid": {"game": [data.pop("game")]},
+                         "base": {k: v for k, v in data.items() if k != "seed"}})
+    with Store(tmp_path / "r.db") as store:
+        assert run_sweep(sweep, store, backend="inline").done == 1
+        row = store.run(spec.hash)
+        assert not store.strategy_path(spec.hash).exists()
+    direct = solve(rcfr.compile_game("liars_dice", "public"), "as", nodes=200_000, seed=2,
+                   dtype="float32")
+    assert row["nodes"] == direct.solver.nodes_visited
+    probs = direct.policy.probs.astype(np.float32)
+    assert row["exploitability"] == rcfr.evaluate(direct.solver.tree, probs).exploitability
+    with pytest.raises(RcfrError, match="release keeps no strategy"):
+        run_spec(spec, RunHooks(out=tmp_path / "p.npz"))

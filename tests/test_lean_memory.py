@@ -201,3 +201,49 @@ def test_the_solve_guard_counts_the_tables_asked_for():
                                          ("es", {}, "17.7 GB")):
             with pytest.raises(RcfrError, match=f"~{need} to compile and solve"):
                 rcfr.solve("nl_holdem2(stack=36)", algorithm, 1, **options)
+
+
+@pytest.mark.parametrize("game, algorithm, options", [
+    ("leduc", "es", {"dtype": "float32"}),
+    ("leduc", "cfr+", {}),
+    ("leduc", "dcfr", {"storage": "int16"}),
+    (HOLDEM_6X3, "as", {"dtype": "float32"}),
+    ("liars_dice", "cs", {"dtype": "float32"}),
+])
+def test_a_released_run_ends_with_its_average_evaluated_in_place(game, algorithm, options):
+    """``solve(release=True)`` evaluates the average normalised in place of its sums, in the
+    tables' precision: float64 and decoded int16 tables give the same numbers bit for bit as
+    the policy path, float32 tables the float32 rounding of its profile (1e-6); the result
+    keeps no policy and its solver refuses to go on, but still reports its size."""
+    kept = rcfr.solve(game, algorithm, 40, seed=5, **options)
+    gone = rcfr.solve(game, algorithm, 40, seed=5, release=True, **options)
+    assert gone.policy is None and kept.policy is not None
+    assert gone.solver.complexity == kept.solver.complexity == kept.solver.tree.num_sequences
+    assert gone.solver.nodes_visited == kept.solver.nodes_visited
+    a, b = kept.evaluation, gone.evaluation
+    if options.get("dtype") == "float32":
+        probs = kept.policy.probs.astype(np.float32)
+        exact = rcfr.evaluate(kept.solver.tree, probs)
+        assert b.exploitability == exact.exploitability and b.value == exact.value
+        assert b.exploitability == pytest.approx(a.exploitability, rel=1e-6)
+    else:
+        assert (b.value, b.best_response_values) == (a.value, a.best_response_values)
+    for call in (lambda s: s.run(1), lambda s: s.average_policy(),
+                 lambda s: s.save_checkpoint("never.npz")):
+        with pytest.raises(RcfrError, match="released its tables"):
+            call(gone.solver)
+
+
+def test_the_guard_counts_a_released_sampled_run_at_k40():
+    """A sampled float32 run of 2-NL Hold'em(40) evaluated only at its end, released first, is
+    judged at 40 bytes a sequence (21.3 GiB: inside 22G), where the same run evaluated beside
+    its tables needs 62 (33 GiB); an evaluation midway counts the tables again."""
+    game = load_game("nl_holdem2(stack=40)")
+    assert budget.check_public(game, "22G", "float32-released")
+    with pytest.raises(RcfrError, match="~33 GB to compile and solve"):
+        budget.check_public(game, "22G", "float32")
+    with budget.memory_limit("1G"):
+        with pytest.raises(RcfrError, match="~7.44 GB to compile and solve"):
+            rcfr.solve("nl_holdem2(stack=36)", "es", 1, dtype="float32", release=True)
+        with pytest.raises(RcfrError, match="~11.5 GB to compile and solve"):
+            rcfr.solve("nl_holdem2(stack=36)", "es", 2, 1, dtype="float32", release=True)

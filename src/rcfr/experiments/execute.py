@@ -100,11 +100,18 @@ def _solver_options(spec: RunSpec, tree) -> dict[str, Any]:
 def _compiled(spec: RunSpec, max_memory: str | int | None, keep: bool = True):
     """``spec``'s compiled game; with ``keep``, kept for the next run of this worker process
     (:func:`rcfr.forms.compile.compile_kept`): a sweep's runs of one large game (2-NL
-    Hold'em(36) compiles in minutes) compile it once."""
+    Hold'em(36) compiles in minutes) compile it once.  The memory guard counts the run's
+    tables (:func:`rcfr.solvers.run.tables`), released at the end where ``spec.release``
+    and nothing is evaluated before."""
     from ..forms.compile import compile_game, compile_kept
+    from ..solvers.run import tables
 
+    midway = spec.eval_every or spec.eval_nodes or spec.eval_log or spec.target_mbb \
+        or spec.target_exploitability
+    dtype = tables(spec.algorithm, {"dtype": spec.dtype, "storage": spec.storage},
+                   bool(spec.release) and not midway)
     compile_ = compile_kept if keep else compile_game
-    return compile_(spec.game, spec.form or "auto", max_memory, dtype=spec.dtype)
+    return compile_(spec.game, spec.form or "auto", max_memory, dtype=dtype)
 
 
 @dataclass
@@ -199,6 +206,10 @@ def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
     from ..api import solve
 
     hooks = hooks if hooks is not None else RunHooks()
+    if spec.release and (spec.abstraction is not None or hooks.out is not None
+                         or hooks.out_current is not None):
+        raise RcfrError("release keeps no strategy: it takes no abstraction and no --out or "
+                        "--out-current")
     tree, solve_tree, solver = _build(spec, hooks)
     abstract = solve_tree if spec.abstraction is not None else None
     points: list[dict[str, Any]] = []
@@ -254,7 +265,8 @@ def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
                            checkpoint=hooks.checkpoint, checkpoint_every=hooks.checkpoint_every,
                            should_stop=hooks.should_stop, abstraction=abstract,
                            target_exploitability=spec.target_exploitability,
-                           target_mbb=spec.target_mbb, **budget)
+                           target_mbb=spec.target_mbb,
+                           release=bool(spec.release) and target == targets[-1], **budget)
         results.append(result)
         if result.interrupted or result.target_reached:
             break
@@ -360,7 +372,8 @@ def _execute(spec: RunSpec, directory: Path, checkpoint_every: float,
            "complexity": run.complexity, "complexity_share": run.complexity_share,
            "resumed_from": run.resumed_from, "points": run.points}
     if not run.interrupted:
-        out["strategy"] = _policy_bytes(run.result.policy)
+        if run.result.policy is not None:  # (none kept where the run released its tables)
+            out["strategy"] = _policy_bytes(run.result.policy)
         for path in (ckpt, curve_file):  # the run is complete: its strategy is what stays
             path.unlink(missing_ok=True)
     return out

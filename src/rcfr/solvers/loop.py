@@ -28,6 +28,7 @@ import numpy as np
 from ..core.checks import whole_number
 from ..core.errors import RcfrError
 from ..core.fileio import check_game_matches, read_npz, write_npz
+from ..core.kernels import normalize
 from ..core.links import Link, apply_link, parse_link
 from ..core.names import ALGORITHMS, STORAGE_NAMES, TABLE_DTYPE_NAMES
 from ..core.rules import UpdateRule, parse_rule
@@ -86,6 +87,9 @@ class RegretSolver:
     # -- set-up --------------------------------------------------------------------------
     def _setup(self) -> None:
         if self._ready:
+            if getattr(self, "_released", None) is not None:
+                raise RcfrError(f"this {self.name} solver released its tables "
+                                f"(release_average): it cannot run or save any more")
             return
         self.tree = compile_game(self.game)
         self.link_ = parse_link(self.link)
@@ -202,6 +206,9 @@ class RegretSolver:
     def complexity(self) -> int:
         """The estimator's size: a table's sequences, regression-tree leaves or linear
         weights (both players together)."""
+        released = getattr(self, "_released", None)
+        if released is not None:
+            return released
         self._setup()
         return int(self.estimator_.complexity)
 
@@ -223,6 +230,26 @@ class RegretSolver:
         if getattr(self.estimator_, "compact", None) is not None:
             return self.estimator_.decoded("average")
         return self.avg_weights_
+
+    def release_average(self) -> np.ndarray:
+        """End the run: the average strategy's probabilities over sequences in the tables' own
+        precision (float32 tables: a float32 profile), normalised in place of the average
+        sums after the regret and current-strategy tables are dropped, so the profile costs
+        no second vector over the sequences.  For evaluating the end of a run that does not
+        fit beside the solver's tables (:func:`rcfr.solvers.run.solve`'s ``release``); the
+        solver cannot run, checkpoint or give its average again."""
+        self._setup()
+        weights = self.average_weights()
+        if getattr(self.estimator_, "compact", None) is not None:
+            weights = np.asarray(weights, np.float64)  # decoded afresh: its own vector
+        complexity = self.complexity
+        self.estimator_ = self.pass_ = self.strategy_ = self._inst = self.avg_weights_ = None
+        self.fused_ = False
+        self._released = complexity  # (what complexity still answers)
+        t = self.tree
+        normalize(weights, 0, t.num_infosets, t.infoset_seq_start, t.infoset_num_actions,
+                  weights)
+        return weights
 
     def current_policy(self) -> TabularPolicy:
         """The current strategy (the link applied to the current estimates)."""
