@@ -16,7 +16,9 @@ Runs (``--runs``; each after the kernels it calls are loaded on 2-NL Hold'em(12)
 * ``fw-int16``: ``--iters`` full-width CFR+ iterations with ``storage="int16"`` (regrets int16,
   averages uint16, a float32 scale per information set) and a float32 current strategy; with
   ``--evaluate`` the average's evaluation too; ``cfr+``, ``dcfr``: ``--iters`` full-width
-  iterations with float tables (``--dtype``).
+  iterations with float tables (``--dtype``).  ``--evaluate release``: the average evaluated
+  after the solver releases its tables (``RegretSolver.release_average``, as a sweep's
+  ``release = true`` run ends).
 
 Each prints one JSON line: ``peak`` (``VmHWM``, the process's high-water mark, bytes), ``base``
 (resident before the compile), ``per_seq`` ((peak - base) / sequences), ``compile_s`` and
@@ -64,7 +66,7 @@ def _solver(tree, run: str, dtype: str, seed: int = 0):
     return make_solver(tree, run, dtype=dtype, seed=seed)
 
 
-def worker(k: int, run: str, nodes: float, iters: int, dtype: str, evaluate: bool,
+def worker(k: int, run: str, nodes: float, iters: int, dtype: str, evaluate: str,
            threads: int) -> dict:
     """One run in this process (the caller gives it a fresh one)."""
     from rcfr.core import budget
@@ -73,6 +75,7 @@ def worker(k: int, run: str, nodes: float, iters: int, dtype: str, evaluate: boo
     from rcfr.games.nl_holdem2 import NLHoldem2
 
     budget.set_memory_limit("1T")  # (the guard's models are what this measures)
+    release = evaluate == "release"
     with kernel_threads(threads):
         small = compile_public(NLHoldem2(stack=12))  # the kernels loaded on a small game
         if run.startswith("uniform"):
@@ -107,7 +110,7 @@ def worker(k: int, run: str, nodes: float, iters: int, dtype: str, evaluate: boo
             out["run_s"] = time.process_time() - c0
             if evaluate:
                 c0 = time.process_time()
-                ev = tree.evaluate(s.average_policy().probs)
+                ev = tree.evaluate(s.release_average() if release else s.average_policy().probs)
                 out["mbb_g"] = 1000.0 * (ev[1] + ev[2]) / 2.0 / game.big_blind
                 out["evaluate_s"] = time.process_time() - c0
         out.setdefault("run_s", time.process_time() - c0)
@@ -123,7 +126,8 @@ def main() -> None:
     ap.add_argument("--nodes", type=float, default=5000, help="sampled nodes per scheme")
     ap.add_argument("--iters", type=int, default=2, help="full-width iterations")
     ap.add_argument("--dtype", default="float32", choices=["float32", "float64"])
-    ap.add_argument("--evaluate", action="store_true", help="evaluate the solvers' averages")
+    ap.add_argument("--evaluate", nargs="?", const="policy", choices=["policy", "release"],
+                    help="evaluate the solvers' averages (release: after releasing the tables)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--src", default=str(SRC),
                     help="the checkout's src the workers import (e.g. main's, to compare)")
@@ -131,8 +135,8 @@ def main() -> None:
     args = ap.parse_args()
     if args.worker:
         k, run, nodes, iters, dtype, ev, threads = args.worker
-        print(json.dumps(worker(int(k), run, float(nodes), int(iters), dtype, ev == "1",
-                                int(threads))))
+        print(json.dumps(worker(int(k), run, float(nodes), int(iters), dtype,
+                                "" if ev == "0" else ev, int(threads))))
         return
     gib = 2.0**30
     print(f"{'k':>3} {'run':>9} {'sequences':>12} {'arrays':>9} {'peak':>9} {'B/seq':>6} "
@@ -140,7 +144,7 @@ def main() -> None:
     for k in args.stacks:
         for run in args.runs:
             cmd = [sys.executable, __file__, "--worker", str(k), run, str(args.nodes),
-                   str(args.iters), args.dtype, "1" if args.evaluate else "0",
+                   str(args.iters), args.dtype, args.evaluate or "0",
                    str(args.threads)]
             done = subprocess.run(cmd, capture_output=True, text=True,
                                   env={**os.environ, "PYTHONPATH": args.src})

@@ -3,10 +3,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numba
 import numpy as np
 import pytest
-
-import numba
 
 import rcfr
 from rcfr.cli import main

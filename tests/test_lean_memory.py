@@ -228,6 +228,9 @@ def test_a_released_run_ends_with_its_average_evaluated_in_place(game, algorithm
         assert b.exploitability == pytest.approx(a.exploitability, rel=1e-6)
     else:
         assert (b.value, b.best_response_values) == (a.value, a.best_response_values)
+    given = gone.solver.estimator  # (the solvers that build their estimator keep it here)
+    assert getattr(given, "regrets", None) is None and not hasattr(given, "compact")
+    assert gone.solver.strategy_ is None and gone.solver.pass_ is None
     for call in (lambda s: s.run(1), lambda s: s.average_policy(),
                  lambda s: s.save_checkpoint("never.npz")):
         with pytest.raises(RcfrError, match="released its tables"):
@@ -247,3 +250,16 @@ def test_the_guard_counts_a_released_sampled_run_at_k40():
             rcfr.solve("nl_holdem2(stack=36)", "es", 1, dtype="float32", release=True)
         with pytest.raises(RcfrError, match="~11.5 GB to compile and solve"):
             rcfr.solve("nl_holdem2(stack=36)", "es", 2, 1, dtype="float32", release=True)
+
+
+def test_a_released_compact_run_is_guarded_like_a_sampled_one():
+    """Full-width CFR+ with ``storage="int16"`` evaluated only at its end drops its plan,
+    strategy and compressed tables around the decoded average: 40 bytes a sequence (21.3 GiB
+    at k = 40: its average is evaluated within 22G), not 62 (33 GiB)."""
+    game = load_game("nl_holdem2(stack=40)")
+    assert budget.check_public(game, "22G", "int16-released")
+    with pytest.raises(RcfrError, match="~33 GB to compile and solve"):
+        budget.check_public(game, "22G", "int16")
+    with budget.memory_limit("1G"):
+        with pytest.raises(RcfrError, match="~7.44 GB to compile and solve"):
+            rcfr.solve("nl_holdem2(stack=36)", "cfr+", 1, storage="int16", release=True)

@@ -39,11 +39,12 @@ NL_EXACT_STACK = 1500  # one-card poker's closed form is O(stack^2); above, a lo
 BYTES_PER_PUBLIC_SEQUENCE = 95
 BYTES_PER_PUBLIC_SEQUENCE_FLOAT32 = 62  # the sampled solvers' dtype="float32" tables
 BYTES_PER_PUBLIC_SEQUENCE_INT16 = 62  # full-width storage="int16" (compact tables)
-# A sampled float32 run evaluated only at its end, released first (rcfr.solvers.run.solve's
-# release): the larger of the run (measured at k = 40, one thread: CS 38.7 bytes a sequence,
-# ES, OS, AS 32.8) and its end (the tree 20.3, the float32 profile 4, the evaluation 9.4,
-# the tree's levels on several threads 2.7).
-BYTES_PER_PUBLIC_SEQUENCE_FLOAT32_RELEASED = 40
+# A sampled float32 or compact full-width run evaluated only at its end, released first
+# (rcfr.solvers.run.solve's release): the larger of the run (measured at k = 40, one thread:
+# CS 38.7 bytes a sequence, ES, OS, AS 32.8, CFR+ int16 38.1) and its end (the tree 20.3, the
+# profile 4 or 8, the evaluation 9.4, the tree's levels on several threads 2.7; measured
+# at k = 24 with the evaluation: CS 39.6, CFR+ int16 41.0, with the process's fixed costs).
+BYTES_PER_PUBLIC_SEQUENCE_RELEASED = 40
 PUBLIC_TREE_BYTES_PER_SEQUENCE = 21
 # The public compile's own peak per sequence: it writes the information sets and sequences
 # straight into their final arrays, so it peaks at the arrays it keeps plus a few per-node
@@ -249,15 +250,16 @@ def check_public(game, max_memory: str | float | int | None = None,
                  dtype: str | None = None) -> bool:
     """Refuse ``game``'s public form if its closed-form memory exceeds the budget; ``True``
     where a closed form judged it (``False``: the public tree's node budget applies).
-    ``dtype="float32"``: the sampled solvers' single-precision tables (``"float32-released"``:
-    evaluated only at the end, after releasing them), ``"int16"``: the full-width solvers'
-    compact tables (less memory)."""
+    ``dtype="float32"``: the sampled solvers' single-precision tables, ``"int16"``: the
+    full-width solvers' compact tables (less memory); ``"float32-released"``,
+    ``"int16-released"``: the same evaluated only at the end, after releasing them."""
     sequences = public_sequences(game)
     if sequences is None:
         return False
     budget = parse_memory(max_memory)
     per = {"float32": BYTES_PER_PUBLIC_SEQUENCE_FLOAT32,
-           "float32-released": BYTES_PER_PUBLIC_SEQUENCE_FLOAT32_RELEASED,
+           "float32-released": BYTES_PER_PUBLIC_SEQUENCE_RELEASED,
+           "int16-released": BYTES_PER_PUBLIC_SEQUENCE_RELEASED,
            "int16": BYTES_PER_PUBLIC_SEQUENCE_INT16}.get(dtype, BYTES_PER_PUBLIC_SEQUENCE)
     if _evaluating:
         per = BYTES_PER_PUBLIC_SEQUENCE_EVALUATE

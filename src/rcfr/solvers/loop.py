@@ -239,12 +239,14 @@ class RegretSolver:
         fit beside the solver's tables (:func:`rcfr.solvers.run.solve`'s ``release``); the
         solver cannot run, checkpoint or give its average again."""
         self._setup()
-        weights = self.average_weights()
-        if getattr(self.estimator_, "compact", None) is not None:
-            weights = np.asarray(weights, np.float64)  # decoded afresh: its own vector
         complexity = self.complexity
-        self.estimator_ = self.pass_ = self.strategy_ = self._inst = self.avg_weights_ = None
+        self.pass_ = self.strategy_ = self._inst = None  # (the full-width pass's plan too)
         self.fused_ = False
+        weights = self.average_weights()  # (compressed tables: decoded afresh, float64)
+        release = getattr(self.estimator_, "release", None)  # (a given estimator is kept)
+        if callable(release):
+            release()
+        self.estimator_ = self.avg_weights_ = None
         self._released = complexity  # (what complexity still answers)
         t = self.tree
         normalize(weights, 0, t.num_infosets, t.infoset_seq_start, t.infoset_num_actions,

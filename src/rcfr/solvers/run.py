@@ -248,11 +248,11 @@ def _make_deep(game, key: str, rule, options: dict, given: set):
 
 def tables(algorithm: str, options: dict, released: bool = False) -> str | None:
     """The tables the memory guard counts (:func:`rcfr.core.budget.check_public`): the compact
-    full-width ones, the sampled solvers' float32 ones (``"float32-released"`` for a run
-    evaluated only at its end, after :meth:`~rcfr.solvers.loop.RegretSolver.release_average`),
-    else float64."""
+    full-width ones, the sampled solvers' float32 ones (``"...-released"`` for a run evaluated
+    only at its end, after :meth:`~rcfr.solvers.loop.RegretSolver.release_average`), else
+    float64."""
     if options.get("storage") == "int16":
-        return "int16"
+        return "int16-released" if released else "int16"
     if options.get("dtype") == "float32" and str(algorithm).strip().lower() in SCHEMES:
         return "float32-released" if released else "float32"
     return None

@@ -50,6 +50,11 @@ class TabularRegrets:
     def complexity(self) -> int:
         return 0 if self.regrets is None else int(self.regrets.shape[0])
 
+    def release(self) -> None:
+        """Drop the tables (the solver's :meth:`~rcfr.solvers.loop.RegretSolver.
+        release_average` ends the run)."""
+        self.regrets = self.prediction = self.values_ = None
+
     def state(self) -> dict[str, np.ndarray]:
         out = {"regrets": self.regrets}
         if self.rule.predictive:
@@ -111,6 +116,10 @@ class CompactRegrets(TabularRegrets):
     @property
     def complexity(self) -> int:
         return int(self.compact.regrets.shape[0]) if hasattr(self, "compact") else 0
+
+    def release(self) -> None:
+        super().release()
+        del self.compact
 
     @property
     def table_bytes(self) -> int:
