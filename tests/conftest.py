@@ -9,9 +9,11 @@ import pytest
 
 import rcfr
 from rcfr.cli import main
+from rcfr.forms import threads as _layer  # noqa: F401 (picks numba's threading layer)
 
-# Start numba's threading layer (rcfr.forms.threads picked it) before a test loads a cached
-# parallel kernel and calls it directly: one loaded first crashes (a test file run alone).
+# Start numba's threading layer (the one rcfr.forms.threads picks) before a test loads a
+# cached parallel kernel and calls it directly: one loaded first crashes (a test file run
+# alone).
 numba.get_num_threads()
 
 
