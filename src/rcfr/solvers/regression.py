@@ -302,8 +302,9 @@ class LinearRegrets:
     iteration's exact counterfactual regrets with the weights summed over iterations
     (D'Orazio et al. 2019, sec. 5).  Ridge is linear in its targets, so the summed weights are
     the ridge fit of the cumulative regrets; each model (a :class:`RidgeRegression` without
-    intercept) factors its solve once, on the first fit.  Summing weights is the ``cfr`` rule;
-    no other rule is defined for it."""
+    intercept) factors its solve once, and every fit is then its solution operator applied to
+    the targets (:meth:`RidgeRegression.solution_operator`, the fit bit for bit).  Summing
+    weights is the ``cfr`` rule; no other rule is defined for it."""
 
     rule = "cfr"
 
@@ -314,7 +315,7 @@ class LinearRegrets:
         self.seed = seed
 
     def initialize(self, tree) -> None:
-        self.models_: list[list[tuple[np.ndarray, np.ndarray, RidgeRegression]]] = []
+        self.models_: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = []
         self.bounds_ = []
         for p in (0, 1):
             F = infoset_features(tree, p, self.features, self.seed)
@@ -326,15 +327,16 @@ class LinearRegrets:
             models = []
             for a in np.unique(actions):
                 where = np.flatnonzero(actions == a)
-                models.append((seqs.start + where, np.ascontiguousarray(F[rows[where]]),
-                               RidgeRegression(self.alpha)))
+                X = np.ascontiguousarray(F[rows[where]])
+                models.append((seqs.start + where, X,
+                               RidgeRegression(self.alpha).solution_operator(X)))
             self.models_.append(models)
         self.weights_ = [[np.zeros(m[1].shape[1]) for m in models] for models in self.models_]
         self.estimates = np.zeros(tree.num_sequences)
 
     def update(self, player: int, inst: np.ndarray, iteration: int) -> None:
-        for k, (seqs, X, ridge) in enumerate(self.models_[player]):
-            self.weights_[player][k] += ridge.fit(X, inst[seqs]).coef_
+        for k, (seqs, X, M) in enumerate(self.models_[player]):
+            self.weights_[player][k] += M @ inst[seqs]
             self.estimates[seqs] = X @ self.weights_[player][k]
 
     def predict(self, player: int) -> np.ndarray:

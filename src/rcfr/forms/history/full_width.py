@@ -161,7 +161,8 @@ class FullWidthPass:
 
     def run(self, players, strategy, weight, avg, inst) -> int:
         full_width_pass(players[0], players[-1] + 1, weight, self.arrays, strategy, avg,
-                        self.work._replace(inst=inst))
+                        self.work._replace(inst=inst), 0, 2)  # (every argument given: numba
+        # dispatches a call that omits defaults about ten times slower, 150 us against 15)
         return len(players) * self.tree.num_nodes
 
     def fuses(self, rule: Any) -> bool:
