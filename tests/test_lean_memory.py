@@ -237,29 +237,19 @@ def test_a_released_run_ends_with_its_average_evaluated_in_place(game, algorithm
             call(gone.solver)
 
 
-def test_the_guard_counts_a_released_sampled_run_at_k40():
-    """A sampled float32 run of 2-NL Hold'em(40) evaluated only at its end, released first, is
-    judged at 40 bytes a sequence (21.3 GiB: inside 22G), where the same run evaluated beside
-    its tables needs 62 (33 GiB); an evaluation midway counts the tables again."""
+@pytest.mark.parametrize("tables, algorithm, options", [
+    ("float32", "es", {"dtype": "float32"}), ("int16", "cfr+", {"storage": "int16"})])
+def test_the_guard_counts_a_released_run_at_k40(tables, algorithm, options):
+    """A sampled float32 or compact (int16) full-width run of 2-NL Hold'em(40) evaluated only
+    at its end, released first (the plan, strategy and regret tables dropped around the
+    average), is judged at 40 bytes a sequence (21.3 GiB: inside 22G), where the same run
+    evaluated beside its tables needs 62 (33 GiB); an evaluation midway counts the tables."""
     game = load_game("nl_holdem2(stack=40)")
-    assert budget.check_public(game, "22G", "float32-released")
+    assert budget.check_public(game, "22G", f"{tables}-released")
     with pytest.raises(RcfrError, match="~33 GB to compile and solve"):
-        budget.check_public(game, "22G", "float32")
+        budget.check_public(game, "22G", tables)
     with budget.memory_limit("1G"):
         with pytest.raises(RcfrError, match="~7.44 GB to compile and solve"):
-            rcfr.solve("nl_holdem2(stack=36)", "es", 1, dtype="float32", release=True)
+            rcfr.solve("nl_holdem2(stack=36)", algorithm, 1, release=True, **options)
         with pytest.raises(RcfrError, match="~11.5 GB to compile and solve"):
-            rcfr.solve("nl_holdem2(stack=36)", "es", 2, 1, dtype="float32", release=True)
-
-
-def test_a_released_compact_run_is_guarded_like_a_sampled_one():
-    """Full-width CFR+ with ``storage="int16"`` evaluated only at its end drops its plan,
-    strategy and compressed tables around the decoded average: 40 bytes a sequence (21.3 GiB
-    at k = 40: its average is evaluated within 22G), not 62 (33 GiB)."""
-    game = load_game("nl_holdem2(stack=40)")
-    assert budget.check_public(game, "22G", "int16-released")
-    with pytest.raises(RcfrError, match="~33 GB to compile and solve"):
-        budget.check_public(game, "22G", "int16")
-    with budget.memory_limit("1G"):
-        with pytest.raises(RcfrError, match="~7.44 GB to compile and solve"):
-            rcfr.solve("nl_holdem2(stack=36)", "cfr+", 1, storage="int16", release=True)
+            rcfr.solve("nl_holdem2(stack=36)", algorithm, 2, 1, release=True, **options)
