@@ -14,6 +14,7 @@ checkpoints are exact and evaluation depends only on the iteration).
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import math
 import os
@@ -376,6 +377,8 @@ def _execute(spec: RunSpec, directory: Path, checkpoint_every: float,
             out["strategy"] = _policy_bytes(run.result.policy)
         for path in (ckpt, curve_file):  # the run is complete: its strategy is what stays
             path.unlink(missing_ok=True)
+    del run, solver, evaluation
+    gc.collect()  # the run's tables, before the worker's next run (cycles would keep them)
     return out
 
 

@@ -282,9 +282,11 @@ class PublicTree(SequenceIndex):
         layout = uses_layout(self)
         scratch = self._eval_scratch
         if scratch is None or scratch[0].shape[0] != S + 2 or scratch[2] != layout:
-            scratch = self._eval_scratch = (  # (the second: the values, or the parents' reach)
+            scratch = (  # (the second: the values, or the parents' reach)
                 padded(S), np.empty(S + 2 if layout else self.num_infosets_per_player[0]),
                 layout)
+            if S <= KEEP_SCRATCH:  # (a large tree's would stay resident beside the next run)
+                self._eval_scratch = scratch
         plan, second, _ = scratch
         if not (isinstance(probs, np.ndarray) and probs.dtype == np.float32):
             probs = np.asarray(probs, dtype=np.float64)  # (float32 is read as it is)
@@ -347,6 +349,10 @@ class PublicTree(SequenceIndex):
 
 
 PUBLIC_NODE_BUDGET = 4_000_000  # public nodes; Bluff(2,1) has 524,287 (about 1 GB to solve)
+# Sequences up to which the evaluation keeps its scratch vectors on the tree between calls
+# (small games evaluated often); a larger tree allocates them per call (at 2-NL Hold'em(38),
+# 2.5 GiB that a sweep's next run on the kept tree would otherwise hold beside its tables).
+KEEP_SCRATCH = 1 << 23
 
 
 def offers_public_form(game: Game) -> bool:
