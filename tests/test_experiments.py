@@ -1,6 +1,7 @@
 """rcfr.experiments: run specs, sweep specs, the store, sweeps on local workers (resume after
 kill -9, failing cells), the Ray backend, and the commands."""
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -386,3 +387,41 @@ def test_a_released_run_keeps_its_figures_but_no_strategy(tmp_path):
     assert row["exploitability"] == rcfr.evaluate(direct.solver.tree, probs).exploitability
     with pytest.raises(RcfrError, match="release keeps no strategy"):
         run_spec(spec, RunHooks(out=tmp_path / "p.npz"))
+
+
+def test_fresh_workers_run_each_run_in_a_new_process(tmp_path, monkeypatch):
+    """``fresh_workers = true`` gives the local backend's pool one task per worker process (a
+    run of a game of GBs starts with a fresh process's memory); off by default; a wrong type
+    is one error line."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from rcfr.experiments import runners
+
+    pools = []
+
+    def recording(*args, **kwargs):
+        pools.append(kwargs.get("max_tasks_per_child"))
+        return ProcessPoolExecutor(*args, **kwargs)
+
+    monkeypatch.setattr(runners, "ProcessPoolExecutor", recording)
+    text = """
+name = "fresh"
+fresh_workers = true
+seeds = [0, 1]
+[base]
+game = "kuhn"
+iterations = 20
+[grid]
+algorithm = ["es"]
+"""
+    sweep = load_sweep(write(tmp_path, text))
+    assert sweep.fresh_workers and not load_sweep(write(tmp_path, SMALL, "s.toml")).fresh_workers
+    with Store(tmp_path / "r.db") as store:
+        assert run_sweep(sweep, store, workers=1).done == 2
+        again = dataclasses.replace(sweep, runs=tuple(r.replace(iterations=21)
+                                                      for r in sweep.runs), fresh_workers=False)
+        assert run_sweep(again, store, workers=1).done == 2
+    assert pools == [1, None]
+    with pytest.raises(RcfrError, match="fresh_workers: expected true or false"):
+        parse_sweep({"name": "x", "fresh_workers": "yes", "base": {"game": "kuhn",
+                     "iterations": 1}, "grid": {"seed": [0]}})

@@ -90,14 +90,17 @@ def _failed(spec: RunSpec, message: str, status: str = "failed") -> dict[str, An
 
 def run_local(specs: Iterable[RunSpec], directory: Path, *, workers: int,
               checkpoint_every: float, on_start: OnStart, on_result: OnResult,
-              max_memory: int | None = None) -> None:
+              max_memory: int | None = None, fresh_workers: bool = False) -> None:
     """Run ``specs`` on ``workers`` spawned processes, one run per worker at a time
-    (``max_memory``: each run's memory budget, :mod:`rcfr.core.budget`)."""
+    (``max_memory``: each run's memory budget, :mod:`rcfr.core.budget`; ``fresh_workers``:
+    each run in a new process, which then holds only that run's memory, at the cost of
+    compiling its game again)."""
     pending = list(specs)[::-1]
     while pending:  # a new pool after a worker died: the others go on
         context = multiprocessing.get_context("spawn")  # no fork after numba's threads start
         with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_local_worker,
-                                 initargs=(os.getpid(),)) as pool:
+                                 initargs=(os.getpid(),),
+                                 max_tasks_per_child=1 if fresh_workers else None) as pool:
             _drain(pool, pending, workers, str(directory), checkpoint_every, on_start,
                    on_result, max_memory)
 

@@ -9,6 +9,7 @@ its canonical JSON (sorted keys, fields left at ``None`` omitted) is the run's i
     figure = "rcfr_complexity"      # the plot that reads it (optional)
     seeds = [0]                      # or a count: seeds = 5 -> 0..4
     max_memory = "20G"               # each run's memory budget (optional; rcfr.core.budget)
+    fresh_workers = true             # each run in a new process (optional: games of GBs)
     [base]                           # a RunSpec's fields
     game = "leduc(canonical=true)"
     iterations = 1000
@@ -225,6 +226,7 @@ class SweepSpec:
     description: str = ""
     path: str | None = None
     max_memory: str | None = None  # each run's memory budget, e.g. "20G" (not its identity)
+    fresh_workers: bool = False  # each run in a new worker process (the local backend)
 
     def hashes(self) -> list[str]:
         return [r.hash for r in self.runs]
@@ -232,7 +234,7 @@ class SweepSpec:
 
 MAX_RUNS = 100_000  # runs a sweep spec may expand to (counted before expanding)
 _TOP_KEYS = {"name", "figure", "description", "seeds", "base", "grid", "zip", "part",
-             "max_memory"}
+             "max_memory", "fresh_workers"}
 _PART_KEYS = {"base", "grid", "zip", "seeds", "name"}
 
 
@@ -327,6 +329,8 @@ def parse_sweep(data: dict[str, Any], name: str = "sweep", path: str | None = No
         check_name(data["name"])
     if "max_memory" in data:
         parse_memory(data["max_memory"])  # e.g. "20G": checked here, judged in each run
+    if not isinstance(data.get("fresh_workers", False), bool):
+        raise RcfrError(f"fresh_workers: expected true or false, got {data['fresh_workers']!r}")
     base = _table(data.get("base", {}), "base")
     for key in base:
         if key not in _TYPES:
@@ -377,7 +381,8 @@ def parse_sweep(data: dict[str, Any], name: str = "sweep", path: str | None = No
                             where, counted)
     unique = list({r.hash: r for r in runs}.values())
     return SweepSpec(data.get("name", name), tuple(unique), data.get("figure"),
-                     data.get("description", ""), path, data.get("max_memory"))
+                     data.get("description", ""), path, data.get("max_memory"),
+                     data.get("fresh_workers", False))
 
 
 def check_name(name: str) -> str:

@@ -157,8 +157,9 @@ def run_sweep(sweep: SweepSpec | Plan, store: Store, *, workers: int = 1,
         raise RcfrError(f"workers must be a whole number >= 1, got {workers!r}")
     if not checkpoint_every > 0:
         raise RcfrError(f"checkpoint-every must be positive, got {checkpoint_every!r}")
+    sweep_spec = sweep.sweep if isinstance(sweep, Plan) else sweep
     if max_memory is None:
-        max_memory = (sweep.sweep if isinstance(sweep, Plan) else sweep).max_memory
+        max_memory = sweep_spec.max_memory
     if max_memory is not None:
         max_memory = parse_memory(max_memory)
     the_plan = sweep if isinstance(sweep, Plan) else plan(sweep, store)
@@ -215,7 +216,8 @@ def run_sweep(sweep: SweepSpec | Plan, store: Store, *, workers: int = 1,
                        on_result=on_result, max_memory=max_memory)
         elif backend == "local":
             run_local(todo, directory, workers=workers, checkpoint_every=checkpoint_every,
-                      on_start=on_start, on_result=on_result, max_memory=max_memory)
+                      on_start=on_start, on_result=on_result, max_memory=max_memory,
+                      fresh_workers=sweep_spec.fresh_workers)
         else:
             run_ray(todo, directory, workers=workers, checkpoint_every=checkpoint_every,
                     on_start=on_start, on_result=on_result, address=ray_address,
