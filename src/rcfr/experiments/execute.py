@@ -358,6 +358,8 @@ def _execute(spec: RunSpec, directory: Path, checkpoint_every: float,
              max_memory: str | int | None = None) -> dict[str, Any]:
     """A sweep's run: :func:`run_spec` checkpointing to ``<hash>.ckpt.npz`` (its curve in
     ``<hash>.curve.json``) and resuming from there; the store's row."""
+    gc.collect()  # a worker's previous run's tables (cycles would keep them beside this one;
+    # collected here, not after that run, so its result reached the driver at once)
     ckpt = directory / f"{spec.hash}.ckpt.npz"
     curve_file = directory / f"{spec.hash}.curve.json"
     run = run_spec(spec, RunHooks(should_stop=should_stop, checkpoint=ckpt,
@@ -377,8 +379,6 @@ def _execute(spec: RunSpec, directory: Path, checkpoint_every: float,
             out["strategy"] = _policy_bytes(run.result.policy)
         for path in (ckpt, curve_file):  # the run is complete: its strategy is what stays
             path.unlink(missing_ok=True)
-    del run, solver, evaluation
-    gc.collect()  # the run's tables, before the worker's next run (cycles would keep them)
     return out
 
 

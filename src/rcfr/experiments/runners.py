@@ -140,8 +140,10 @@ def _drain(pool: ProcessPoolExecutor, pending: list[RunSpec], workers: int, dire
 
 
 def run_inline(specs: Iterable[RunSpec], directory: Path, *, checkpoint_every: float,
-               on_start: OnStart, on_result: OnResult, max_memory: int | None = None) -> None:
-    """Run ``specs`` one after the other in this process (for tests and debugging)."""
+               on_start: OnStart, on_result: OnResult, max_memory: int | None = None,
+               fresh_workers: bool = False) -> None:
+    """Run ``specs`` one after the other in this process (for tests and debugging;
+    ``fresh_workers`` has no process to renew here)."""
     for spec in specs:
         if on_start(spec) is False:
             continue
