@@ -6,7 +6,8 @@
 The stores' finished runs are merged into a temporary copy of the first (a run already in an
 earlier store is kept from that one), the report is judged on it, and
 ``docs/data/reproduction.json`` and ``docs/img/reproduction/*.png`` are written (``--out``: the
-merged store is kept there too, e.g. to commit as ``docs/data/paper_runs.db``)
+merged store is kept there too, with its cached uniform lines in ``OUT.files/``, e.g. to commit
+as ``docs/data/paper_runs.db``)
 (:func:`rcfr.experiments.report.write_docs_report`).  ``make docs`` then renders
 ``docs/reproduction.md`` from them without solving anything.  The live stores are read only
 (SQLite's backup API reads a consistent snapshot of a store that a sweep is writing).
@@ -76,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
             done.backup(kept)
             kept.close()
             done.close()
+            for cached in Path(f"{target}.files").glob("uniform-*.json"):  # (G10's value)
+                Path(f"{args.out}.files").mkdir(exist_ok=True)
+                shutil.copy2(cached, Path(f"{args.out}.files") / cached.name)
     print(f"{summary_line(report['summary'])}; {added} runs merged from the other stores; "
           f"wrote {args.docs / 'data' / 'reproduction.json'} and "
           f"{len(report['figures'])} figures")
