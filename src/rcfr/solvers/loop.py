@@ -83,11 +83,12 @@ class RegretSolver:
         self.iteration = 0
         self.nodes_visited = 0  # histories traversed by all tree passes so far
         self._ready = False
+        self._released: int | None = None  # release_average's complexity, once it ran
 
     # -- set-up --------------------------------------------------------------------------
     def _setup(self) -> None:
         if self._ready:
-            if getattr(self, "_released", None) is not None:
+            if self._released is not None:
                 raise RcfrError(f"this {self.name} solver released its tables "
                                 f"(release_average): it cannot run or save any more")
             return
@@ -206,9 +207,8 @@ class RegretSolver:
     def complexity(self) -> int:
         """The estimator's size: a table's sequences, regression-tree leaves or linear
         weights (both players together)."""
-        released = getattr(self, "_released", None)
-        if released is not None:
-            return released
+        if self._released is not None:
+            return self._released
         self._setup()
         return int(self.estimator_.complexity)
 
@@ -247,7 +247,7 @@ class RegretSolver:
         if callable(release):
             release()
         self.estimator_ = self.avg_weights_ = None
-        self._released = complexity  # (what complexity still answers)
+        self._released = complexity
         t = self.tree
         normalize(weights, 0, t.num_infosets, t.infoset_seq_start, t.infoset_num_actions,
                   weights)
