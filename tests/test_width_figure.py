@@ -76,15 +76,15 @@ def test_full_width_and_sampled_curves_share_the_node_axis(width_store, capsys):
 
 def test_the_packaged_width_specs_expand():
     for name, game, runs in (("width_holdem20", "nl_holdem2(stack=20)", 9),
-                             ("width_holdem36", "nl_holdem2(stack=36)", 9)):
+                             ("width_holdem36", "nl_holdem2(stack=36)", 8)):
         for quick in (False, True):
             sweep = figure_spec(name, quick=quick)
             assert sweep.figure == "width_vs_sampling"
             assert len(sweep.runs) == runs and {r.game for r in sweep.runs} == {game}
             algorithms = sorted(r.algorithm for r in sweep.runs)
-            assert algorithms == ["as"] * 3 + ["cfr+", "dcfr"] + ["es"] * 3 + ["pcfr+"]
+            predictive = ["pcfr+"] if name == "width_holdem20" else []  # (k = 36: > 24 GB)
+            assert algorithms == ["as"] * 3 + ["cfr+", "dcfr"] + ["es"] * 3 + predictive
             if name == "width_holdem36" and quick:  # the full width further than sampling
                 budgets = {r.algorithm: r.nodes for r in sweep.runs}
-                assert budgets == {"dcfr": 1e11, "cfr+": 1e11, "pcfr+": 1e11,
-                                   "es": 1e9, "as": 1e9}
+                assert budgets == {"dcfr": 1e11, "cfr+": 1e11, "es": 1e9, "as": 1e9}
                 assert {r.dtype for r in sweep.runs} == {"float32"}
