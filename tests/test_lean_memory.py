@@ -193,12 +193,17 @@ def test_compact_full_width_keeps_one_sequence_vector(game, monkeypatch):
 def test_the_solve_guard_counts_the_tables_asked_for():
     """``solve`` tells the guard which tables it will hold (before compiling anything): the
     compact full-width tables and the sampled solvers' float32 ones at 62 bytes a sequence,
-    float64 (and full-width float32) at 95."""
+    full-width float32 at 85, float64 at 95, the predictive rules' prediction table more
+    (float64 120, float32 110)."""
     with budget.memory_limit("8G"):
         for algorithm, options, need in (("cfr+", {"storage": "int16"}, "11.5 GB"),
                                          ("es", {"dtype": "float32"}, "11.5 GB"),
-                                         ("cfr+", {"dtype": "float32"}, "17.7 GB"),
-                                         ("es", {}, "17.7 GB")):
+                                         ("cfr+", {"dtype": "float32"}, "15.8 GB"),
+                                         ("dcfr:1.5,0,2", {"dtype": "float32"}, "15.8 GB"),
+                                         ("es", {}, "17.7 GB"),
+                                         ("cfr+", {}, "17.7 GB"),
+                                         ("pcfr+", {}, "22.3 GB"),
+                                         ("pdcfr+", {"dtype": "float32"}, "20.5 GB")):
             with pytest.raises(RcfrError, match=f"~{need} to compile and solve"):
                 rcfr.solve("nl_holdem2(stack=36)", algorithm, 1, **options)
 

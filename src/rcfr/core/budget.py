@@ -39,6 +39,14 @@ NL_EXACT_STACK = 1500  # one-card poker's closed form is O(stack^2); above, a lo
 BYTES_PER_PUBLIC_SEQUENCE = 95
 BYTES_PER_PUBLIC_SEQUENCE_FLOAT32 = 62  # the sampled solvers' dtype="float32" tables
 BYTES_PER_PUBLIC_SEQUENCE_INT16 = 62  # full-width storage="int16" (compact tables)
+# The full-width solvers' float32 tables (measured at k = 28, two iterations and one
+# evaluation, one thread: DCFR 80.8, CFR+ 72.8), and the predictive rules' (PCFR+, PDCFR+),
+# which keep a prediction table besides the regrets: 108.8 with float64 tables, 88.9 with
+# float32 at k = 28; a float32 PCFR+ run of 2-NL Hold'em(36) evaluated along the way was killed
+# at 20.4 GB (102 a sequence), so the guard counts above both.
+BYTES_PER_PUBLIC_SEQUENCE_WIDTH_FLOAT32 = 85
+BYTES_PER_PUBLIC_SEQUENCE_PREDICTIVE = 120
+BYTES_PER_PUBLIC_SEQUENCE_PREDICTIVE_FLOAT32 = 110
 # A sampled float32 or compact full-width run evaluated only at its end, released first
 # (rcfr.solvers.run.solve's release): the larger of the run (measured at k = 40, one thread:
 # CS 38.7 bytes a sequence, ES, OS, AS 32.8, CFR+ int16 38.1) and its end (the tree 20.3, the
@@ -252,7 +260,9 @@ def check_public(game, max_memory: str | float | int | None = None,
     where a closed form judged it (``False``: the public tree's node budget applies).
     ``dtype="float32"``: the sampled solvers' single-precision tables, ``"int16"``: the
     full-width solvers' compact tables (less memory); ``"float32-released"``,
-    ``"int16-released"``: the same evaluated only at the end, after releasing them."""
+    ``"int16-released"``: the same evaluated only at the end, after releasing them;
+    ``"float32-width"``: the full-width solvers' float32 tables; ``"predictive"``,
+    ``"predictive-float32"``: the full-width predictive rules' (a prediction table more)."""
     sequences = public_sequences(game)
     if sequences is None:
         return False
@@ -260,7 +270,11 @@ def check_public(game, max_memory: str | float | int | None = None,
     per = {"float32": BYTES_PER_PUBLIC_SEQUENCE_FLOAT32,
            "float32-released": BYTES_PER_PUBLIC_SEQUENCE_RELEASED,
            "int16-released": BYTES_PER_PUBLIC_SEQUENCE_RELEASED,
-           "int16": BYTES_PER_PUBLIC_SEQUENCE_INT16}.get(dtype, BYTES_PER_PUBLIC_SEQUENCE)
+           "int16": BYTES_PER_PUBLIC_SEQUENCE_INT16,
+           "float32-width": BYTES_PER_PUBLIC_SEQUENCE_WIDTH_FLOAT32,
+           "predictive": BYTES_PER_PUBLIC_SEQUENCE_PREDICTIVE,
+           "predictive-float32": BYTES_PER_PUBLIC_SEQUENCE_PREDICTIVE_FLOAT32,
+           }.get(dtype, BYTES_PER_PUBLIC_SEQUENCE)
     if _evaluating:
         per = BYTES_PER_PUBLIC_SEQUENCE_EVALUATE
     need = per * float(sequences)

@@ -249,13 +249,18 @@ def _make_deep(game, key: str, rule, options: dict, given: set):
 def tables(algorithm: str, options: dict, released: bool = False) -> str | None:
     """The tables the memory guard counts (:func:`rcfr.core.budget.check_public`): the compact
     full-width ones, the sampled solvers' float32 ones (``"...-released"`` for a run evaluated
-    only at its end, after :meth:`~rcfr.solvers.loop.RegretSolver.release_average`), else
+    only at its end, after :meth:`~rcfr.solvers.loop.RegretSolver.release_average`), the
+    full-width float32 ones, the full-width predictive rules' (a prediction table more), else
     float64."""
+    key = str(algorithm).strip().lower()
+    single, rule = options.get("dtype") == "float32", key.partition(":")[0] in ALGORITHMS
     if options.get("storage") == "int16":
         return "int16-released" if released else "int16"
-    if options.get("dtype") == "float32" and str(algorithm).strip().lower() in SCHEMES:
+    if single and key in SCHEMES:
         return "float32-released" if released else "float32"
-    return None
+    if rule and parse_rule(key).predictive:
+        return "predictive-float32" if single else "predictive"
+    return "float32-width" if single and rule else None
 
 
 def _positive(name: str, value, allow_zero: bool = False) -> int:
