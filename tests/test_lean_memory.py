@@ -258,3 +258,18 @@ def test_the_guard_counts_a_released_run_at_k40(tables, algorithm, options):
             rcfr.solve("nl_holdem2(stack=36)", algorithm, 1, release=True, **options)
         with pytest.raises(RcfrError, match="~11.5 GB to compile and solve"):
             rcfr.solve("nl_holdem2(stack=36)", algorithm, 2, 1, release=True, **options)
+
+
+@pytest.mark.parametrize("algorithm, options", [
+    ("rcfr+", {"average_regressor": "best-first", "leaves": 8, "average_leaves": 3}),
+    ("xfp", {}),
+])
+def test_release_leaves_solvers_without_tabular_averages_as_they_are(algorithm, options):
+    """An average that a model represents (RCFR's average regressor) or a solver without
+    regret tables (XFP) is not released: the run ends with its policy and the same numbers."""
+    kept = rcfr.solve("kuhn", algorithm, 20, seed=1, **options)
+    asked = rcfr.solve("kuhn", algorithm, 20, seed=1, release=True, **options)
+    assert asked.policy is not None
+    np.testing.assert_array_equal(asked.policy.probs, kept.policy.probs)
+    assert asked.evaluation.exploitability == kept.evaluation.exploitability
+    assert getattr(asked.solver, "releasable", False) is False

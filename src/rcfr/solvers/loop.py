@@ -231,6 +231,11 @@ class RegretSolver:
             return self.estimator_.decoded("average")
         return self.avg_weights_
 
+    @property
+    def releasable(self) -> bool:
+        """Whether :meth:`release_average` gives this solver's average (its tabular sums)."""
+        return True
+
     def release_average(self) -> np.ndarray:
         """End the run: the average strategy's probabilities over sequences in the tables' own
         precision (float32 tables: a float32 profile), normalised in place of the average

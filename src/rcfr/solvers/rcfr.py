@@ -214,6 +214,12 @@ class RCFRSolver(RegretSolver):
         self.average_model_.refit(self.avg_weights_, self.iteration)
         return self.average_model_.policy(self._info())
 
+    @property
+    def releasable(self) -> bool:
+        """Whether :meth:`release_average` gives this solver's average: not where an
+        average-strategy model represents it."""
+        return self.average_model_ is None
+
     def tabular_average_policy(self) -> TabularPolicy:
         """The exact (tabular) average strategy, for comparison with the model's."""
         return super().average_policy()

@@ -370,7 +370,7 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
     failed = None if checkpoint is None else _save_checkpoint(solver, checkpoint)
     if failed is not None:
         warnings.warn(failed, RuntimeWarning, stacklevel=2)
-    if release and _releases(solver):
+    if release and getattr(solver, "releasable", False):  # (deep and FP solvers: no tables)
         policy, evaluation = None, evaluate(tree, solver.release_average())
     else:
         policy = solver.average_policy()
@@ -378,13 +378,6 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
     return SolveResult(str(tree.game), solver.name, solver.iteration, seconds, policy,
                        evaluation, curve, solver, curve_nodes,
                        solver.iteration - it0, interrupted, failed, reached)
-
-
-def _releases(solver) -> bool:
-    """Whether ``solver``'s average is its tabular sums (not a regressor's average model),
-    which :meth:`~rcfr.solvers.loop.RegretSolver.release_average` can turn into a profile."""
-    return (callable(getattr(solver, "release_average", None))
-            and getattr(solver, "average_model_", None) is None)
 
 
 def _target(tree: Form, exploitability: float | None, mbb: float | None,
