@@ -365,6 +365,35 @@ def test_eval_from_bounds_a_log_schedule_from_below(tmp_path):
     assert points == [t for t in log_schedule(200, 2) if t >= 50] == [63, 200]
 
 
+def test_a_segmented_run_keeps_only_its_last_segments_average(monkeypatch):
+    """A run evaluated on a log schedule is one ``solve`` call per segment; the segments'
+    averages are evaluated, not kept beside the next segment's tables (at 2-NL Hold'em(36)
+    each is 1.6 GB), and the run's result is the last segment's, with the whole curve."""
+    import gc
+    import weakref
+
+    import rcfr.api
+
+    made, alive = [], []
+
+    def solving(*args, **kwargs):
+        gc.collect()
+        alive.append(sum(ref() is not None for ref in made))  # as the segment starts
+        result = solve(*args, **kwargs)
+        made.append(weakref.ref(result.policy))
+        return result
+
+    monkeypatch.setattr(rcfr.api, "solve", solving)
+    spec = RunSpec(game="kuhn", algorithm="cfr+", iterations=300, eval_log=2)
+    run = run_spec(spec, RunHooks())
+    assert len(made) == len(log_schedule(300, 2)) == 6
+    assert alive == [0] * 6
+    assert run.result.policy is made[-1]()
+    assert [p["iterations"] for p in run.points] == log_schedule(300, 2)
+    np.testing.assert_array_equal(run.result.policy.probs,
+                                  solve("kuhn", "cfr+", 300).policy.probs)
+
+
 def test_a_released_run_keeps_its_figures_but_no_strategy(tmp_path):
     """``release = true`` is how a run executes, not what it computes: the same hash, the
     same nodes, the exploitability of its float32 average (the policy path's, rounded to

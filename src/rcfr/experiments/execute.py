@@ -273,6 +273,9 @@ def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
             break
         if spec.eval_log and not (points and points[-1]["iterations"] == solver.iteration):
             on_chunk(0, result.evaluation.exploitability)
+        if done() < targets[-1]:  # a segment's average is evaluated, not kept (2-NL
+            results[-1] = dataclasses.replace(result, policy=None)  # Hold'em(36): 1.6 GB each)
+        result = None
     seconds = seconds0 + time.perf_counter() - clock
     result = _whole(results, points, measured, tree, solver, abstract)
     if not result.interrupted and points and points[-1]["iterations"] == solver.iteration:
