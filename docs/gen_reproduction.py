@@ -23,6 +23,7 @@ from pathlib import Path
 
 from rcfr.experiments import Store
 from rcfr.experiments.report import summary_line, write_docs_report
+from rcfr.experiments.store import MIGRATIONS
 
 
 def merge(stores: list[Path], target: Path) -> int:
@@ -32,6 +33,10 @@ def merge(stores: list[Path], target: Path) -> int:
     copy = sqlite3.connect(target)
     source.backup(copy)
     source.close()
+    version = copy.execute("PRAGMA user_version").fetchone()[0]  # the newest schema, so
+    for migration in MIGRATIONS[version:]:  # no later store's column is dropped
+        copy.executescript(migration)
+    copy.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
     added = 0
     for k, other in enumerate(stores[1:]):
         copy.execute(f"ATTACH ? AS s{k}", (f"file:{other}?mode=ro",))

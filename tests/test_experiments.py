@@ -103,11 +103,11 @@ def test_store_migrates_an_old_schema(tmp_path):
     with Store(path) as store:
         assert store.version == 1  # opening changes nothing: the first write migrates
         store.queue([])
-        assert store.version == SCHEMA_VERSION == 3
+        assert store.version == SCHEMA_VERSION == 4
         (row,) = store.runs()
         assert row["hash"] == "abc" and row["exploitability"] == 0.5
         assert row["complexity_share"] is None and row["resumed_from"] is None
-        assert row["owner"] is None
+        assert row["owner"] is None and row["regression_error"] is None
         assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     with pytest.raises(RcfrError, match="not a results database"):
         Store(write(tmp_path, "not sqlite at all" * 100, "x.db"))

@@ -126,6 +126,41 @@ def test_ridge_hashing_solver_runs():
         tree, few.average_policy())
 
 
+def test_f_rcfr_tracks_its_cumulative_regression_error(tmp_path):
+    """D'Orazio et al.'s estimator keeps the exact cumulative regrets beside its estimates
+    (the ridge fit of them, since ridge is linear in its targets) and sums the squared error
+    between the two after every update; with one-hot features the fit is exact (error ~0),
+    with coarse hashing it is not; the error is part of the checkpoint (resume bit for
+    bit)."""
+    tree = rcfr.compile_game("leduc(canonical=true)")
+    solver = RCFRSolver(tree, "rcfr", regressor="ridge", features="hashing:3", link="exp:1")
+    est = solver.run(1).estimator_
+    total = est.error_
+    for _ in range(6):
+        solver.run(1)
+        for p in (0, 1):
+            F = infoset_features(tree, p, "hashing:3", 0)
+            first = tree.player_infosets(p).start
+            seqs = np.array(tree.player_sequences(p))
+            for a in np.unique(tree.seq_action[seqs]):
+                rows = seqs[tree.seq_action[seqs] == a]
+                X = F[tree.seq_infoset[rows] - first]
+                w = np.linalg.solve(X.T @ X + 1e-3 * np.eye(X.shape[1]),
+                                    X.T @ est.cumulative_[rows])
+                np.testing.assert_allclose(est.estimates[rows], X @ w, rtol=1e-8, atol=1e-8)
+        miss = est.estimates - est.cumulative_
+        total += miss @ miss  # (both players update once an iteration, alternating)
+        assert est.error_ == pytest.approx(total, rel=1e-12) and total > 1.0
+    exact = RCFRSolver(tree, "rcfr", regressor="ridge", features="onehot", alpha=1e-12).run(7)
+    assert exact.estimator_.error_ < 1e-12 * total
+    half = RCFRSolver(tree, "rcfr", regressor="ridge", features="hashing:3", link="exp:1").run(3)
+    half.save_checkpoint(tmp_path / "c.npz")
+    resumed = RCFRSolver(tree, "rcfr", regressor="ridge", features="hashing:3", link="exp:1")
+    resumed.load_checkpoint(tmp_path / "c.npz").run(4)
+    assert resumed.estimator_.error_ == est.error_
+    np.testing.assert_array_equal(resumed.estimator_.cumulative_, est.cumulative_)
+
+
 def test_rcfr_checkpoint_resume(tmp_path):
     tree = rcfr.compile_game("leduc(canonical=true)")
     straight = RCFRSolver(tree, "rcfr+", leaves=200, bootstrap=True).run(40)

@@ -422,3 +422,34 @@ def test_runs_above_35_percent_reach_full_plus_only_when_every_variant_does():
     row = _judge(_above(1.05, 2.0, paper=False), ids=("M26",))["M26"]
     assert row["level"] == BELOW_BUDGET
     assert row["shown"] == "fails at 1/333 of the paper's iterations"
+
+
+def _dorazio(errors: dict[int, list[float | None]], planned: int) -> Dataset:
+    """f-RCFR runs of the paper spec: per partitions, an exp link (lower exploitability, the
+    best) and a poly link, 5 seeds, the exp runs carrying the given regression errors."""
+    runs = []
+    for k, errs in errors.items():
+        for seed, err in enumerate(errs):
+            base = {"game": "leduc", "iterations": 100_000, "algorithm": "rcfr",
+                    "regressor": "ridge", "features": f"hashing:{k}", "seed": seed}
+            runs.append(_run({**base, "link": "exp:1"}, 1.0 / k))
+            runs[-1].regression_error = err
+            runs.append(_run({**base, "link": "poly:2"}, 2.0 / k))
+            runs[-1].regression_error = 1.0  # (not the best link: not read)
+    return Dataset("dorazio_leduc", "dorazio_leduc", True, "leduc", runs, planned)
+
+
+def test_the_regression_error_claim_reads_the_best_links_errors():
+    """D13 (D'Orazio et al.'s Fig. 1) compares the cumulative regression error of the best link
+    at each number of partitions over the seeds; runs without the error are no data."""
+    falling = _dorazio({10: [9.0, 9.5, 10.0, 9.2, 9.8], 20: [5.0, 5.2, 4.9, 5.1, 5.3]}, 20)
+    row = _judge(falling, ids=("D13",))["D13"]
+    assert row["level"] == AT_BUDGET and row["verdict"] == HOLDS
+    assert row["ours"].startswith("cumulative regression error of the best link: 10: 9.5, 20: 5.1")
+    rising = _dorazio({10: [5.0, 5.2, 4.9, 5.1, 5.3], 20: [9.0, 9.5, 10.0, 9.2, 9.8]}, 20)
+    assert _judge(rising, ids=("D13",))["D13"]["verdict"] == FAILS
+    overlapping = _dorazio({10: [5.0, 9.0, 5.0, 9.0, 7.0], 20: [6.0, 6.5, 7.0, 6.2, 8.0]}, 20)
+    assert _judge(overlapping, ids=("D13",))["D13"]["verdict"] == INCONCLUSIVE
+    unrecorded = _dorazio({10: [None] * 5, 20: [None] * 5}, 20)
+    row = _judge(unrecorded, ids=("D13",))["D13"]
+    assert row["verdict"] == NO_DATA and "needs the regression error" in row["note"]

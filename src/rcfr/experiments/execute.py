@@ -376,6 +376,7 @@ def _execute(spec: RunSpec, directory: Path, checkpoint_every: float,
            "nodes": solver.nodes_visited, "value": float(evaluation.value),
            "exploitability": float(evaluation.exploitability),
            "complexity": run.complexity, "complexity_share": run.complexity_share,
+           "regression_error": getattr(getattr(solver, "estimator_", None), "error_", None),
            "resumed_from": run.resumed_from, "points": run.points}
     if not run.interrupted:
         if run.result.policy is not None:  # (none kept where the run released its tables)

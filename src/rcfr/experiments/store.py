@@ -36,7 +36,7 @@ from .spec import RunSpec
 STATUSES = ("queued", "running", "done", "failed", "interrupted")
 RUN_COLUMNS = ("hash", "spec", "code_version", "host", "status", "error", "started", "ended",
                "seconds", "iterations", "nodes", "value", "exploitability", "complexity",
-               "complexity_share", "resumed_from", "owner")
+               "complexity_share", "resumed_from", "owner", "regression_error")
 POINT_COLUMNS = ("iterations", "nodes", "seconds", "exploitability", "value")
 
 # each entry upgrades the schema by one version (PRAGMA user_version)
@@ -81,10 +81,15 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE runs ADD COLUMN owner TEXT;
     """,
+    # 4: f-RCFR's cumulative regression error (D'Orazio et al. 2019, Fig. 1)
+    """
+    ALTER TABLE runs ADD COLUMN regression_error REAL;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 _INT_COLUMNS = ("iterations", "nodes", "complexity", "resumed_from")
-_REAL_COLUMNS = ("started", "ended", "seconds", "value", "exploitability", "complexity_share")
+_REAL_COLUMNS = ("started", "ended", "seconds", "value", "exploitability", "complexity_share",
+                 "regression_error")
 _TEXT_COLUMNS = ("code_version", "host", "error", "owner")
 _HASH = re.compile(r"[0-9a-f]{1,64}")
 MAX_WARNINGS = 20  # damaged rows named one by one; the rest counted
@@ -252,7 +257,8 @@ class Store:
                             f"without its runs and points tables)")
         if version:
             later = ({"complexity_share", "resumed_from"} if version < 2 else set()) | (
-                {"owner"} if version < 3 else set())
+                {"owner"} if version < 3 else set()) | (
+                {"regression_error"} if version < 4 else set())
             for table, wanted in (("runs", set(RUN_COLUMNS) - later),
                                   ("points", {"run", *POINT_COLUMNS})):
                 have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
@@ -427,13 +433,13 @@ class Store:
         self._write([
             ("UPDATE runs SET status = ?, error = ?, host = ?, ended = ?, seconds = ?, "
              "iterations = ?, nodes = ?, value = ?, exploitability = ?, complexity = ?, "
-             "complexity_share = ?, resumed_from = ?, "
+             "complexity_share = ?, resumed_from = ?, regression_error = ?, "
              "code_version = COALESCE(?, code_version) WHERE hash = ?",
              (result["status"], result.get("error"), result.get("host"), time.time(),
               result.get("seconds"), result.get("iterations"), result.get("nodes"),
               result.get("value"), result.get("exploitability"), result.get("complexity"),
               result.get("complexity_share"), result.get("resumed_from"),
-              result.get("code_version"), h), False),
+              result.get("regression_error"), result.get("code_version"), h), False),
             ("DELETE FROM points WHERE run = ?", (h,), False),
             ("INSERT INTO points (run, iterations, nodes, seconds, exploitability, value) "
              "VALUES (?, ?, ?, ?, ?, ?)",

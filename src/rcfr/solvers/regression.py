@@ -304,7 +304,12 @@ class LinearRegrets:
     the ridge fit of the cumulative regrets; each model (a :class:`RidgeRegression` without
     intercept) factors its solve once, and every fit is then its solution operator applied to
     the targets (:meth:`RidgeRegression.solution_operator`, the fit bit for bit).  Summing
-    weights is the ``cfr`` rule; no other rule is defined for it."""
+    weights is the ``cfr`` rule; no other rule is defined for it.
+
+    ``error_``: the cumulative regression error, the sum over iterations and players of the
+    squared Euclidean distance between the estimates and the exact cumulative regrets after
+    each update (the approximation error in D'Orazio et al.'s bounds, sec. 2.3; their Fig. 1
+    plots it by the number of partitions)."""
 
     rule = "cfr"
 
@@ -333,11 +338,17 @@ class LinearRegrets:
             self.models_.append(models)
         self.weights_ = [[np.zeros(m[1].shape[1]) for m in models] for models in self.models_]
         self.estimates = np.zeros(tree.num_sequences)
+        self.cumulative_ = np.zeros(tree.num_sequences)  # the exact cumulative regrets
+        self.error_ = 0.0
 
     def update(self, player: int, inst: np.ndarray, iteration: int) -> None:
         for k, (seqs, X, M) in enumerate(self.models_[player]):
             self.weights_[player][k] += M @ inst[seqs]
             self.estimates[seqs] = X @ self.weights_[player][k]
+        lo, hi = self.bounds_[player]
+        self.cumulative_[lo:hi] += inst[lo:hi]
+        miss = self.estimates[lo:hi] - self.cumulative_[lo:hi]
+        self.error_ += float(miss @ miss)
 
     def predict(self, player: int) -> np.ndarray:
         return self.estimates
@@ -347,7 +358,8 @@ class LinearRegrets:
         return sum(w.shape[0] for ws in getattr(self, "weights_", []) for w in ws)
 
     def state(self) -> dict[str, np.ndarray]:
-        out = {"estimates": self.estimates}
+        out = {"estimates": self.estimates, "cumulative": self.cumulative_,
+               "error": np.array(self.error_)}
         for p, ws in enumerate(self.weights_):
             for k, w in enumerate(ws):
                 out[f"w{p}_{k}"] = w
@@ -363,4 +375,10 @@ class LinearRegrets:
         estimates = np.array(arrays["estimates"], dtype=np.float64)
         if estimates.shape != self.estimates.shape:
             raise ValueError("estimates of the wrong size")
-        self.estimates = estimates
+        if "cumulative" not in arrays:
+            raise ValueError("no exact cumulative regrets (a checkpoint of an older rcfr)")
+        cumulative = np.array(arrays["cumulative"], dtype=np.float64)
+        error = np.array(arrays["error"], dtype=np.float64)
+        if cumulative.shape != estimates.shape or error.shape != ():
+            raise ValueError("cumulative regrets or regression error of the wrong size")
+        self.estimates, self.cumulative_, self.error_ = estimates, cumulative, float(error)
