@@ -453,3 +453,21 @@ def test_the_regression_error_claim_reads_the_best_links_errors():
     unrecorded = _dorazio({10: [None] * 5, 20: [None] * 5}, 20)
     row = _judge(unrecorded, ids=("D13",))["D13"]
     assert row["verdict"] == NO_DATA and "needs the regression error" in row["note"]
+
+
+def test_figure_2a_at_k36_reads_the_width_sweeps_es_and_as_runs():
+    """G16 (AS 54% below ES in 2-NL Hold'em(36)) is judged from any sweep with ES and AS runs
+    of that game at Gibson et al.'s parameters: width_holdem36's are the same runs as Figure
+    2a's but for their evaluation points; its full-width runs are not read."""
+    game = "nl_holdem2(stack=36)"
+    runs = []
+    for seed in range(3):
+        for algorithm, final in (("es", 1.0 + 0.01 * seed), ("as", 0.4 + 0.01 * seed),
+                                 ("dcfr", 5.0)):
+            nodes = 10**11 if algorithm == "dcfr" else 10**9
+            runs.append(_run({"game": game, "algorithm": algorithm, "nodes": nodes,
+                              "seed": seed, "dtype": "float32"}, final))
+    width = Dataset("width_holdem36", "width_holdem36_quick", False, game, runs, 9)
+    row = _judge(width, ids=("G16",))["G16"]
+    assert row["level"] == BELOW_BUDGET and row["verdict"] == HOLDS
+    assert row["ours"].startswith("AS 59") and "below ES" in row["ours"]

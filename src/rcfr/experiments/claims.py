@@ -1308,8 +1308,9 @@ CLAIMS: tuple[Claim, ...] = (
           "nl_holdem2(stack=40)"),
     Claim("G16", GIBSON, "§5 (Main results), Fig. 2a", "AS improves on ES by 54% at the final "
           "data points in 2-NL Hold'em(36)", "54%",
-          on_runs(("gibson_holdem", "gibson_holdem_k36"), HOLDEM36, GIBSON_STACKS,
-                  _as_vs_es_54), HOLDEM36),
+          on_runs(("gibson_holdem", "gibson_holdem_k36", "width_holdem36"), HOLDEM36,
+                  GIBSON_STACKS, _as_vs_es_54), HOLDEM36),  # (width_holdem36: ES and AS at
+    # Gibson et al.'s parameters, the same runs as Fig. 2a's but for their evaluation points)
     Claim("G17", GIBSON, "Abstract, Fig. 2a", "AS converges faster than CS, ES and OS in "
           "2-NL Hold'em(36)", "AS lowest", on_runs(("gibson_holdem", "gibson_holdem_k36"),
                                                     HOLDEM36, GIBSON_STACKS, _as_fastest),
