@@ -93,6 +93,11 @@ class Dataset:
         return f"{self.spec}: {len(self.runs)} of {self.planned} runs done"
 
 
+# What the checks compute themselves (sizes, LP values, uniform exploitabilities, short runs):
+# pure functions of the code, so computed once a process and shared by every report it writes.
+_COMPUTED: dict[str, Any] = {}
+
+
 class Context:
     """What the checks read: the runs of every figure spec (paper spec first, then its quick
     twin), the exact computations (computed once), and rcfr's measured throughput."""
@@ -100,7 +105,7 @@ class Context:
     def __init__(self, store: Any = None, exact: bool = True) -> None:
         self.store = store
         self.exact = exact
-        self._cache: dict[str, Any] = {}
+        self._cache = _COMPUTED
         self._datasets: dict[str, list[Dataset]] = {}
         if store is not None:
             self._load(store)
