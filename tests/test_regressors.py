@@ -409,3 +409,33 @@ def test_ridge_solution_operator_is_the_fit_bit_for_bit(shape):
         assert np.array_equal(M @ y, ridge.fit(X, y).coef_)
     with pytest.raises(ValueError, match="fit_intercept=False"):
         RidgeRegression(fit_intercept=True).solution_operator(X)
+
+
+@pytest.mark.parametrize("n, partitions, alpha", [(200, 4, 1e-3),   # primal: 40 features
+                                                  (30, 8, 1e-3),    # dual: 80 > 30 rows
+                                                  (60, 3, 0.0)])    # pseudo-inverse
+def test_ridge_sum_is_the_sum_of_ridge_fits(n, partitions, alpha):
+    """f-RCFR's summed ridge fits through the features' sparsity (primal, dual or
+    pseudo-inverse core) equal the dense fits summed (and the fit of the summed targets), and
+    the estimates are ``X @ weights``; zero targets are skipped without changing a number."""
+    from rcfr.regressors import tug_of_war_features
+    from rcfr.regressors.ridge_sum import DENSE, DUAL, PRIMAL, RidgeSum
+
+    rng = np.random.default_rng(n)
+    X = tug_of_war_features([f"k{i}" for i in range(n)], partitions, seed=3)
+    ridge = RidgeSum(X, alpha)
+    assert ridge.mode == {(200, 4): PRIMAL, (30, 8): DUAL, (60, 3): DENSE}[(n, partitions)]
+    total = np.zeros(n + 5)
+    rows = np.arange(5, n + 5)[rng.permutation(n)]  # the model's rows in a longer vector
+    weights, estimates = np.zeros(X.shape[1]), np.full(n + 5, np.nan)
+    dense = np.zeros(X.shape[1])
+    for _ in range(4):
+        targets = rng.normal(size=n + 5) * (rng.random(n + 5) < 0.7)
+        ridge.add(rows, targets, weights, estimates)
+        dense += RidgeRegression(alpha).fit(X, targets[rows]).coef_
+        total += targets
+    np.testing.assert_allclose(weights, dense, rtol=1e-9, atol=1e-10)
+    summed = RidgeRegression(alpha).fit(X, total[rows]).coef_
+    np.testing.assert_allclose(weights, summed, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(estimates[rows], X @ weights, rtol=1e-12, atol=1e-12)
+    assert np.isnan(estimates[:5]).all()  # rows outside the model untouched

@@ -37,7 +37,8 @@ import numpy as np
 from ..core.errors import RcfrError
 from ..core.rules import UpdateRule, link_input, parse_rule, rule_update
 from ..features import FeatureRows, infoset_features, sequence_features, tree_equivalent_columns
-from ..regressors import RidgeRegression, SklearnRegressor
+from ..regressors import SklearnRegressor
+from ..regressors.ridge_sum import RidgeSum
 from ..regressors.sklearn_adapter import _warm_startable
 from ..regressors.tree_base import RegressionTree
 
@@ -301,9 +302,8 @@ class LinearRegrets:
     """One ridge model per player and action on information-set features, fit to each
     iteration's exact counterfactual regrets with the weights summed over iterations
     (D'Orazio et al. 2019, sec. 5).  Ridge is linear in its targets, so the summed weights are
-    the ridge fit of the cumulative regrets; each model (a :class:`RidgeRegression` without
-    intercept) factors its solve once, and every fit is then its solution operator applied to
-    the targets (:meth:`RidgeRegression.solution_operator`, the fit bit for bit).  Summing
+    the ridge fit of the cumulative regrets; each model factors its solve once and applies it
+    through the features' sparsity (:class:`rcfr.regressors.ridge_sum.RidgeSum`).  Summing
     weights is the ``cfr`` rule; no other rule is defined for it.
 
     ``error_``: the cumulative regression error, the sum over iterations and players of the
@@ -320,7 +320,7 @@ class LinearRegrets:
         self.seed = seed
 
     def initialize(self, tree) -> None:
-        self.models_: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = []
+        self.models_: list[list[tuple[np.ndarray, np.ndarray, RidgeSum]]] = []
         self.bounds_ = []
         for p in (0, 1):
             F = infoset_features(tree, p, self.features, self.seed)
@@ -333,8 +333,7 @@ class LinearRegrets:
             for a in np.unique(actions):
                 where = np.flatnonzero(actions == a)
                 X = np.ascontiguousarray(F[rows[where]])
-                models.append((seqs.start + where, X,
-                               RidgeRegression(self.alpha).solution_operator(X)))
+                models.append((seqs.start + where, X, RidgeSum(X, self.alpha)))
             self.models_.append(models)
         self.weights_ = [[np.zeros(m[1].shape[1]) for m in models] for models in self.models_]
         self.estimates = np.zeros(tree.num_sequences)
@@ -342,9 +341,8 @@ class LinearRegrets:
         self.error_ = 0.0
 
     def update(self, player: int, inst: np.ndarray, iteration: int) -> None:
-        for k, (seqs, X, M) in enumerate(self.models_[player]):
-            self.weights_[player][k] += M @ inst[seqs]
-            self.estimates[seqs] = X @ self.weights_[player][k]
+        for k, (seqs, _, ridge) in enumerate(self.models_[player]):
+            ridge.add(seqs, inst, self.weights_[player][k], self.estimates)
         lo, hi = self.bounds_[player]
         self.cumulative_[lo:hi] += inst[lo:hi]
         miss = self.estimates[lo:hi] - self.cumulative_[lo:hi]
