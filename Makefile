@@ -33,7 +33,7 @@ test: $(EXTRAS)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/lint-imports --no-cache
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --maxprocesses 4
 
 # The documentation site (mkdocs-material + mkdocstrings): warnings are errors.  Installs the
 # docs extra into the venv if it is missing.
