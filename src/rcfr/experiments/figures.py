@@ -368,19 +368,24 @@ def _partitions(spec: dict) -> int | None:
 
 def _collect_links(done: list[dict]) -> dict[str, Any]:
     groups: dict[tuple[str, int], list[float]] = defaultdict(list)
+    errors: dict[tuple[str, int], list[float]] = defaultdict(list)
     references = []
     for r in done:
         s = r["spec"]
         k = _partitions(s)
         if s.get("regressor") == "ridge" and k is not None:
             groups[(s.get("link") or "poly:2", k)].append(r["exploitability"])
+            if r.get("regression_error") is not None:  # (runs of rcfr 0.1 before it)
+                errors[(s.get("link") or "poly:2", k)].append(r["regression_error"])
         elif s["algorithm"] in ("cfr", "cfr+"):
             references.append({"label": f"tabular {s['algorithm'].upper()} "
                                         f"({_averaging(s)} averaging)",
                                "exploitability": r["exploitability"]})
-    series = _final_series(groups, "partitions", lambda link: link + (
-        " (RCFR's regret matching)" if link == "poly:2" else ""))
-    return {"series": series, "references": references}
+    def label(link: str) -> str:
+        return link + (" (RCFR's regret matching)" if link == "poly:2" else "")
+
+    return {"series": _final_series(groups, "partitions", label), "references": references,
+            "errors": _final_series(errors, "partitions", label)}
 
 
 def _final_series(groups: dict[tuple[str, Any], list[float]], x: str,
@@ -475,7 +480,7 @@ def _plot_width(axes, data) -> None:
 
 
 def _plot_links(axes, data) -> None:
-    (ax,) = axes
+    ax, right = axes
     f = data["scale"]
     _errorbars(ax, data, "partitions")
     for k, ref in enumerate(data["references"]):
@@ -485,6 +490,16 @@ def _plot_links(axes, data) -> None:
     ax.set_xlabel("hashing partitions")
     ax.set_ylabel(data["unit"])
     ax.set_title(f"f-RCFR (ridge, tug-of-war hashing) on {data['game']} ({data['name']})")
+    # D'Orazio et al.'s Fig. 1: the cumulative regression error by partitions
+    _errorbars(right, {"series": data.get("errors") or {}, "scale": 1.0}, "partitions")
+    if not data.get("errors"):
+        right.text(0.5, 0.5, "no run recorded its regression error", ha="center",
+                   transform=right.transAxes, color="0.4")
+    else:
+        right.set_yscale("log")
+    right.set_xlabel("hashing partitions")
+    right.set_ylabel("cumulative regression error")
+    right.set_title("sum over iterations of |estimates - cumulative regrets|^2")
 
 
 def _errorbars(ax, data, x: str) -> None:
@@ -521,7 +536,7 @@ def _plot_stacks(axes, data) -> None:
 
 _PLOTTERS = {"rcfr_complexity": (_plot_complexity, 2), "mccfr_nodes": (_plot_curves, 1),
              "convergence": (_plot_curves, 1), "convergence_seconds": (_plot_curves, 1),
-             "frcfr_links": (_plot_links, 1),
+             "frcfr_links": (_plot_links, 2),
              "mccfr_parameters": (_plot_parameters, 1), "mccfr_stacks": (_plot_stacks, 1),
              "width_vs_sampling": (_plot_width, 2)}
 
