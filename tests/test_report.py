@@ -471,3 +471,6 @@ def test_figure_2a_at_k36_reads_the_width_sweeps_es_and_as_runs():
     row = _judge(width, ids=("G16",))["G16"]
     assert row["level"] == BELOW_BUDGET and row["verdict"] == HOLDS
     assert row["ours"].startswith("AS 59") and "below ES" in row["ours"]
+    # the paper budget's time, at the sampled schemes' measured speed only
+    assert "for each of AS, ES would take" in row["note"] and "DCFR" not in row["note"]
+    assert "; ;" not in row["note"]

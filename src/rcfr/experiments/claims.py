@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import RcfrError
+from ..core.names import SCHEMES
 from .evidence import (
     AT_BUDGET,
     BELOW_BUDGET,
@@ -162,7 +163,8 @@ class Context:
         totals: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
         for d in self.all_datasets():
             for r in d.runs:
-                if r.spec.get("game") == game and r.nodes and r.seconds:
+                if (r.spec.get("game") == game and r.nodes and r.seconds
+                        and r.spec["algorithm"] in SCHEMES):  # (not a full-width run's)
                     acc = totals[r.spec["algorithm"].upper()]
                     acc[0] += r.nodes
                     acc[1] += r.seconds
@@ -570,8 +572,9 @@ def on_runs(figures: tuple[str, ...], game: str, paper: Budget | None, judge: Ju
             amount = min(r.budget(axis) for r in used)
             seeds = _seeds(used)
             level, budget = compare_budget(Budget(axis, amount, seeds), paper)
-            if level == BELOW_BUDGET:
-                note = (note + "; " if note else "") + _estimate(ctx, game, paper, used)
+            estimate = _estimate(ctx, game, paper, used) if level == BELOW_BUDGET else ""
+            if estimate:
+                note = (note + "; " if note else "") + estimate
             if ds.paper:
                 note += _quick_note(ds, figures, game, paper, judge, ctx)
             return Outcome(ours, verdict, level, budget, note=note.strip("; "),
