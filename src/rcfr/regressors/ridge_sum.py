@@ -18,6 +18,8 @@ import numpy as np
 import scipy.linalg
 from numba import njit
 
+from ..core.errors import RcfrError
+
 PRIMAL, DUAL, DENSE = 0, 1, 2
 
 
@@ -26,6 +28,8 @@ class RidgeSum:
     :meth:`add` adds the fit of one target vector to ``weights`` and writes ``X @ weights``."""
 
     def __init__(self, X: np.ndarray, alpha: float) -> None:
+        if not (isinstance(alpha, (int, float)) and 0 <= alpha < float("inf")):
+            raise RcfrError(f"the ridge penalty must be a number >= 0, got {alpha!r}")
         X = np.ascontiguousarray(X, dtype=np.float64)
         n, d = X.shape
         nonzero = X != 0
