@@ -261,11 +261,12 @@ def test_successful_save_leaves_no_temp_files(capsys, tmp_path):
     code, _, err = run(capsys, "solve", "kuhn", "-n", "20", "--out", out_file,
                        "--checkpoint", ckpt)
     assert code == 0, err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["avg.npz", "state.npz"]
+    kept = ["avg.npz", "state.npz", "state.npz.curve.json"]  # (the curve beside a checkpoint)
+    assert sorted(p.name for p in tmp_path.iterdir()) == kept
     # saving over an existing file also leaves nothing behind
     code, _, err = run(capsys, "solve", "kuhn", "-n", "30", "--out", out_file)
     assert code == 0, err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["avg.npz", "state.npz"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == kept
     assert TabularPolicy.load(out_file).metadata["iterations"] == 30
 
 
@@ -286,6 +287,39 @@ def test_resume_matches_uninterrupted_run(capsys, tmp_path):
     np.testing.assert_allclose(p_res, p_full, rtol=0, atol=1e-15)
     assert not np.allclose(p_half, p_full, rtol=0, atol=1e-9)  # the resume did move on
     assert abs(b["exploitability"] - c["exploitability"]) < 1e-15
+
+
+def test_a_resumed_solves_curve_goes_on_from_the_earlier_points(capsys, tmp_path):
+    """``--checkpoint FILE`` keeps the evaluation points beside it (``FILE.curve.json``), so a
+    run resumed from it reports the whole curve, equal to an uninterrupted run's; a new run
+    with the same checkpoint drops the old points; a damaged curve file is one error line."""
+    ckpt = tmp_path / "c.npz"
+    base = ("solve", "kuhn", "-a", "cfr+", "--eval-every", "20", "--iterations", "100")
+    first = run_json(capsys, *base, "--checkpoint", ckpt)
+    assert [i for i, _ in first["curve"]] == [20, 40, 60, 80, 100]
+    assert (tmp_path / "c.npz.curve.json").is_file()
+    second = run_json(capsys, *base, "--resume", ckpt, "--checkpoint", tmp_path / "d.npz")
+    straight = run_json(capsys, "solve", "kuhn", "-a", "cfr+", "--eval-every", "20",
+                        "--iterations", "200")
+    assert [i for i, _ in second["curve"]] == list(range(20, 201, 20))
+    assert second["curve"] == straight["curve"]  # bit for bit
+    assert second["curve_nodes"] == straight["curve_nodes"]
+    third = run_json(capsys, *base, "--resume", tmp_path / "d.npz")  # read, not written
+    assert [i for i, _ in third["curve"]] == list(range(20, 301, 20))
+    # a new run at the same checkpoint: the old points are gone (evaluated nowhere: no file)
+    run_json(capsys, "solve", "kuhn", "-a", "cfr+", "--iterations", "10", "--eval-every", "0",
+             "--checkpoint", ckpt)
+    assert not (tmp_path / "c.npz.curve.json").exists()
+    fresh = run_json(capsys, "solve", "kuhn", "-a", "cfr+", "--iterations", "10",
+                     "--eval-every", "5", "--checkpoint", ckpt)
+    again = run_json(capsys, "solve", "kuhn", "-a", "cfr+", "--iterations", "10",
+                     "--eval-every", "5", "--resume", ckpt)
+    assert [i for i, _ in fresh["curve"]] == [5, 10]
+    assert [i for i, _ in again["curve"]] == [5, 10, 15, 20]
+    (tmp_path / "d.npz.curve.json").write_text('{"points": [{"iterations": "x"}]}')
+    code, out, err = run(capsys, *base, "--resume", tmp_path / "d.npz")
+    assert code == 2 and err.count("error:") == 1 and "not a curve file" in err
+    assert "Traceback" not in err
 
 
 def test_resume_with_other_algorithm_fails(capsys, tmp_path):

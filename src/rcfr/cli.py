@@ -27,7 +27,7 @@ from .core.budget import evaluation_only, set_memory_limit, set_time_limit
 from .core.errors import RcfrError
 from .core.fileio import check_outputs
 from .core.lazy import Deferred
-from .experiments.execute import RunHooks, checkpoint_seed, run_spec
+from .experiments.execute import RunHooks, checkpoint_seed, curve_path, run_spec
 from .experiments.spec import RunSpec, load_run_spec
 from .games.registry import STANDARD_GAMES, load_game, registered_games
 from .solvers.options import MAX_COUNT, OPTION, OPTIONS, Option
@@ -342,7 +342,9 @@ def solve(
                              as_json, out_file, **run.solver_options())
     hooks = RunHooks(checkpoint=checkpoint, checkpoint_every=checkpoint_every or 60.0,
                      resume=resume, further=True, out=out_file, out_current=current_file,
-                     out_abstract=out_abstract)
+                     out_abstract=out_abstract,  # the curve kept beside the checkpoint
+                     curve_file=curve_path(checkpoint) if checkpoint is not None else None,
+                     curve_from=curve_path(resume) if resume is not None else None)
     progress = Progress(TextColumn("{task.description}", markup=False), BarColumn(),
                         MofNCompleteColumn(), TextColumn("expl {task.fields[expl]}"),
                         TimeElapsedColumn(),

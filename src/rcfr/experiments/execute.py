@@ -124,7 +124,8 @@ class RunHooks:
     ``checkpoint_every`` seconds and at the end, a checkpoint to ``resume`` from (with
     ``further``, the budget counts iterations or nodes beyond it, as ``rcfr solve --resume``
     does; else it is the whole run's, as a sweep resumes), ``curve_file`` keeping the curve
-    beside the checkpoint, the strategies written at the end (``out``: the average strategy,
+    beside the checkpoint (``curve_from``: the one a resumed run's earlier points are read from,
+    if not ``curve_file``), the strategies written at the end (``out``: the average strategy,
     ``out_current``: the current one, ``out_abstract``: the abstract game's average strategy),
     the memory budget ``max_memory`` and ``keep_compiled`` (keep the game compiled for this
     process's next run)."""
@@ -136,6 +137,7 @@ class RunHooks:
     resume: Path | None = None
     further: bool = False
     curve_file: Path | None = None
+    curve_from: Path | None = None
     out: Path | None = None
     out_current: Path | None = None
     out_abstract: Path | None = None
@@ -198,6 +200,36 @@ def checkpoint_seed(path: str | os.PathLike, default: int) -> int:
     return seed if isinstance(seed, int) and not isinstance(seed, bool) else default
 
 
+def curve_path(checkpoint: str | os.PathLike) -> Path | None:
+    """The curve file ``rcfr solve`` keeps beside a checkpoint (``FILE.curve.json``, written
+    at each evaluation), so that a resumed run's curve goes on from the earlier runs' points;
+    none beside a checkpoint that is not a regular file (``/dev/null``, a FIFO)."""
+    path = Path(checkpoint)
+    return Path(f"{path}.curve.json") if path.is_file() or not path.exists() else None
+
+
+_POINT_TYPES = {"iterations": (int,), "nodes": (int, type(None)), "seconds": (int, float),
+                "exploitability": (int, float), "value": (int, float, type(None))}
+
+
+def read_curve(path: Path) -> tuple[list[dict[str, Any]], float]:
+    """The points and seconds of a curve file kept beside a checkpoint, checked: one error
+    line for a file that is not one."""
+    try:
+        saved = json.loads(Path(path).read_text())
+        points, seconds = saved["points"], saved.get("seconds", 0.0)
+        ok = isinstance(points, list) and isinstance(seconds, (int, float)) and all(
+            isinstance(p, dict) and set(p) == set(_POINT_TYPES) and all(
+                isinstance(p[k], t) and not isinstance(p[k], bool)
+                for k, t in _POINT_TYPES.items()) for p in points)
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+        ok = False
+    if not ok:
+        raise RcfrError(f"{path}: not a curve file (the evaluation points kept beside a "
+                        f"checkpoint); remove it to resume without the earlier points")
+    return points, float(seconds)
+
+
 def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
     """Run ``spec``: the one run path of ``rcfr solve`` and of a sweep's runs.  The game is
     compiled, the solver built (on the abstract game with an abstraction) and resumed from
@@ -224,10 +256,12 @@ def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
                             f"resumed run continues its checkpoint's random stream (leave "
                             f"out --seed)")
         resumed_from = solver.iteration
-        if hooks.curve_file is not None and hooks.curve_file.is_file():
-            saved = json.loads(hooks.curve_file.read_text())
-            points = [p for p in saved["points"] if p["iterations"] <= solver.iteration]
-            seconds0 = float(saved.get("seconds", 0.0))
+        source = hooks.curve_from or hooks.curve_file
+        if source is not None and source.is_file():
+            points, seconds0 = read_curve(source)
+            points = [p for p in points if p["iterations"] <= solver.iteration]
+    elif hooks.curve_file is not None and hooks.curve_file.is_file():
+        hooks.curve_file.unlink()  # a new run: no earlier run's points survive beside it
     solver._setup()  # kernels load outside the measured time, as in solve()
     by_nodes = spec.nodes is not None
     done = (lambda: solver.nodes_visited) if by_nodes else (lambda: solver.iteration)
