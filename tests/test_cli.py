@@ -316,10 +316,14 @@ def test_a_resumed_solves_curve_goes_on_from_the_earlier_points(capsys, tmp_path
                      "--eval-every", "5", "--resume", ckpt)
     assert [i for i, _ in fresh["curve"]] == [5, 10]
     assert [i for i, _ in again["curve"]] == [5, 10, 15, 20]
-    (tmp_path / "d.npz.curve.json").write_text('{"points": [{"iterations": "x"}]}')
-    code, out, err = run(capsys, *base, "--resume", tmp_path / "d.npz")
-    assert code == 2 and err.count("error:") == 1 and "not a curve file" in err
-    assert "Traceback" not in err
+    point = ('{"iterations": 20, "nodes": 232, "seconds": 0.1, "exploitability": %s, '
+             '"value": null}')
+    for bad in ('{"points": [{"iterations": "x"}]}', '{"points": [%s]}' % (point % "NaN"),
+                '{"points": [%s], "seconds": "1"}' % (point % "0.5"), "[]", "\xff"):
+        (tmp_path / "d.npz.curve.json").write_text(bad)
+        code, out, err = run(capsys, *base, "--resume", tmp_path / "d.npz")
+        assert code == 2 and err.count("error:") == 1 and "not a curve file" in err, bad
+        assert "Traceback" not in err
 
 
 def test_resume_with_other_algorithm_fails(capsys, tmp_path):

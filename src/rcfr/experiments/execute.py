@@ -212,16 +212,21 @@ _POINT_TYPES = {"iterations": (int,), "nodes": (int, type(None)), "seconds": (in
                 "exploitability": (int, float), "value": (int, float, type(None))}
 
 
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
 def read_curve(path: Path) -> tuple[list[dict[str, Any]], float]:
     """The points and seconds of a curve file kept beside a checkpoint, checked: one error
     line for a file that is not one."""
     try:
         saved = json.loads(Path(path).read_text())
         points, seconds = saved["points"], saved.get("seconds", 0.0)
-        ok = isinstance(points, list) and isinstance(seconds, (int, float)) and all(
+        ok = isinstance(points, list) and _number(seconds) and all(
             isinstance(p, dict) and set(p) == set(_POINT_TYPES) and all(
                 isinstance(p[k], t) and not isinstance(p[k], bool)
-                for k, t in _POINT_TYPES.items()) for p in points)
+                and (p[k] is None or _number(p[k])) for k, t in _POINT_TYPES.items())
+            for p in points)
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
         ok = False
     if not ok:
