@@ -8,9 +8,9 @@ partition) instead of a dense ``d x n`` solution operator:
 * dual (``d > n``): ``w += X' (XX' + alpha I)^-1 y``, an ``n x n`` core;
 * ``alpha = 0``: the pseudo-inverse, dense (``d x n``).
 
-The estimates ``X w`` are a sparse product too.  The matrix-vector products run in axpy
-form over the core's rows (each output independent, so the loops vectorize without
-reordering a sum), in a fixed order: the numbers do not depend on the machine's BLAS."""
+The estimates ``X w`` are a sparse product too.  The core is factored once (LAPACK); every
+iteration's products then run in one numba kernel, in axpy form over the core's rows (each
+output independent, so the loops vectorize without reordering a sum), in a fixed order."""
 
 from __future__ import annotations
 
