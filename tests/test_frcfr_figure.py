@@ -51,5 +51,10 @@ def test_the_links_figure_shows_each_runs_regression_error(tmp_path, capsys):
     assert sorted(errors["exp:1"]["runs"][0]) == sorted(
         r["regression_error"] for r in rows if r["spec"].get("features") == "hashing:1"
         and r["spec"].get("link") == "exp:1")
+    code, out, _ = run_cli(capsys, "results", "--db", db)  # the column, where stored
+    header, *lines = out.splitlines()
+    assert code == 0 and header.endswith("complexity\tregression error")
+    assert f"\t{cell['regression_error']:.4g}" in next(
+        line for line in lines if line.startswith(cell["hash"][:12]))
     plot(data, tmp_path / "f.png")
     assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"

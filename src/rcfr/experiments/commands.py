@@ -160,13 +160,16 @@ def _results(store: Store, where: list[str] | None, points: str | None,
         _write_csv(csv_file, flat, [k for k in RUN_COLUMNS])
         out.print(f"{len(rows)} runs -> {csv_file}")
         return
+    errors = any(r["regression_error"] is not None for r in rows)  # (f-RCFR's, when stored)
     print_table(("hash", "run", "status", "iterations", "seconds", "exploitability",
-                 "complexity"),
+                 "complexity") + (("regression error",) if errors else ()),
                 ((r["hash"][:12], RunSpec.from_dict(r["spec"]).label(), r["status"],
                   "" if r["iterations"] is None else f"{r['iterations']:,}",
                   "" if r["seconds"] is None else f"{r['seconds']:.2f}",
                   "" if r["exploitability"] is None else f"{r['exploitability']:.6g}",
-                  "" if r["complexity"] is None else f"{r['complexity']:,}") for r in rows))
+                  "" if r["complexity"] is None else f"{r['complexity']:,}")
+                 + (("" if r["regression_error"] is None else f"{r['regression_error']:.4g}",)
+                    if errors else ()) for r in rows))
     failed = [r for r in rows if r["status"] == "failed"]
     for r in failed:
         out.print(f"failed {r['hash'][:12]}: {r['error']}")
