@@ -193,7 +193,7 @@ def test_bad_options(options, message):
 
 @pytest.mark.parametrize("alpha", [-1.0, float("inf"), "0.1"])
 def test_the_ridge_penalty_is_a_number_at_least_zero(alpha):
-    with pytest.raises(rcfr.RcfrError, match="ridge penalty must be a number >= 0"):
+    with pytest.raises(rcfr.RcfrError, match="ridge penalty must be a (finite )?number"):
         RCFRSolver("kuhn", "rcfr", regressor="ridge", features="hashing:1", alpha=alpha).run(1)
 
 

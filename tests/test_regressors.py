@@ -394,23 +394,6 @@ def test_fitted_equals_predict_on_training_rows():
             np.testing.assert_array_equal(tree.fitted_, tree.predict(X))
 
 
-@pytest.mark.parametrize("shape", [(40, 7), (5, 12)])  # the primal and the dual solve
-def test_ridge_solution_operator_is_the_fit_bit_for_bit(shape):
-    """f-RCFR applies the solution operator instead of refitting: ``M @ y`` must be the fit's
-    ``coef_`` exactly, for any targets."""
-    from rcfr.regressors.ridge import RidgeRegression
-
-    rng = np.random.default_rng(3)
-    X = rng.standard_normal(shape)
-    ridge = RidgeRegression(alpha=1e-3)
-    M = ridge.solution_operator(X)
-    for _ in range(3):
-        y = rng.standard_normal(shape[0])
-        assert np.array_equal(M @ y, ridge.fit(X, y).coef_)
-    with pytest.raises(ValueError, match="fit_intercept=False"):
-        RidgeRegression(fit_intercept=True).solution_operator(X)
-
-
 @pytest.mark.parametrize("n, partitions, alpha", [(200, 4, 1e-3),   # primal: 40 features
                                                   (30, 8, 1e-3),    # dual: 80 > 30 rows
                                                   (60, 3, 0.0)])    # pseudo-inverse

@@ -90,15 +90,6 @@ class RidgeRegression(RegressorMixin, BaseEstimator):
         self.n_features_in_ = self.coef_.shape[0]
         return self
 
-    def solution_operator(self, X: np.ndarray) -> np.ndarray:
-        """The matrix ``M`` with ``fit(X, y).coef_ == M @ y`` bit for bit for any ``y``
-        (unweighted, ``fit_intercept=False``): a caller refitting the same ``X`` every
-        iteration applies it directly (the f-RCFR loop, :mod:`rcfr.solvers.regression`)."""
-        if self.fit_intercept:
-            raise ValueError("solution_operator is for fit_intercept=False")
-        alpha = check_float("alpha", self.alpha, 0.0)
-        return self._operator(check_X(self, X, reset=True), None, alpha)[0]
-
     def predict(self, X: np.ndarray) -> np.ndarray:
         """``X @ coef_ + intercept_``."""
         check_fitted(self, "coef_")

@@ -18,7 +18,7 @@ import numpy as np
 import scipy.linalg
 from numba import njit
 
-from ..core.errors import RcfrError
+from ._checks import check_float
 
 PRIMAL, DUAL, DENSE = 0, 1, 2
 
@@ -28,8 +28,7 @@ class RidgeSum:
     :meth:`add` adds the fit of one target vector to ``weights`` and writes ``X @ weights``."""
 
     def __init__(self, X: np.ndarray, alpha: float) -> None:
-        if not (isinstance(alpha, (int, float)) and 0 <= alpha < float("inf")):
-            raise RcfrError(f"the ridge penalty must be a number >= 0, got {alpha!r}")
+        alpha = check_float("the ridge penalty", alpha, 0.0)
         X = np.ascontiguousarray(X, dtype=np.float64)
         n, d = X.shape
         nonzero = X != 0

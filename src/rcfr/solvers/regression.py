@@ -320,7 +320,7 @@ class LinearRegrets:
         self.seed = seed
 
     def initialize(self, tree) -> None:
-        self.models_: list[list[tuple[np.ndarray, np.ndarray, RidgeSum]]] = []
+        self.models_: list[list[tuple[np.ndarray, RidgeSum]]] = []
         self.bounds_ = []
         for p in (0, 1):
             F = infoset_features(tree, p, self.features, self.seed)
@@ -332,16 +332,15 @@ class LinearRegrets:
             models = []
             for a in np.unique(actions):
                 where = np.flatnonzero(actions == a)
-                X = np.ascontiguousarray(F[rows[where]])
-                models.append((seqs.start + where, X, RidgeSum(X, self.alpha)))
+                models.append((seqs.start + where, RidgeSum(F[rows[where]], self.alpha)))
             self.models_.append(models)
-        self.weights_ = [[np.zeros(m[1].shape[1]) for m in models] for models in self.models_]
+        self.weights_ = [[np.zeros(r.num_features) for _, r in models] for models in self.models_]
         self.estimates = np.zeros(tree.num_sequences)
         self.cumulative_ = np.zeros(tree.num_sequences)  # the exact cumulative regrets
         self.error_ = 0.0
 
     def update(self, player: int, inst: np.ndarray, iteration: int) -> None:
-        for k, (seqs, _, ridge) in enumerate(self.models_[player]):
+        for k, (seqs, ridge) in enumerate(self.models_[player]):
             ridge.add(seqs, inst, self.weights_[player][k], self.estimates)
         lo, hi = self.bounds_[player]
         self.cumulative_[lo:hi] += inst[lo:hi]
