@@ -461,10 +461,14 @@ def _current_converges(ctx: Context) -> tuple[str, str, str]:
 RPS = [[0, -1, 1], [1, 0, -1], [-1, 1, 0]]  # row player's payoff: rock, paper, scissors
 
 
+RM_SEEDS = 1_000  # runs of the survey's sampled regret matching behind C2-C4
+
+
 def _rm_against(ctx: Context, opponent: tuple[float, ...], iterations: int = 10_000,
-                seeds: int = 5) -> list[list[float]]:
+                seeds: int = RM_SEEDS) -> list[list[float]]:
     """The survey's sampled regret matching (Ceraolo 2021, appendix: Trenner's code) against a
-    fixed opponent: the average strategy after ``iterations``, one per seed."""
+    fixed opponent: the average strategy after ``iterations``, one per seed (all seeds run
+    side by side from one generator)."""
     import numpy as np
 
     def compute() -> list[list[float]]:
@@ -472,7 +476,6 @@ def _rm_against(ctx: Context, opponent: tuple[float, ...], iterations: int = 10_
         rng = np.random.default_rng(2021)
         regrets = np.zeros((seeds, 3))
         total = np.zeros((seeds, 3))
-        rows = np.arange(seeds)
         for _ in range(iterations):
             pos = np.maximum(regrets, 0.0)
             s = pos.sum(axis=1, keepdims=True)
@@ -482,34 +485,35 @@ def _rm_against(ctx: Context, opponent: tuple[float, ...], iterations: int = 10_
             theirs = rng.choice(3, size=seeds, p=opponent)
             ours = np.minimum(ours, 2)
             regrets += pay[:, theirs].T - pay[ours, theirs][:, None]
-        return (total / iterations)[rows].tolist()
+        return (total / iterations).tolist()
 
-    return ctx.cached(f"rm:{opponent}:{iterations}", compute)
+    return ctx.cached(f"rm:{opponent}:{iterations}:{seeds}", compute)
 
 
 def _rm_claim(opponent: tuple[float, ...], action: int, paper: float
               ) -> Callable[[Context], Outcome]:
+    """The survey reports one run of a stochastic algorithm: the claim holds when rcfr's runs of
+    the same code put most weight on the best response (median at least 0.99) and the
+    survey's number is a plausible draw (inside the middle 99% of the runs)."""
     names = ("rock", "paper", "scissors")
 
     def check(ctx: Context) -> Outcome:
         if not ctx.exact:
             return Outcome("", NO_DATA, NO_DATA_LEVEL, note="not computed")
-        avgs = _rm_against(ctx, opponent)
-        probs = [a[action] for a in avgs]
-        m, h = mean_ci(probs)
-        ok = min(probs) >= 0.99
-        more = ""
-        if not ok:  # the survey's appendix code runs 100,000 iterations
-            longer = [a[action] for a in _rm_against(ctx, opponent, iterations=100_000)]
-            more = (f"; at the appendix code's 100,000 iterations: {statistics.fmean(longer):.4f}"
-                    f" (min {min(longer):.4f})")
-        level, budget = compare_budget(Budget("iterations", 10_000, len(probs)),
+        probs = sorted(a[action] for a in _rm_against(ctx, opponent))
+        n = len(probs)
+        median = statistics.median(probs)
+        low, high = probs[int(0.005 * n)], probs[min(n - 1, int(0.995 * n))]
+        at_least = sum(p >= paper for p in probs) / n
+        ok = median >= 0.99 and low <= paper <= high
+        level, budget = compare_budget(Budget("iterations", 10_000, n),
                                        Budget("iterations", 10_000, 1))
-        return Outcome(f"P({names[action]}) = {m:.4f} ± {h or 0:.1g} (paper {paper})",
-                       HOLDS if ok else FAILS, level, budget,
-                       note="criterion: the best response's probability at least 0.99 in "
-                            "every seed; sampled regret matching as in the survey's code, 5 "
-                            "seeds, computed here" + more)
+        return Outcome(f"P({names[action]}): median {median:.4f}, middle 99% {low:.5f}-"
+                       f"{high:.5f}; {at_least:.1%} of runs at >= {paper} (paper {paper}, one "
+                       f"run)", HOLDS if ok else FAILS, level, budget,
+                       note=f"criterion: median at least 0.99 and the paper's value inside the "
+                            f"middle 99% of the runs; sampled regret matching as in the survey's "
+                            f"code, {n:,} seeds, computed here")
     return check
 
 
