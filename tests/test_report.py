@@ -313,6 +313,31 @@ def test_a_claim_with_no_runs_of_the_papers_game_is_no_data_even_when_other_game
         in rows["G16"]["note"]
 
 
+def test_perfect_q_regret_fits_are_judged_by_the_leaves_the_tree_used():
+    """Morrill 2016, ch. 4: RCFR+ run with budgets above 80% of Leduc (672 sequences) used
+    less than 80%; a tree that stops below its leaf budget fits its targets exactly."""
+    game = "leduc(canonical=true)"
+    base = {"game": game, "iterations": 100_000, "regressor": "best-first",
+            "features": "thesis", "averaging": "uniform", "algorithm": "rcfr+"}
+    full = _run({"game": game, "iterations": 100_000, "algorithm": "cfr+",
+                 "averaging": "uniform"}, 7.0e-5)
+
+    def judged(used_leaves: int, expl: float) -> dict:
+        bf = _run({**base, "share": 0.8}, expl, share=used_leaves / 672)  # budget: 538 leaves
+        near = _run({**base, "share": 0.7}, 1.25e-4, share=470 / 672)  # used all 470
+        ds = Dataset("thesis_4_1", "thesis_4_1", True, game, [bf, near, full], 3)
+        return _judge(ds, ids=("M12", "M13"))
+
+    rows = judged(473, 7.01e-5)  # 70.4% used, 1.001 x FULL+
+    assert rows["M12"]["verdict"] == HOLDS and rows["M13"]["verdict"] == HOLDS
+    assert "BF+ (budget 80%, used 70.4%): 1.001 x FULL+" in rows["M12"]["ours"]
+    assert "not exact: BF+ at 69.9%: 1.786 x FULL+" in rows["M13"]["ours"]
+    rows = judged(473, 8.0e-5)  # an exact fit that does not match FULL+
+    assert rows["M12"]["verdict"] == FAILS and rows["M13"]["verdict"] == FAILS
+    rows = judged(538, 7.01e-5)  # the whole budget used: no exact fit to judge
+    assert rows["M12"]["verdict"] == NO_DATA and rows["M13"]["verdict"] == NO_DATA
+
+
 def test_node_budgets_give_the_estimated_time_of_the_papers_budget():
     runs = [_run({"game": "liars_dice", "algorithm": a, "nodes": 1e9, "seed": s}, e,
                  curve=[e * 4, e * 2, e])
