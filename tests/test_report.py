@@ -351,6 +351,17 @@ def test_node_budgets_give_the_estimated_time_of_the_papers_budget():
             "CS 1e+09, ES 1e+09, OS 1e+09 nodes/s") in row["note"]
 
 
+def test_throughput_is_the_fastest_stored_runs():
+    """A run that waited for the processor on a shared machine does not slow the estimate."""
+    runs = [_run({"game": "liars_dice", "algorithm": "os", "nodes": 1e9, "seed": s}, 0.1)
+            for s in range(3)]
+    runs[1].seconds = 4.0  # a starved run: 2.5e8 nodes/s
+    runs[2].seconds = 0.5  # 2e9 nodes/s
+    ctx = Context.of([Dataset("gibson_bluff", "gibson_bluff", True, "liars_dice", runs, 3)])
+    assert ctx.throughput("liars_dice") == {"OS": 2e9}
+    assert ctx.throughput("kuhn") == {}
+
+
 def test_oscillating_curves_are_judged_over_the_last_stretch():
     # A's curve crosses B's in the last 20%: the verdict depends on the stopping point
     a = [[10, 8, 6, 5, 4, 3.0, 2.0, 3.5, 2.0, 3.5]]
