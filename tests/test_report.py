@@ -403,6 +403,23 @@ def test_a_one_run_claim_of_a_stochastic_algorithm_is_judged_by_its_distribution
     assert claims._rm_claim((0.3, 0.3, 0.4), 1, 0.999)(ctx).verdict == FAILS
 
 
+def test_regret_matching_self_play_is_judged_on_the_surveys_sampled_code():
+    """Two sampled regret matchers (not full-width RM from the uniform profile, which never
+    leaves it): after 10,000 iterations the median run is within 0.01 of 1/3; after 100 it is
+    not."""
+    import rcfr.experiments.claims as claims
+
+    ctx = Context(None)
+    c5 = next(c for c in claims.CLAIMS if c.id == "C5").check(ctx)
+    assert c5.verdict == HOLDS and c5.level == AT_BUDGET
+    runs = claims._rm_against(ctx, None)
+    dev = [max(abs(p - 1 / 3) for p in avg) for avg in runs]
+    assert 0.004 < statistics.median(dev) < 0.01 and max(dev) > 0.01  # sampled: not exact
+    assert all(abs(sum(avg) - 1) < 1e-9 for avg in runs)
+    short = claims._rm_selfplay(ctx, 100)
+    assert short.verdict == FAILS and short.level == BELOW_BUDGET
+
+
 def test_budget_ratios_read_as_fractions():
     assert [ratio_text(x, 100) for x in (30, 33, 25, 10, 3, 1, 80, 100)] == [
         "3/10", "1/3", "1/4", "1/10", "1/33", "1/100", "4/5", "1"]

@@ -18,7 +18,6 @@ the store has them, else below it with the budget ratio.
 from __future__ import annotations
 
 import json
-import math
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -465,26 +464,46 @@ RPS = [[0, -1, 1], [1, 0, -1], [-1, 1, 0]]  # row player's payoff: rock, paper, 
 RM_SEEDS = 1_000  # runs of the survey's sampled regret matching behind C2-C4
 
 
-def _rm_against(ctx: Context, opponent: tuple[float, ...], iterations: int = 10_000,
+def _rm_strategy(regrets):
+    """Regret matching on each row of ``regrets`` (uniform where no regret is positive)."""
+    import numpy as np
+
+    pos = np.maximum(regrets, 0.0)
+    s = pos.sum(axis=1, keepdims=True)
+    return np.where(s > 0, pos / np.where(s > 0, s, 1.0), 1.0 / 3)
+
+
+def _rm_sample(rng, strategy):
+    """One action per row of ``strategy``, by inverse transform (as ``random.choices``)."""
+    import numpy as np
+
+    picks = (rng.random((strategy.shape[0], 1)) > np.cumsum(strategy, axis=1)).sum(axis=1)
+    return np.minimum(picks, 2)
+
+
+def _rm_against(ctx: Context, opponent: tuple[float, ...] | None, iterations: int = 10_000,
                 seeds: int = RM_SEEDS) -> list[list[float]]:
     """The survey's sampled regret matching (Ceraolo 2021, appendix: Trenner's code) against a
-    fixed opponent: the average strategy after ``iterations``, one per seed (all seeds run
-    side by side from one generator)."""
+    fixed opponent, or against a second regret matcher where ``opponent`` is None: the first
+    player's average strategy after ``iterations``, one per seed (all seeds run side by side
+    from one generator)."""
     import numpy as np
 
     def compute() -> list[list[float]]:
         pay = np.array(RPS, dtype=float)
         rng = np.random.default_rng(2021)
         regrets = np.zeros((seeds, 3))
+        theirs_regrets = np.zeros((seeds, 3))
         total = np.zeros((seeds, 3))
         for _ in range(iterations):
-            pos = np.maximum(regrets, 0.0)
-            s = pos.sum(axis=1, keepdims=True)
-            strategy = np.where(s > 0, pos / np.where(s > 0, s, 1.0), 1.0 / 3)
+            strategy = _rm_strategy(regrets)
             total += strategy
-            ours = (rng.random((seeds, 1)) > np.cumsum(strategy, axis=1)).sum(axis=1)
-            theirs = rng.choice(3, size=seeds, p=opponent)
-            ours = np.minimum(ours, 2)
+            ours = _rm_sample(rng, strategy)
+            if opponent is None:
+                theirs = _rm_sample(rng, _rm_strategy(theirs_regrets))
+                theirs_regrets += pay[:, ours].T - pay[theirs, ours][:, None]
+            else:
+                theirs = rng.choice(3, size=seeds, p=opponent)
             regrets += pay[:, theirs].T - pay[ours, theirs][:, None]
         return (total / iterations).tolist()
 
@@ -518,21 +537,23 @@ def _rm_claim(opponent: tuple[float, ...], action: int, paper: float
     return check
 
 
-def _rm_selfplay(ctx: Context) -> Outcome:
+def _rm_selfplay(ctx: Context, iterations: int = 10_000) -> Outcome:
+    """Two sampled regret matchers (the survey's code, both players learning): the first
+    player's average strategy within 0.01 of uniform in the median run."""
     if not ctx.exact:
         return Outcome("", NO_DATA, NO_DATA_LEVEL, note="not computed")
-    from ..api import solve
-
-    result = ctx.cached("rps:cfr", lambda: solve("rps", "cfr", iterations=10_000))
-    probs = result.policy.probs if hasattr(result.policy, "probs") else None
-    strategy = [float(x) for x in (probs if probs is not None else [])][:3]
-    dev = max(abs(p - 1 / 3) for p in strategy) if strategy else math.inf
-    level, budget = compare_budget(Budget("iterations", 10_000, 1),
+    runs = _rm_against(ctx, None, iterations)
+    dev = sorted(max(abs(p - 1 / 3) for p in avg) for avg in runs)
+    n = len(dev)
+    median, high = statistics.median(dev), dev[min(n - 1, int(0.99 * n))]
+    level, budget = compare_budget(Budget("iterations", iterations, n),
                                    Budget("iterations", 10_000, 1))
-    return Outcome(f"average strategy {[round(p, 4) for p in strategy]}, exploitability "
-                   f"{result.evaluation.exploitability:.2g}", HOLDS if dev < 0.01 else FAILS,
-                   level, budget, note="criterion: every probability within 0.01 of 1/3; "
-                   "full-width regret matching in self-play (rcfr's CFR on rps), computed here")
+    return Outcome(f"largest |p - 1/3| of the average strategy: median {median:.4f}, 99th "
+                   f"percentile {high:.4f}; {sum(d <= 0.01 for d in dev) / n:.0%} of runs within "
+                   f"0.01", HOLDS if median <= 0.01 else FAILS, level, budget,
+                   note=f"criterion: the median run's average strategy within 0.01 of 1/3 in "
+                        f"every action; sampled regret matching for both players as in the "
+                        f"survey's code, {n:,} seeds, computed here")
 
 
 def _rps_equilibrium(ctx: Context) -> Outcome:
