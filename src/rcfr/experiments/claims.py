@@ -577,7 +577,7 @@ def on_runs(figures: tuple[str, ...], game: str, paper: Budget | None, judge: Ju
     paper spec's runs where they suffice (``judge`` returns None when a dataset lacks the runs
     the claim needs), else the quick twin's; the evidence level from the runs' budget."""
     def check(ctx: Context) -> Outcome:
-        others = []
+        others, lacking = [], []
         for ds in ctx.datasets(figures):
             if ds.game != game:
                 if ds.runs:
@@ -587,6 +587,7 @@ def on_runs(figures: tuple[str, ...], game: str, paper: Budget | None, judge: Ju
                 continue
             judged = judge(ds)
             if judged is None:
+                lacking.append(f"{ds.spec}: {len(ds.runs)} of {ds.planned} runs done")
                 continue
             ours, verdict, note, used = judged
             if len(ds.runs) < ds.planned and verdict == HOLDS:
@@ -606,6 +607,9 @@ def on_runs(figures: tuple[str, ...], game: str, paper: Budget | None, judge: Ju
             return Outcome(ours, verdict, level, budget, note=note.strip("; "),
                            settings=ds.settings)
         note = f"no run of {game} yet" + (f" ({needs})" if needs else "")
+        if lacking:  # runs of the game, but not the ones this claim compares
+            note = (f"the runs of {game} this claim needs are not done yet"
+                    + (f" ({needs})" if needs else "") + f" ({'; '.join(lacking)})")
         if others:
             note += f"; not judged from other games' runs: {', '.join(others)}"
         if paper is not None and paper.axis == "nodes":
