@@ -114,6 +114,34 @@ def test_store_migrates_an_old_schema(tmp_path):
 
 
 # -- sweeps -----------------------------------------------------------------------------------
+def test_a_run_held_by_a_live_driver_is_not_claimed_but_a_reused_pid_does_not_hold_it(tmp_path):
+    """A stale ``running`` row resumes unless its driver still runs; a live process that only
+    reuses the driver's number (it started after the claim) does not hold the run."""
+    import platform
+
+    spec = RunSpec(game="kuhn", iterations=10)
+    me = f"{platform.node()}:{os.getpid()}"
+    with Store(tmp_path / "r.db") as store:
+        store.queue([spec])
+        assert store.claim(spec.hash, "v", me)
+        assert not store.claim(spec.hash, "v", "another:1")  # held by me, alive
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+        try:
+            time.sleep(2.5)  # the child starts (by /proc's clock) after the claim below
+            store.db.execute("UPDATE runs SET owner = ?, started = ? WHERE hash = ?",
+                             (f"{platform.node()}:{child.pid}", time.time() - 60, spec.hash))
+            store.db.commit()
+            assert store.claim(spec.hash, "v", me)  # the child reused a dead driver's number
+            store.db.execute("UPDATE runs SET owner = ?, started = ? WHERE hash = ?",
+                             (f"{platform.node()}:{child.pid}", time.time(), spec.hash))
+            store.db.commit()
+            assert not store.claim(spec.hash, "v", me)  # the child's own claim: it runs
+        finally:
+            child.kill()
+            child.wait()
+        assert store.claim(spec.hash, "v", me)  # its driver is gone
+
+
 def test_sweep_fills_the_store_and_a_rerun_runs_nothing(tmp_path):
     sweep = load_sweep(write(tmp_path, SMALL))
     with Store(tmp_path / "r.db") as store:

@@ -406,12 +406,12 @@ class Store:
         try:
             self._prepare()
             with self.transaction():
-                row = self.db.execute("SELECT status, owner FROM runs WHERE hash = ?",
+                row = self.db.execute("SELECT status, owner, started FROM runs WHERE hash = ?",
                                       (run_hash,)).fetchone()
                 if row is None or row["status"] == "done":
                     return False
                 if (row["status"] == "running" and row["owner"] not in (None, owner)
-                        and _alive(row["owner"])):
+                        and _alive(row["owner"], row["started"])):
                     return False
                 self.db.execute("UPDATE runs SET status = 'running', started = ?, "
                                 "error = NULL, code_version = ?, owner = ? WHERE hash = ?",
@@ -539,9 +539,11 @@ def driver_id() -> str:
     return f"{platform.node()}:{os.getpid()}"
 
 
-def _alive(owner: Any) -> bool:
+def _alive(owner: Any, since: float | None = None) -> bool:
     """Whether the driver ``owner`` (``HOST:PID``) still runs: a process on this host that
-    exists; a driver on another host cannot be asked and counts as gone (its runs resume)."""
+    exists and, where it can be told (Linux), started before ``since`` (the time it claimed
+    the run: a later process has only reused the number); a driver on another host cannot be
+    asked and counts as gone (its runs resume)."""
     host, _, pid = str(owner).rpartition(":")
     if host != platform.node() or not pid.isdigit():
         return False
@@ -551,7 +553,20 @@ def _alive(owner: Any) -> bool:
         return False
     except (PermissionError, OverflowError):
         return True
-    return True
+    started = _process_start(int(pid))
+    return since is None or started is None or started <= float(since) + 2.0
+
+
+def _process_start(pid: int) -> float | None:
+    """When process ``pid`` started (seconds since the epoch, from Linux's ``/proc``), or
+    None where that cannot be read."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        boot = next(int(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                    if line.startswith("btime "))
+        return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: start time
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
 
 
 class _Transaction:
