@@ -353,6 +353,24 @@ def test_node_budgets_give_the_estimated_time_of_the_papers_budget():
             "CS 1e+09, ES 1e+09, OS 1e+09 nodes/s") in row["note"]
 
 
+def test_a_tabular_reference_run_once_does_not_count_as_missing_seeds():
+    """D'Orazio et al.'s sweeps run the deterministic CFR reference with one seed beside the
+    5-seed f-RCFR runs: the claims are at the paper's budget once those have 5 seeds."""
+    base = {"game": "leduc", "iterations": 100_000, "algorithm": "rcfr", "regressor": "ridge",
+            "link": "poly:2"}
+    runs = [_run({**base, "features": f"hashing:{k}", "seed": s}, 1.0 / k + 0.001 * s)
+            for k in (10, 20) for s in range(5)]
+    runs.append(_run({"game": "leduc", "iterations": 100_000, "algorithm": "cfr",
+                      "averaging": "uniform", "seed": 0}, 1e-3))
+    row = _judge(Dataset("dorazio_leduc", "dorazio_leduc", True, "leduc", runs, len(runs)),
+                 ids=("D4",))["D4"]
+    assert row["level"] == AT_BUDGET and row["verdict"] == HOLDS
+    assert row["budget"] == "the paper's iterations (100,000 iterations), 5 seeds"
+    row = _judge(Dataset("dorazio_leduc", "dorazio_leduc", True, "leduc", runs[1:], 10),
+                 ids=("D4",))["D4"]
+    assert row["level"] == BELOW_BUDGET and row["budget"].endswith("4 of 5 seeds")
+
+
 def test_throughput_is_the_fastest_stored_runs():
     """A run that waited for the processor on a shared machine does not slow the estimate."""
     runs = [_run({"game": "liars_dice", "algorithm": "os", "nodes": 1e9, "seed": s}, 0.1)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import RcfrError
-from ..core.names import SCHEMES
+from ..core.names import RULES, SCHEMES
 from .evidence import (
     AT_BUDGET,
     BELOW_BUDGET,
@@ -637,9 +637,15 @@ def _quick_note(ds: Dataset, figures: tuple[str, ...], game: str, paper: Budget 
 
 
 def _seeds(runs: list[Run]) -> int:
-    """The fewest seeds of any configuration among ``runs``."""
+    """The fewest seeds of any configuration among ``runs``, leaving out full-width tabular
+    runs (a seed changes nothing in them: the sweeps run their references once) unless they
+    are all there is."""
+    def deterministic(r: Run) -> bool:
+        return r.spec.get("algorithm") in RULES and not r.spec.get("regressor")
+
+    seeded = [r for r in runs if not deterministic(r)] or runs
     groups: dict[str, set[int]] = defaultdict(set)
-    for r in runs:
+    for r in seeded:
         key = json.dumps({k: v for k, v in r.spec.items() if k != "seed"}, sort_keys=True)
         groups[key].add(r.seed)
     return min(len(s) for s in groups.values()) if groups else 0
