@@ -696,8 +696,12 @@ def _used(runs: list[Run]) -> float:
 
 
 def _plus_beats_plain(ds: Dataset):
-    series, _, _ = _complexity(ds)
+    series, _, full = _complexity(ds)
     verdicts, parts, used = [], [], []
+
+    def mbb(runs: list[Run]) -> str:
+        return f"{1000 * statistics.fmean(r.exploitability for r in runs):.3g}"
+
     for plus, plain in (("BF+", "BF"), ("BF+_BS", "BF_BS")):
         for share in sorted(set(series.get(plus, {})) & set(series.get(plain, {}))):
             a, b = series[plus][share], series[plain][share]
@@ -705,11 +709,13 @@ def _plus_beats_plain(ds: Dataset):
             verdicts.append(c.verdict)
             used += a + b
             if c.verdict != HOLDS:
-                parts.append(f"{plus} vs {plain} at {_pct(share)}: {c.verdict}")
+                parts.append(f"{plus} vs {plain} at {_pct(share)}: {c.verdict} ({mbb(a)} vs "
+                             f"{mbb(b)} mbb/g)")
     if not verdicts:
         return None
     return (f"RCFR+ below RCFR in {verdicts.count(HOLDS)} of {len(verdicts)} (variant, "
-            f"complexity) pairs" + (f"; {'; '.join(parts)}" if parts else ""),
+            f"complexity) pairs" + (f"; {'; '.join(parts)}" if parts else "")
+            + (f" (FULL+ {mbb(full)} mbb/g)" if full and parts else ""),
             combine(verdicts), "criterion: every pair", used)
 
 
