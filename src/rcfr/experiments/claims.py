@@ -756,7 +756,7 @@ def _num_sequences(game: str) -> int:
 
 
 def _exact_fits(ds: Dataset, variants: tuple[str, ...]) -> tuple[list, list[Run]]:
-    """Each run of ``variants`` as ``(variant, budget share, used share, exact)``: ``exact``
+    """Each run of ``variants`` as ``(variant, budget share, run, exact)``: ``exact``
     when the tree stopped below its leaf budget, which a best-first tree does only when every
     leaf fits its targets exactly (Morrill 2016, ch. 4: "less than 80% of the game size was
     all that was required to perfectly estimate the Q-regrets"); and FULL+'s runs."""

@@ -553,8 +553,10 @@ def _alive(owner: Any, since: float | None = None) -> bool:
         return False
     except (PermissionError, OverflowError):
         return True
+    if since is None:
+        return True
     started = _process_start(int(pid))
-    return since is None or started is None or started <= float(since) + 2.0
+    return started is None or started <= float(since) + 2.0
 
 
 def _process_start(pid: int) -> float | None:
