@@ -530,6 +530,41 @@ def _dorazio(errors: dict[int, list[float | None]], planned: int) -> Dataset:
     return Dataset("dorazio_leduc", "dorazio_leduc", True, "leduc", runs, planned)
 
 
+def _goof_curves(curves: dict[int, list[float]]) -> Dataset:
+    """Goofspiel f-RCFR runs of the paper spec: one link per number of partitions, 5 seeds
+    (each seed the curve plus seed / 1000), evaluated at iterations 1, 10, 100, 1000."""
+    runs = []
+    for k, curve in curves.items():
+        for seed in range(5):
+            run = _run({"game": "goofspiel", "iterations": 100_000, "algorithm": "rcfr",
+                        "regressor": "ridge", "features": f"hashing:{k}", "link": "poly:2",
+                        "seed": seed}, curve[-1] + seed / 1000,
+                       [x + seed / 1000 for x in curve])
+            run.xs = [1, 10, 100, 1000]
+            runs.append(run)
+    return Dataset("dorazio_goofspiel", "dorazio_goofspiel", True, "goofspiel", runs, len(runs))
+
+
+def test_at_each_iteration_is_judged_at_every_point_not_the_last_stretch():
+    """D7 ("decreases for a larger number of partitions at each iteration") compares every
+    evaluation point but the first (one iteration, the same uniform profile for all); D5 (the
+    final exploitability) only the last stretch. Twenty partitions above ten at iteration 10,
+    below from 100 on: D5 holds, D7 fails and says from where the order holds."""
+    early = _goof_curves({10: [0.8, 0.5, 0.45, 0.44], 20: [0.8, 0.7, 0.3, 0.2]})
+    rows = _judge(early, ids=("D5", "D7"))
+    assert rows["D5"]["verdict"] == HOLDS
+    assert rows["D7"]["level"] == AT_BUDGET and rows["D7"]["verdict"] == FAILS
+    assert rows["D7"]["ours"] == (
+        "every point after the first: 20 vs 10: fails (not below at 1 of 3 points, iterations "
+        "10-10; its interval above at 1); more partitions are lower at every point from "
+        "iteration 100")
+    ordered = _goof_curves({10: [0.8, 0.5, 0.45, 0.44], 20: [0.8, 0.4, 0.3, 0.2]})
+    row = _judge(ordered, ids=("D7",))["D7"]
+    assert row["verdict"] == HOLDS and row["ours"] == "every point after the first: 20 vs 10: holds"
+    no_curves = _goof_curves({10: [0.44], 20: [0.2]})
+    assert _judge(no_curves, ids=("D7",))["D7"]["verdict"] == NO_DATA
+
+
 def test_the_regression_error_claim_reads_the_best_links_errors():
     """D13 (D'Orazio et al.'s Fig. 1) compares the cumulative regression error of the best link
     at each number of partitions over the seeds; runs without the error are no data."""

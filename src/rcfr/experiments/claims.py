@@ -17,6 +17,7 @@ the store has them, else below it with the budget ratio.
 
 from __future__ import annotations
 
+import itertools
 import json
 import statistics
 from collections import defaultdict
@@ -1196,9 +1197,45 @@ def _poly2_good(ds: Dataset):
 
 
 def _partitions_each_iteration(ds: Dataset):
+    """Fig. 2 left ("decreases for a larger number of partitions at each iteration", §4.4):
+    each step to more partitions, the best links' seed means compared at every evaluation
+    point but the first (one iteration: the uniform profile, the same for every
+    configuration). A step holds when it is lower at every point and its 95% interval is
+    below at the last; it fails where, at some point, its interval lies above."""
     if all(len(r.curve) <= 1 for r in ds.runs):
         return None  # no curves stored: the claim is about every iteration
-    return _more_partitions(ds)
+    links = _links(ds)
+    ks = sorted({k for g in links.values() for k in g})
+    if len(ks) < 2:
+        return None
+    bests = [_best_link(links, k)[1] for k in ks]
+    n = min(len(r.curve) for runs in bests for r in runs)
+    xs = bests[0][0].xs[-n:] if len(bests[0][0].xs) >= n else list(range(1, n + 1))
+    verdicts, parts, broken = [], [], []
+    for (k1, fewer), (k2, more) in itertools.pairwise(zip(ks, bests, strict=True)):
+        above, separated = [], []
+        for j in range(1, n):
+            (a, ha), (b, hb) = (mean_ci([r.curve[len(r.curve) - n + j] for r in runs])
+                                for runs in (more, fewer))
+            if not a < b:
+                above.append(j)
+                if ha is not None and hb is not None and a - ha > b + hb:
+                    separated.append(j)
+        last = below(_curves(more), _curves(fewer), share=1 / n).verdict
+        verdict = FAILS if separated else HOLDS if not above and last == HOLDS else INCONCLUSIVE
+        verdicts.append(verdict)
+        broken += above
+        where = "" if not above else (
+            f" (not below at {len(above)} of {n - 1} points, iterations {xs[above[0]]:,.0f}"
+            f"-{xs[above[-1]]:,.0f}" + (f"; its interval above at {len(separated)}"
+                                        if separated else "") + ")")
+        parts.append(f"{k2} vs {k1}: {verdict}{where}")
+    since = ("; more partitions are lower at every point from iteration "
+             f"{xs[max(broken) + 1]:,.0f}" if broken and max(broken) + 1 < n else "")
+    return (f"every point after the first: {'; '.join(parts)}{since}", combine(verdicts),
+            "criterion: at every evaluation point after the first, each step to more "
+            "partitions lowers the best link's mean exploitability; a step fails where its "
+            "95% interval lies above", ds.runs)
 
 
 def _less_regression_error(ds: Dataset):
