@@ -38,8 +38,10 @@ from .evidence import (
     NO_DATA_LEVEL,
     UNEXPLAINED,
     Budget,
+    Everywhere,
     Outcome,
     below,
+    below_everywhere,
     combine,
     compare_budget,
     mean_ci,
@@ -980,16 +982,22 @@ def _schemes(ds: Dataset) -> dict[str, list[Run]]:
 
 
 def _as_fastest(ds: Dataset):
+    """Fig. 3: "AS converged faster than CS, ES, and OS" (§5), read as AS below each other
+    scheme at every checkpoint but the first (:func:`below_everywhere`)."""
     rows = _schemes(ds)
     if "AS" not in rows or len(rows) < 2:
         return None
-    cs = {k: below(_curves(rows["AS"]), _curves(v)) for k, v in rows.items() if k != "AS"}
-    parts = [f"AS {c.a:.3g} ± {c.a_half or 0:.2g} vs {k} {c.b:.3g} ± {c.b_half or 0:.2g}: "
-             f"{c.verdict}" for k, c in cs.items()]
-    return ("; ".join(parts), combine([c.verdict for c in cs.values()]),
-            "criterion: AS's seed mean below each other scheme's at every point of the last "
-            "20% of the curves, and its 95% interval below theirs at the last point",
-            [r for v in rows.values() for r in v])
+    cs = {k: below_everywhere(_curves(rows["AS"]), _curves(v))
+          for k, v in rows.items() if k != "AS"}
+    xs = _axis([r for v in rows.values() for r in v])
+    parts = [f"AS {e.last.a:.3g} ± {e.last.a_half or 0:.2g} vs {k} {e.last.b:.3g} ± "
+             f"{e.last.b_half or 0:.2g}: {e.verdict}{_where(e, xs, 'nodes')}"
+             for k, e in cs.items()]
+    return ("; ".join(parts) + _since(list(cs.values()), xs, "nodes", "AS is lowest"),
+            combine([e.verdict for e in cs.values()]),
+            "criterion: AS's seed mean below each other scheme's at every checkpoint after the "
+            "first and its 95% interval below theirs at the last; fails where AS's interval "
+            "lies above", [r for v in rows.values() for r in v])
 
 
 def _os_worst(ds: Dataset):
@@ -1196,12 +1204,45 @@ def _poly2_good(ds: Dataset):
             "below p = 2 (95% intervals) at any number of partitions", ds.runs)
 
 
+def _span(axis: str, first: float, last: float) -> str:
+    """'iterations 2-18', 'iteration 10', '3.2e+06-1e+09 nodes'."""
+    if axis == "iterations":
+        return (f"iteration {first:,.0f}" if first == last
+                else f"iterations {first:,.0f}-{last:,.0f}")
+    return f"{first:.3g} nodes" if first == last else f"{first:.3g}-{last:.3g} nodes"
+
+
+def _where(e: Everywhere, xs: list[float], axis: str) -> str:
+    """Where a :func:`below_everywhere` comparison breaks: ' (not below at 3 of 20 points,
+    iterations 2-18; its interval above at 2)', or '' where it does not (``xs``: the
+    compared curves' evaluation points, aligned from the end)."""
+    if not e.not_below:
+        return ""
+    xs = xs[-(e.points + 1):]
+    return (f" (not below at {len(e.not_below)} of {e.points} points, "
+            f"{_span(axis, xs[e.not_below[0]], xs[e.not_below[-1]])}"
+            + (f"; its interval above at {len(e.above)}" if e.above else "") + ")")
+
+
+def _since(comparisons: list[Everywhere], xs: list[float], axis: str, what: str) -> str:
+    """'; WHAT at every point from iteration 316': after the last point any comparison
+    breaks ('' where none breaks, or one breaks at the last point)."""
+    broken = [xs[-(e.points + 1):][j] for e in comparisons for j in e.not_below]
+    later = [x for x in xs if broken and x > max(broken)]
+    return f"; {what} at every point from {_span(axis, later[0], later[0])}" if later else ""
+
+
+def _axis(runs: list[Run]) -> list[float]:
+    """The evaluation points (iterations or nodes) of the longest of ``runs``' curves, 1..n
+    where none are stored."""
+    run = max(runs, key=lambda r: len(r.curve))
+    return list(run.xs) if len(run.xs) == len(run.curve) else list(range(1, len(run.curve) + 1))
+
+
 def _partitions_each_iteration(ds: Dataset):
     """Fig. 2 left ("decreases for a larger number of partitions at each iteration", §4.4):
-    each step to more partitions, the best links' seed means compared at every evaluation
-    point but the first (one iteration: the uniform profile, the same for every
-    configuration). A step holds when it is lower at every point and its 95% interval is
-    below at the last; it fails where, at some point, its interval lies above."""
+    each step to more partitions compares the best links at every evaluation point but the
+    first (:func:`below_everywhere`)."""
     if all(len(r.curve) <= 1 for r in ds.runs):
         return None  # no curves stored: the claim is about every iteration
     links = _links(ds)
@@ -1209,30 +1250,13 @@ def _partitions_each_iteration(ds: Dataset):
     if len(ks) < 2:
         return None
     bests = [_best_link(links, k)[1] for k in ks]
-    n = min(len(r.curve) for runs in bests for r in runs)
-    xs = bests[0][0].xs[-n:] if len(bests[0][0].xs) >= n else list(range(1, n + 1))
-    verdicts, parts, broken = [], [], []
-    for (k1, fewer), (k2, more) in itertools.pairwise(zip(ks, bests, strict=True)):
-        above, separated = [], []
-        for j in range(1, n):
-            (a, ha), (b, hb) = (mean_ci([r.curve[len(r.curve) - n + j] for r in runs])
-                                for runs in (more, fewer))
-            if not a < b:
-                above.append(j)
-                if ha is not None and hb is not None and a - ha > b + hb:
-                    separated.append(j)
-        last = below(_curves(more), _curves(fewer), share=1 / n).verdict
-        verdict = FAILS if separated else HOLDS if not above and last == HOLDS else INCONCLUSIVE
-        verdicts.append(verdict)
-        broken += above
-        where = "" if not above else (
-            f" (not below at {len(above)} of {n - 1} points, iterations {xs[above[0]]:,.0f}"
-            f"-{xs[above[-1]]:,.0f}" + (f"; its interval above at {len(separated)}"
-                                        if separated else "") + ")")
-        parts.append(f"{k2} vs {k1}: {verdict}{where}")
-    since = ("; more partitions are lower at every point from iteration "
-             f"{xs[max(broken) + 1]:,.0f}" if broken and max(broken) + 1 < n else "")
-    return (f"every point after the first: {'; '.join(parts)}{since}", combine(verdicts),
+    xs = _axis([r for runs in bests for r in runs])
+    steps = [(k1, k2, below_everywhere(_curves(more), _curves(fewer)))
+             for (k1, fewer), (k2, more) in itertools.pairwise(zip(ks, bests, strict=True))]
+    parts = [f"{k2} vs {k1}: {e.verdict}{_where(e, xs, 'iterations')}" for k1, k2, e in steps]
+    since = _since([e for *_, e in steps], xs, "iterations", "more partitions are lower")
+    return (f"every point after the first: {'; '.join(parts)}{since}",
+            combine([e.verdict for *_, e in steps]),
             "criterion: at every evaluation point after the first, each step to more "
             "partitions lowers the best link's mean exploitability; a step fails where its "
             "95% interval lies above", ds.runs)

@@ -14,7 +14,8 @@ A claim's verdict rests on one of four levels of evidence:
 
 Comparisons of curves are made over the last stretch of the runs (:data:`TAIL`, the last 20%
 of their evaluation points) rather than at one stopping point; where the order changes within
-that stretch the verdict is *inconclusive* and says that it depends on the stopping point.
+that stretch the verdict is *inconclusive* and says that it depends on the stopping point. A
+claim about every iteration or checkpoint is judged at every point (:func:`below_everywhere`).
 """
 
 from __future__ import annotations
@@ -158,6 +159,38 @@ def below(a_runs: list[list[float]], b_runs: list[list[float]], share: float = T
     if k == 1 and n == 1:
         note = (note + "; " if note else "") + "final point only (no curve stored)"
     return Comparison(verdict, a_last, b_last, a_half, b_half, k, note, flips)
+
+
+@dataclass(frozen=True)
+class Everywhere:
+    """Whether series A is below series B at every evaluation point but the first."""
+
+    verdict: str
+    points: int  # the points compared
+    not_below: tuple[int, ...]  # indices (into the aligned curves) where A's mean is not below
+    above: tuple[int, ...]  # ... where A's 95% interval lies above B's
+    last: Comparison
+
+
+def below_everywhere(a_runs: list[list[float]], b_runs: list[list[float]]) -> Everywhere:
+    """Is A below B at every evaluation point ("at each iteration", "at every checkpoint")?
+    The curves are aligned from the end; the first point (one iteration, or the first few
+    nodes: the starting profile for every run) is left out. *holds* when A's seed mean is
+    below B's at every other point and its 95% interval is below at the last; *fails* where
+    at some point A's interval lies above B's; else *inconclusive*."""
+    n = min(len(r) for r in a_runs + b_runs)
+    not_below, above = [], []
+    for j in range(1, n):
+        (a, ha), (b, hb) = (mean_ci([r[len(r) - n + j] for r in runs])
+                            for runs in (a_runs, b_runs))
+        if not a < b:
+            not_below.append(j)
+            if ha is not None and hb is not None and a - ha > b + hb:
+                above.append(j)
+    last = below(a_runs, b_runs, share=1 / n)
+    verdict = (FAILS if above else HOLDS if not not_below and last.verdict == HOLDS
+               else INCONCLUSIVE)
+    return Everywhere(verdict, n - 1, tuple(not_below), tuple(above), last)
 
 
 def combine(verdicts: list[str]) -> str:
