@@ -27,6 +27,7 @@ from rcfr.experiments.evidence import (
     NO_DATA_LEVEL,
     Budget,
     below,
+    below_everywhere,
     compare_budget,
     qualify,
     ratio_text,
@@ -372,7 +373,7 @@ def test_as_converging_faster_is_judged_at_every_checkpoint():
 
     row = bluff(0.2, 1.0)
     assert row["verdict"] == FAILS
-    assert row["ours"] == ("AS 0.01 ± 0.002 vs ES 0.02 ± 0.002: fails (not below at 1 of 3 "
+    assert row["ours"] == ("AS 0.01 ± 0.002 vs ES 0.02 ± 0.002: fails (above at 1 of 3 "
                            "points, 1e+07 nodes; its interval above at 1); AS 0.01 ± 0.002 vs "
                            "CS 0.05 ± 0.002: holds; AS is lowest at every point from 1e+08 "
                            "nodes")
@@ -407,6 +408,22 @@ def test_throughput_is_the_fastest_stored_runs():
     ctx = Context.of([Dataset("gibson_bluff", "gibson_bluff", True, "liars_dice", runs, 3)])
     assert ctx.throughput("liars_dice") == {"OS": 2e9}
     assert ctx.throughput("kuhn") == {}
+
+
+def test_below_everywhere_leaves_out_the_first_point_and_ties():
+    """At every point but the first: curves that start out together (ties) still hold; one
+    run a side above anywhere fails; seeds above in the mean with overlapping intervals are
+    inconclusive, with separated intervals fail."""
+    e = below_everywhere([[5.0, 4.0, 4.0, 2.0, 1.0]], [[5.0, 4.0, 4.0, 3.0, 2.0]])
+    assert e.verdict == HOLDS and e.points == 4 and e.higher == ()
+    e = below_everywhere([[5.0, 3.0, 4.0, 2.0, 1.0]], [[5.0, 4.0, 3.5, 3.0, 2.0]])
+    assert e.verdict == FAILS and e.higher == (2,) and e.separated == (2,)
+    assert below_everywhere([[9.0, 1.0]], [[5.0, 2.0]]).verdict == HOLDS  # first point left out
+    seeds = [[5.0, 3.0 + d, 1.0 + d] for d in (-0.5, 0.0, 0.5)]
+    e = below_everywhere(seeds, [[5.0, 2.9 + d, 2.0 + d] for d in (-0.01, 0.0, 0.01)])
+    assert e.verdict == INCONCLUSIVE and e.higher == (1,) and e.separated == ()
+    e = below_everywhere(seeds, [[5.0, 1.0 + d, 2.0 + d] for d in (-0.01, 0.0, 0.01)])
+    assert e.verdict == FAILS and e.separated == (1,)
 
 
 def test_oscillating_curves_are_judged_over_the_last_stretch():
@@ -582,7 +599,7 @@ def test_at_each_iteration_is_judged_at_every_point_not_the_last_stretch():
     assert rows["D5"]["verdict"] == HOLDS
     assert rows["D7"]["level"] == AT_BUDGET and rows["D7"]["verdict"] == FAILS
     assert rows["D7"]["ours"] == (
-        "every point after the first: 20 vs 10: fails (not below at 1 of 3 points, iteration "
+        "every point after the first: 20 vs 10: fails (above at 1 of 3 points, iteration "
         "10; its interval above at 1); more partitions are lower at every point from "
         "iteration 100")
     ordered = _goof_curves({10: [0.8, 0.5, 0.45, 0.44], 20: [0.8, 0.4, 0.3, 0.2]})

@@ -951,7 +951,9 @@ def _abstraction_pathology(ds: Dataset):
             [by[x] for p in pairs for x in p])
 
 
-def _convergence_below(a_label: str, b_label: str, margin: float = 0.0) -> Judge:
+def _convergence_below(a_label: str, b_label: str) -> Judge:
+    """Figs. 4.2 and 4.4: A's curve below B's over the run, at every evaluation point but the
+    first (:func:`below_everywhere`)."""
     def judge(ds: Dataset):
         def pick(label: str) -> list[Run]:
             return [r for r in ds.runs if _conv_label(r.spec) == label]
@@ -959,10 +961,12 @@ def _convergence_below(a_label: str, b_label: str, margin: float = 0.0) -> Judge
         a, b = pick(a_label), pick(b_label)
         if not a or not b:
             return None
-        c = below(_curves(a), _curves(b), margin=margin)
-        return (f"{a_label} {1000 * c.a:.3g} vs {b_label} {1000 * c.b:.3g} mbb/g",
-                c.verdict, f"criterion: below over the last {c.points} curve points "
-                f"{c.note}".strip(), a + b)
+        e = below_everywhere(_curves(a), _curves(b))
+        return (f"{a_label} {1000 * e.last.a:.3g} vs {b_label} {1000 * e.last.b:.3g} mbb/g at "
+                f"the end{_where(e, _axis(a + b), 'iterations')}", e.verdict,
+                f"criterion: nowhere above at the {e.points} evaluation points after the first "
+                "(curves may start out together) and below at the last",
+                a + b)
     return judge
 
 
@@ -1213,21 +1217,21 @@ def _span(axis: str, first: float, last: float) -> str:
 
 
 def _where(e: Everywhere, xs: list[float], axis: str) -> str:
-    """Where a :func:`below_everywhere` comparison breaks: ' (not below at 3 of 20 points,
+    """Where a :func:`below_everywhere` comparison breaks: ' (above at 3 of 20 points,
     iterations 2-18; its interval above at 2)', or '' where it does not (``xs``: the
     compared curves' evaluation points, aligned from the end)."""
-    if not e.not_below:
+    if not e.higher:
         return ""
     xs = xs[-(e.points + 1):]
-    return (f" (not below at {len(e.not_below)} of {e.points} points, "
-            f"{_span(axis, xs[e.not_below[0]], xs[e.not_below[-1]])}"
-            + (f"; its interval above at {len(e.above)}" if e.above else "") + ")")
+    return (f" (above at {len(e.higher)} of {e.points} points, "
+            f"{_span(axis, xs[e.higher[0]], xs[e.higher[-1]])}"
+            + (f"; its interval above at {len(e.separated)}" if e.separated else "") + ")")
 
 
 def _since(comparisons: list[Everywhere], xs: list[float], axis: str, what: str) -> str:
     """'; WHAT at every point from iteration 316': after the last point any comparison
     breaks ('' where none breaks, or one breaks at the last point)."""
-    broken = [xs[-(e.points + 1):][j] for e in comparisons for j in e.not_below]
+    broken = [xs[-(e.points + 1):][j] for e in comparisons for j in e.higher]
     later = [x for x in xs if broken and x > max(broken)]
     return f"; {what} at every point from {_span(axis, later[0], later[0])}" if later else ""
 

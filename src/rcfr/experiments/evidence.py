@@ -167,30 +167,32 @@ class Everywhere:
 
     verdict: str
     points: int  # the points compared
-    not_below: tuple[int, ...]  # indices (into the aligned curves) where A's mean is not below
-    above: tuple[int, ...]  # ... where A's 95% interval lies above B's
+    higher: tuple[int, ...]  # indices (into the aligned curves) where A's mean is above B's
+    separated: tuple[int, ...]  # ... where A's 95% interval lies above B's
     last: Comparison
 
 
 def below_everywhere(a_runs: list[list[float]], b_runs: list[list[float]]) -> Everywhere:
     """Is A below B at every evaluation point ("at each iteration", "at every checkpoint")?
     The curves are aligned from the end; the first point (one iteration, or the first few
-    nodes: the starting profile for every run) is left out. *holds* when A's seed mean is
-    below B's at every other point and its 95% interval is below at the last; *fails* where
-    at some point A's interval lies above B's; else *inconclusive*."""
+    nodes: the starting profile for every run) is left out, and so are ties (curves that
+    start out together). *holds* when A's seed mean is nowhere above B's and its 95%
+    interval is below at the last point; *fails* where at some point A's interval lies above
+    B's (with one run a side, where A is above); else *inconclusive*."""
     n = min(len(r) for r in a_runs + b_runs)
-    not_below, above = [], []
+    several = len(a_runs) > 1 or len(b_runs) > 1
+    higher, separated = [], []
     for j in range(1, n):
         (a, ha), (b, hb) = (mean_ci([r[len(r) - n + j] for r in runs])
                             for runs in (a_runs, b_runs))
-        if not a < b:
-            not_below.append(j)
-            if ha is not None and hb is not None and a - ha > b + hb:
-                above.append(j)
+        if a > b:
+            higher.append(j)
+            if a - (ha or 0) > b + (hb or 0) or not several:
+                separated.append(j)
     last = below(a_runs, b_runs, share=1 / n)
-    verdict = (FAILS if above else HOLDS if not not_below and last.verdict == HOLDS
+    verdict = (FAILS if separated else HOLDS if not higher and last.verdict == HOLDS
                else INCONCLUSIVE)
-    return Everywhere(verdict, n - 1, tuple(not_below), tuple(above), last)
+    return Everywhere(verdict, n - 1, tuple(higher), tuple(separated), last)
 
 
 def combine(verdicts: list[str]) -> str:
