@@ -1,5 +1,6 @@
-"""D'Orazio et al.'s figures from a sweep store: final exploitability by partitions per link
-(Fig. 2 right) beside the cumulative regression error that each run records (Fig. 1)."""
+"""D'Orazio et al.'s figures from a sweep store: the best link's curve per number of partitions
+(Fig. 2 left), final exploitability by partitions per link (Fig. 2 right) and the cumulative
+regression error that each run records (Fig. 1)."""
 from conftest import run_cli
 
 import rcfr
@@ -14,6 +15,7 @@ seeds = 2
 [base]
 game = "kuhn"
 iterations = 200
+eval_log = 4
 
 [[part]]
 base = { algorithm = "rcfr", regressor = "ridge" }
@@ -51,6 +53,16 @@ def test_the_links_figure_shows_each_runs_regression_error(tmp_path, capsys):
     assert sorted(errors["exp:1"]["runs"][0]) == sorted(
         r["regression_error"] for r in rows if r["spec"].get("features") == "hashing:1"
         and r["spec"].get("link") == "exp:1")
+    # Fig. 2 (left): per partitions the link of lowest mean final exploitability, its curve
+    best = data["best"]
+    for k in (1, 3):
+        finals = {link: sum(r["exploitability"] for r in rows if r["spec"].get("link") == link
+                            and r["spec"].get("features") == f"hashing:{k}") / 2
+                  for link in ("poly:2", "exp:1")}
+        (key,) = [key for key in best if key.startswith(f"{k}:")]
+        assert key == f"{k}:{min(finals, key=finals.get)}"
+        assert best[key]["seeds"] == 2 and best[key]["x"][-1] == 200
+        assert abs(best[key]["exploitability"][-1] - min(finals.values())) < 1e-12
     code, out, _ = run_cli(capsys, "results", "--db", db)  # the column, where stored
     header, *lines = out.splitlines()
     assert code == 0 and header.endswith("complexity\tregression error")

@@ -39,8 +39,9 @@ DESCRIPTIONS = {
                        "FULL+ (Morrill 2016, figs 4.1/4.3)",
     "mccfr_nodes": "exploitability vs nodes visited for CS, ES, OS, AS (Gibson et al. 2012, "
                    "figs 2a/3a)",
-    "frcfr_links": "exploitability vs hashing partitions for f-RCFR's links (D'Orazio et al. "
-                   "2019, fig 2 right)",
+    "frcfr_links": "f-RCFR's links by hashing partitions: the best link's curves, the final "
+                   "exploitability and the regression error (D'Orazio et al. 2019, figs 2 "
+                   "left, 2 right, 1)",
     "convergence": "exploitability vs iterations (Morrill 2016, figs 4.2/4.4)",
     "convergence_seconds": "exploitability vs seconds, for solvers whose iterations differ "
                            "(NFSP's episodes beside CFR+ and RCFR+ iterations)",
@@ -184,7 +185,7 @@ def collect(sweep: SweepSpec, store: Store) -> dict[str, Any]:
         data["uniform"] = (_uniform_exploitability(game, store, sweep.max_memory,
                                                    sweep.runs[0].dtype) if done else None)
     elif kind == "frcfr_links":
-        data.update(_collect_links(done))
+        data.update(_collect_links(done, store))
     elif kind == "mccfr_parameters":
         data.update(_collect_parameters(done))
     elif kind == "mccfr_stacks":
@@ -366,15 +367,17 @@ def _partitions(spec: dict) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _collect_links(done: list[dict]) -> dict[str, Any]:
+def _collect_links(done: list[dict], store: Store) -> dict[str, Any]:
     groups: dict[tuple[str, int], list[float]] = defaultdict(list)
     errors: dict[tuple[str, int], list[float]] = defaultdict(list)
+    cells: dict[tuple[int, str], list[dict]] = defaultdict(list)
     references = []
     for r in done:
         s = r["spec"]
         k = _partitions(s)
         if s.get("regressor") == "ridge" and k is not None:
             groups[(s.get("link") or "poly:2", k)].append(r["exploitability"])
+            cells[(k, s.get("link") or "poly:2")].append(r)
             if r.get("regression_error") is not None:  # (runs of rcfr 0.1 before it)
                 errors[(s.get("link") or "poly:2", k)].append(r["regression_error"])
         elif s["algorithm"] in ("cfr", "cfr+"):
@@ -385,7 +388,22 @@ def _collect_links(done: list[dict]) -> dict[str, Any]:
         return link + (" (RCFR's regret matching)" if link == "poly:2" else "")
 
     return {"series": _final_series(groups, "partitions", label), "references": references,
-            "errors": _final_series(errors, "partitions", label)}
+            "errors": _final_series(errors, "partitions", label),
+            "best": _best_link_curves(cells, store)}
+
+
+def _best_link_curves(cells: dict[tuple[int, str], list[dict]], store: Store
+                      ) -> dict[str, dict]:
+    """D'Orazio et al.'s Fig. 2 (left): for each number of partitions, the link with the
+    lowest mean final exploitability over the seeds, and its mean curve with 95% intervals."""
+    out = {}
+    for k in sorted({k for k, _ in cells}):
+        link, runs = min(((n, rs) for (at, n), rs in cells.items() if at == k),
+                         key=lambda c: statistics.fmean(r["exploitability"] for r in c[1]))
+        for row in _collect_curves(runs, store, "iterations")["series"].values():
+            row["label"] = _ci_label(f"{k} partitions: {link}", row["seeds"])
+            out[f"{k}:{link}"] = row
+    return out
 
 
 def _final_series(groups: dict[tuple[str, Any], list[float]], x: str,
@@ -480,8 +498,12 @@ def _plot_width(axes, data) -> None:
 
 
 def _plot_links(axes, data) -> None:
-    ax, right = axes
+    curves, ax, right = axes
     f = data["scale"]
+    # D'Orazio et al.'s Fig. 2 (left): the best link of each number of partitions over time
+    _plot_curves([curves], {**data, "series": data.get("best") or {}, "axis": "iterations",
+                            "uniform": None})
+    curves.set_title(f"{data['game']}: the best link per number of partitions over time")
     _errorbars(ax, data, "partitions")
     for k, ref in enumerate(data["references"]):
         ax.axhline(max(f * ref["exploitability"], 1e-12), color="k",
@@ -536,7 +558,7 @@ def _plot_stacks(axes, data) -> None:
 
 _PLOTTERS = {"rcfr_complexity": (_plot_complexity, 2), "mccfr_nodes": (_plot_curves, 1),
              "convergence": (_plot_curves, 1), "convergence_seconds": (_plot_curves, 1),
-             "frcfr_links": (_plot_links, 2),
+             "frcfr_links": (_plot_links, 3),
              "mccfr_parameters": (_plot_parameters, 1), "mccfr_stacks": (_plot_stacks, 1),
              "width_vs_sampling": (_plot_width, 2)}
 
