@@ -142,6 +142,30 @@ def test_a_run_held_by_a_live_driver_is_not_claimed_but_a_reused_pid_does_not_ho
         assert store.claim(spec.hash, "v", me)  # its driver is gone
 
 
+def test_a_driver_of_another_boot_or_machine_of_the_same_name_does_not_hold_a_run(tmp_path):
+    """Owners carry the boot id: a store copied from another machine with the same host name
+    (containers are often all 'localhost'), whose driver's number is alive here, resumes."""
+    import platform
+
+    from rcfr.experiments.store import driver_id
+
+    boot = Path("/proc/sys/kernel/random/boot_id")
+    if not boot.is_file():
+        pytest.skip("no Linux boot id here")
+    me = driver_id()
+    assert me == f"{platform.node()}/{boot.read_text()[:8]}:{os.getpid()}"
+    spec = RunSpec(game="kuhn", iterations=10)
+    with Store(tmp_path / "r.db") as store:
+        store.queue([spec])
+        for owner, held in ((f"{platform.node()}/0000zzzz:{os.getpid()}", False),
+                            (f"{platform.node()}:{os.getpid()}", True),  # the older HOST:PID
+                            (me, True)):
+            store.db.execute("UPDATE runs SET status = 'running', owner = ?, started = ? "
+                             "WHERE hash = ?", (owner, time.time(), spec.hash))
+            store.db.commit()
+            assert store.claim(spec.hash, "v", "elsewhere:1") is not held, owner
+
+
 def test_sweep_fills_the_store_and_a_rerun_runs_nothing(tmp_path):
     sweep = load_sweep(write(tmp_path, SMALL))
     with Store(tmp_path / "r.db") as store:

@@ -535,17 +535,29 @@ class Store:
 
 
 def driver_id() -> str:
-    """This process as a store's ``owner`` of the runs it holds: ``HOST:PID``."""
-    return f"{platform.node()}:{os.getpid()}"
+    """This process as a store's ``owner`` of the runs it holds: ``HOST:PID``, HOST the host
+    name and this boot's id (``vm/3f2a91c0``), so that a store copied from another machine of
+    the same name does not take its drivers for this one's processes."""
+    return f"{_this_host()}:{os.getpid()}"
+
+
+def _this_host() -> str:
+    """The host name with the first 8 characters of Linux's boot id, where it can be read."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()[:8]
+    except OSError:
+        return platform.node()
+    return f"{platform.node()}/{boot}" if boot else platform.node()
 
 
 def _alive(owner: Any, since: float | None = None) -> bool:
-    """Whether the driver ``owner`` (``HOST:PID``) still runs: a process on this host that
-    exists and, where it can be told (Linux), started before ``since`` (the time it claimed
-    the run: a later process has only reused the number); a driver on another host cannot be
-    asked and counts as gone (its runs resume)."""
+    """Whether the driver ``owner`` (``HOST:PID``) still runs: a process on this host (and
+    boot) that exists and, where it can be told (Linux), started before ``since`` (the time
+    it claimed the run: a later process has only reused the number); a driver on another
+    host or boot cannot be asked and counts as gone (its runs resume). An owner written
+    before the boot id was recorded (``HOST:PID``) is asked by its host name alone."""
     host, _, pid = str(owner).rpartition(":")
-    if host != platform.node() or not pid.isdigit():
+    if host not in (_this_host(), platform.node()) or not pid.isdigit():
         return False
     try:
         os.kill(int(pid), 0)
