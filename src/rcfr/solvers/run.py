@@ -320,29 +320,44 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
     curve_nodes: list[int] = []
     seconds = 0.0
     per_iteration = 0.0  # wall seconds of the last chunk's iterations
+    # a node budget runs chunks of whole iterations, each up to the first past its share of
+    # the budget (solver.run_nodes), so every evaluation point and the end fall on the first
+    # iteration past them whatever the chunks' lengths (set by the clock); with eval_every
+    # the chunks follow the evaluation iterations
+    by_nodes = nodes is not None and not eval_every and hasattr(solver, "run_nodes")
+    per_node = 0.0  # wall seconds a node in the last chunk
     last_checkpoint = time.monotonic()
     interrupted = False
     while True:
         done_it, done_nodes = solver.iteration - it0, solver.nodes_visited - nodes0
         if (done_it >= iterations) if nodes is None else (done_nodes >= nodes):
             break
-        n = chunk - (solver.iteration % chunk)
-        if per_iteration > 0:
-            n = min(n, max(1, int(CHUNK_SECONDS / per_iteration)))
-        else:  # a short first chunk times the iterations (a stop is not kept waiting)
-            n = min(n, FIRST_CHUNK)
-        if nodes is None:
-            n = min(n, iterations - done_it)
-        else:  # stay close to the budget and to the next evaluation point
-            per = done_nodes / done_it if done_it else float("inf")
-            goal = min(nodes, next_eval_nodes) if eval_nodes else nodes
-            n = max(1, min(n, int(-(-(goal - done_nodes) // per)) if done_it else 1))
         before = solver.iteration
-        t0 = time.perf_counter()
-        solver.run(n)
-        elapsed = time.perf_counter() - t0
+        if by_nodes:  # whole iterations up to the first past the budget or evaluation point
+            goal = min(nodes, next_eval_nodes) if eval_nodes else nodes
+            step = goal - done_nodes
+            step = min(step, max(1, int(CHUNK_SECONDS / per_node)) if per_node > 0 else 1)
+            t0 = time.perf_counter()
+            solver.run_nodes(step)
+            elapsed = time.perf_counter() - t0
+            per_node = elapsed / max(1, solver.nodes_visited - nodes0 - done_nodes)
+        else:
+            n = chunk - (solver.iteration % chunk)
+            if per_iteration > 0:
+                n = min(n, max(1, int(CHUNK_SECONDS / per_iteration)))
+            else:  # a short first chunk times the iterations (a stop is not kept waiting)
+                n = min(n, FIRST_CHUNK)
+            if nodes is None:
+                n = min(n, iterations - done_it)
+            else:  # stay close to the budget and to the next evaluation point
+                per = done_nodes / done_it if done_it else float("inf")
+                goal = min(nodes, next_eval_nodes) if eval_nodes else nodes
+                n = max(1, min(n, int(-(-(goal - done_nodes) // per)) if done_it else 1))
+            t0 = time.perf_counter()
+            solver.run(n)
+            elapsed = time.perf_counter() - t0
+            per_iteration = elapsed / n
         seconds += elapsed
-        per_iteration = elapsed / n
         done_nodes = solver.nodes_visited - nodes0
         at_end = (solver.iteration - it0 >= iterations) if nodes is None else done_nodes >= nodes
         # an evaluation point passed (an episodic solver may end a chunk a few past it)
