@@ -47,7 +47,7 @@ from .evidence import (
     mean_ci,
     most,
 )
-from .figures import figure_names, figure_spec, variant_name
+from .figures import figure_names, figure_spec, lowest_mean, variant_name
 
 MORRILL, GIBSON, DORAZIO, CERAOLO = ("Morrill 2016 (seeds 000/002)", "Gibson et al. 2012 (001)",
                                      "D'Orazio et al. 2019 (003)", "Ceraolo 2021 (004)")
@@ -1124,7 +1124,7 @@ def _best_link(links: dict[str, dict[int, list[Run]]], k: int, prefix: str = ""
     cands = {n: g[k] for n, g in links.items() if n.startswith(prefix) and k in g}
     if not cands:
         return None
-    best = min(cands, key=lambda n: statistics.fmean(r.exploitability for r in cands[n]))
+    best = lowest_mean({n: [r.exploitability for r in rs] for n, rs in cands.items()})
     return best, cands[best]
 
 

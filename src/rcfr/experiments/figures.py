@@ -392,14 +392,21 @@ def _collect_links(done: list[dict], store: Store) -> dict[str, Any]:
             "best": _best_link_curves(cells, store)}
 
 
+def lowest_mean(groups: dict[Any, list[float]]) -> Any:
+    """The key whose values have the lowest mean: D'Orazio et al.'s pick of the best link
+    for a number of partitions (lowest mean final exploitability over the seeds)."""
+    return min(groups, key=lambda key: statistics.fmean(groups[key]))
+
+
 def _best_link_curves(cells: dict[tuple[int, str], list[dict]], store: Store
                       ) -> dict[str, dict]:
     """D'Orazio et al.'s Fig. 2 (left): for each number of partitions, the link with the
     lowest mean final exploitability over the seeds, and its mean curve with 95% intervals."""
     out = {}
     for k in sorted({k for k, _ in cells}):
-        link, runs = min(((n, rs) for (at, n), rs in cells.items() if at == k),
-                         key=lambda c: statistics.fmean(r["exploitability"] for r in c[1]))
+        link = lowest_mean({n: [r["exploitability"] for r in rs]
+                            for (at, n), rs in cells.items() if at == k})
+        runs = cells[(k, link)]
         for row in _collect_curves(runs, store, "iterations")["series"].values():
             row["label"] = _ci_label(f"{k} partitions: {link}", row["seeds"])
             out[f"{k}:{link}"] = row
