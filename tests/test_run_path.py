@@ -130,7 +130,7 @@ def test_make_solver_refuses_what_the_declarations_say_an_algorithm_ignores():
         if not o.algorithms:
             continue
         for algorithm in ALL_ALGORITHMS:
-            if algorithm in o.algorithms:
+            if algorithm in o.algorithms or algorithm in o.schemes:
                 continue
             with pytest.raises(RcfrError, match=o.flag):
                 make_solver("kuhn", algorithm, **{o.name: _sample(o)})

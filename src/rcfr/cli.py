@@ -27,10 +27,20 @@ from .core.budget import evaluation_only, set_memory_limit, set_time_limit
 from .core.errors import RcfrError
 from .core.fileio import check_outputs
 from .core.lazy import Deferred
+from .core.names import DEEP_ALGORITHMS, FP_ALGORITHMS
 from .experiments.execute import RunHooks, checkpoint_seed, curve_path, run_spec
 from .experiments.spec import RunSpec, load_run_spec
 from .games.registry import STANDARD_GAMES, load_game, registered_games
-from .solvers.options import MAX_COUNT, OPTION, OPTIONS, Option
+from .solvers.options import (
+    DEEP_PANEL,
+    FP_PANEL,
+    GAME_PANEL,
+    MAX_COUNT,
+    OPTION,
+    OPTIONS,
+    PANELS,
+    Option,
+)
 
 # the numerical modules load when a command runs, not to build the command table (rcfr --help)
 evaluate_policy = Deferred(".evaluate", "evaluate", __package__)
@@ -233,6 +243,51 @@ def games(
         out.print("Game families: " + "; ".join(families), markup=False, highlight=False)
 
 
+FILES_PANEL = "Files, checkpoints and output"
+DISTRIBUTED_PANEL = "Distributed: one game on Ray actors"
+# the panels of solve's own options (the declared ones carry theirs)
+OWN_PANELS = {**dict.fromkeys(("out_file", "current_file", "out_abstract", "checkpoint",
+                               "checkpoint_every", "resume", "spec", "as_json"), FILES_PANEL),
+              **dict.fromkeys(("max_memory", "max_time", "rounds"), GAME_PANEL),
+              **dict.fromkeys(("distributed", "actors", "cut", "address"), DISTRIBUTED_PANEL)}
+
+
+def _panel_title(panel: str) -> str:
+    """A family's panel title, naming the options its algorithms share with other panels."""
+    family = {FP_PANEL: FP_ALGORITHMS, DEEP_PANEL: DEEP_ALGORITHMS}.get(panel)
+    if family is None:
+        return panel
+    also = [o.flag for o in OPTIONS if o.cli and o.panel != panel
+            and set(family) & {*o.algorithms, *o.schemes}]
+    return f"{panel} (also {', '.join(also)})" if also else panel
+
+
+class PanelCommand(typer.core.TyperCommand):
+    """A command whose help lists its options in panels (``rich_help_panel``), in the order
+    of :data:`rcfr.solvers.options.PANELS` and then of first use, as plain text: the app
+    keeps rich_markup_mode=None (help texts are not markup), under which typer itself
+    prints one flat list."""
+
+    def format_options(self, ctx, formatter) -> None:
+        args, panels = [], {p: [] for p in PANELS}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            if param.param_type_name == "argument":
+                args.append(record)
+            else:
+                panel = getattr(param, "rich_help_panel", None) or OWN_PANELS.get(param.name)
+                panels.setdefault(panel or "Options", []).append(record)
+        if args:
+            with formatter.section("Arguments"):
+                formatter.write_dl(args)
+        for panel, records in panels.items():
+            if records:
+                with formatter.section(_panel_title(panel)):
+                    formatter.write_dl(records)
+
+
 def _declared(options: tuple[Option, ...]):
     """Give a command the options declared in :mod:`rcfr.solvers.options`: its signature (what
     typer reads) is its first parameter, one typer option per declaration, then its own
@@ -244,7 +299,8 @@ def _declared(options: tuple[Option, ...]):
         declared = [inspect.Parameter(
             o.cli_name, inspect.Parameter.KEYWORD_ONLY, default=o.on_cli_default,
             annotation=Annotated[o.type if o.on_cli_default is not None else o.type | None,
-                                 typer.Option(*o.cli, help=o.help)])
+                                 typer.Option(*o.cli, help=o.help,
+                                              rich_help_panel=o.panel)])
             for o in options if o.cli]
         command.own_parameters = tuple(p.name for p in own)
         command.__signature__ = inspect.Signature(
@@ -255,7 +311,7 @@ def _declared(options: tuple[Option, ...]):
     return wrap
 
 
-@app.command()
+@app.command(cls=PanelCommand)
 @_declared(OPTIONS)
 def solve(
     game: Annotated[str | None, typer.Argument(
@@ -335,6 +391,10 @@ def solve(
     if rounds is not None:  # multi-round liar's dice: checked and run before any compile
         if spec is not None:
             raise RcfrError("--spec runs one game; leave out --rounds")
+        for o in (OPTION["target_exploitability"], OPTION["target_mbb"]):
+            if getattr(run, o.name) is not None:
+                raise RcfrError(f"--rounds runs every round to its budget and evaluates the "
+                                f"whole game once at the end; leave out {o.flag}")
         _check_rounds(run.game, rounds, run.form or "auto", {
             "--out-current": current_file, "--checkpoint": checkpoint,
             "--resume": resume, "--abstraction": run.abstraction, "--out-abstract": out_abstract})
@@ -370,6 +430,7 @@ def solve(
     if out_abstract is not None:
         info["out_abstract"] = str(out_abstract)
     info["run"] = run.hash  # the run's identity, as a sweep stores it
+    info["notes"] = solve_notes(run, result, outcome.tree)
     if spec is not None:  # what solve --spec printed before it shared this path
         info.update({"hash": run.hash, "spec": run.to_dict(), "nodes": info["nodes_visited"],
                      "points": outcome.points})
@@ -477,7 +538,8 @@ def run_from_options(game: str, values: dict[str, Any]) -> RunSpec:
     """The RunSpec of ``rcfr solve GAME [OPTIONS]`` from the declared options' values (by
     their command-line parameter names), each checked under its flag: ``--nodes`` replaces
     ``--iterations``, the average strategy is evaluated ten times in a run unless
-    ``--eval-every`` says otherwise, and ``--form auto`` is the default form."""
+    ``--eval-every`` says otherwise (a target sets its own points), and ``--form auto`` is the
+    default form."""
     if not game.strip():
         load_game(game)  # its error: the games there are
     run: dict[str, Any] = {}
@@ -496,8 +558,12 @@ def run_from_options(game: str, values: dict[str, Any]) -> RunSpec:
         run["iterations"] = None
         iterations = run["episodes"] or iterations
     if run["eval_every"] is None:
-        run["eval_every"] = 0 if nodes is not None else max(1, iterations // 10)
-        run["eval_nodes"] = max(1, nodes // 10) if nodes is not None else 0
+        targeted = run["target_exploitability"] is not None or run["target_mbb"] is not None
+        if targeted:  # the target's own schedule (rcfr.solvers.run.target_gap)
+            run["eval_every"], run["eval_nodes"] = 0, 0
+        else:
+            run["eval_every"] = 0 if nodes is not None else max(1, iterations // 10)
+            run["eval_nodes"] = max(1, nodes // 10) if nodes is not None else 0
     if run["form"] == "auto":
         run["form"] = None
     return RunSpec(game=game, **{k: v for k, v in run.items() if v is not None})
@@ -542,11 +608,38 @@ def _solve_rounds(game: str, opener: str, algorithm: str, iterations: int, nodes
         out.print(f"  round strategies -> {out_file}")
 
 
+NFSP_EPISODES = 1_000_000  # Heinrich & Silver 2016 trained Leduc for millions of episodes
+
+
+def solve_notes(run: RunSpec, result, tree) -> list[str]:
+    """Why a result may look wrong: an NFSP budget far below the NFSP paper's, or f-RCFR's
+    linear model with fewer features than the information sets it fits."""
+    notes = []
+    if run.algorithm == "nfsp" and result.iterations < NFSP_EPISODES:
+        notes.append(f"nfsp learns from self-play: Heinrich & Silver (2016) trained Leduc for "
+                     f"millions of episodes; {result.iterations:,} are an early, noisy point "
+                     f"of that curve (--episodes {NFSP_EPISODES:,} or more)")
+    shortfall = getattr(getattr(result.solver, "estimator_", None), "shortfall", None)
+    short = shortfall() if callable(shortfall) else None
+    if short is not None:
+        features, infosets = short
+        notes.append(f"the linear model has {features} features (--features "
+                     f"{run.features or 'hashing:5'}) for {infosets} information sets: it "
+                     f"cannot fit every regret, so it plateaus above equilibrium (D'Orazio et "
+                     f"al. 2019, Fig. 2); give at least as many features (hashing:K has 10*K) "
+                     f"to converge")
+    return notes
+
+
 def _print_solve(result, info: dict, tree, out_file) -> None:
     ev = result.evaluation
-    out.print(f"{result.algorithm} on {result.game}: {result.iterations:,} iterations, "
-              f"{info['nodes_visited']:,} nodes visited in {result.seconds:.2f} s "
-              f"({info['iterations_per_second']:,.0f} it/s)")
+    if "episodes" in info:  # nfsp: episodes of self-play, no tree walked
+        out.print(f"{result.algorithm} on {result.game}: {info['episodes']:,} episodes in "
+                  f"{result.seconds:.2f} s ({info['episodes_per_second'] or 0:,.0f} episodes/s)")
+    else:
+        out.print(f"{result.algorithm} on {result.game}: {result.iterations:,} iterations, "
+                  f"{info['nodes_visited']:,} nodes visited in {result.seconds:.2f} s "
+                  f"({info['iterations_per_second']:,.0f} it/s)")
     out.print(f"  value to player 0   {ev.value:+.6f}")
     out.print(f"  exploitability      {_fmt_expl(ev)}")
     if "tabular_exploitability" in info:
@@ -560,6 +653,8 @@ def _print_solve(result, info: dict, tree, out_file) -> None:
                   "  target exploitability not reached in the budget")
     if out_file is not None:
         out.print(f"  average strategy -> {out_file}")
+    for note in info["notes"]:
+        out.print(f"  note: {note}", markup=False, highlight=False)
 
 
 @app.command()
@@ -638,6 +733,8 @@ def lp(
         return
     out.print(f"{tree.game}: value to player 0 {sol.value:+.9f} "
               f"(equilibrium exploitability {ev.exploitability:.2g})")
+    if out_file is not None:
+        out.print(f"  equilibrium -> {out_file}")
 
 
 @app.command()
@@ -721,6 +818,9 @@ def play(
                                                         "the game's usual cut).")] = None,
     max_memory: MaxMemoryOpt = None,
     max_time: MaxTimeOpt = None,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="The hands' dialogue on stderr; one JSON summary object on stdout at "
+                       "the end (payoffs per hand, total).")] = False,
 ) -> None:
     """Play against a saved strategy: pick actions by number or name; end of input stops."""
     import numpy as np
@@ -752,20 +852,28 @@ def play(
         line = sys.stdin.readline()
         return line if line else None
 
-    def write(text: str) -> None:
-        out.print(text)
+    talk = err if as_json else out  # --json: stdout holds the one object
 
-    total, played = 0.0, 0
+    def write(text: str) -> None:
+        talk.print(text, markup=False, highlight=False)
+
+    payoffs: list[float] = []
     for h in range(hands):
-        out.print(f"-- hand {h + 1} of {hands}, you are player {seat} in {tree.game}")
+        write(f"-- hand {h + 1} of {hands}, you are player {seat} in {tree.game}")
         payoff = play_hand(policy, seat, rng, read, write)
         if payoff is None:
-            out.print("end of input")
+            write("end of input")
             break
-        total += payoff
-        played += 1
-    out.print(f"you played {played} hand(s): {total:+g} in all"
-              + (f", {total / played:+.3f} per hand" if played else ""))
+        payoffs.append(payoff)
+    total, played = float(sum(payoffs)), len(payoffs)
+    if as_json:
+        _emit({"game": str(tree.game), "seat": seat, "seed": seed, "hands": hands,
+               "played": played, "payoffs": payoffs, "total": total,
+               "per_hand": total / played if played else None,
+               "ended_early": played < hands})
+        return
+    write(f"you played {played} hand(s): {total:+g} in all"
+          + (f", {total / played:+.3f} per hand" if played else ""))
 
 
 @app.command()

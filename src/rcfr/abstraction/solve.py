@@ -77,8 +77,8 @@ def solve_with_abstraction(game: GameTree | Game | str, algorithm: str = "cfr+",
     if str(abstract.game.base) != str(full.game):
         raise RcfrError(f"the abstract game {abstract.game} is not an abstraction of "
                         f"{full.game}")
-    run = {k: options.pop(k) for k in ("nodes", "eval_nodes", "checkpoint", "checkpoint_every",
-                                        "should_stop") if k in options}
+    run = {k: options.pop(k) for k in ("nodes", "episodes", "eval_nodes", "checkpoint",
+                                        "checkpoint_every", "should_stop") if k in options}
     for k in ("target_exploitability", "target_mbb"):
         if options.pop(k, None) is not None:  # the abstract game's curve is not the full game's
             raise RcfrError(f"--{k.replace('_', '-')} stops a solve of the full game; leave it "

@@ -39,6 +39,16 @@ MAX_SEED = 2**63 - 1
 RUN, SOLVER, REGRESSION, AVERAGE, NUMERIC = "run", "solver", "regression", "average", "numeric"
 _SAME = object()  # cli_default: the same as default
 
+# the help panels of rcfr solve, one per family of options (Option.panel derives them)
+BUDGET_PANEL = "Algorithm, budget and evaluation"
+REGRET_PANEL = "Regret algorithms: cfr, cfr+, lcfr, dcfr, pcfr+, pdcfr+, rcfr, rcfr+, cs, es, " \
+               "os, as"
+REGRESSION_PANEL = "Regression: rcfr, rcfr+, and cs/es/os/as with --regressor"
+FP_PANEL = "Fictitious play: fp, xfp, fsp, nfsp"
+DEEP_PANEL = "Deep CFR: deep-cfr, sd-cfr, dream"
+GAME_PANEL = "Game, form and resources"
+PANELS = (BUDGET_PANEL, REGRET_PANEL, REGRESSION_PANEL, FP_PANEL, DEEP_PANEL, GAME_PANEL)
+
 
 @dataclass(frozen=True)
 class Option:
@@ -52,7 +62,8 @@ class Option:
     ``schemes`` and ``rules`` say who takes the option (empty: see ``group``).  ``low``,
     ``high`` (``low_open``: ``low`` itself is refused) and ``choices`` are checked wherever a
     value comes in; ``bound`` words the range in the error message.  ``identity=False`` marks
-    how a run executes, not what it computes (the thread count): never part of its hash."""
+    how a run executes, not what it computes (the thread count): never part of its hash.
+    ``help_panel`` overrides the help panel :attr:`panel` derives."""
 
     name: str
     type: type
@@ -71,6 +82,24 @@ class Option:
     choices: tuple[str, ...] = ()
     bound: str | None = None
     identity: bool = True
+    help_panel: str | None = None
+
+    @property
+    def panel(self) -> str:
+        """The family ``rcfr solve --help`` lists the option under: given, else derived from
+        who takes it (the fictitious-play or Deep CFR algorithms only, the regressors, the
+        run) and, for the rest, the regret algorithms."""
+        if self.help_panel is not None:
+            return self.help_panel
+        takers = set(self.algorithms)
+        if takers and not (self.schemes or self.rules):
+            if takers <= set(FP_ALGORITHMS):
+                return FP_PANEL
+            if takers <= {*FP_ALGORITHMS, *DEEP_ALGORITHMS}:
+                return DEEP_PANEL
+        if self.group in (REGRESSION, AVERAGE):
+            return REGRESSION_PANEL
+        return BUDGET_PANEL if self.group == RUN else REGRET_PANEL
 
     @property
     def flag(self) -> str:
@@ -156,7 +185,7 @@ OPTIONS: tuple[Option, ...] = (
            high=MAX_COUNT),
     Option("epsilon", float, "os/as/dream: exploration (default 0.5 for os and dream, 0.05 "
            "for as).",
-           group=NUMERIC, cli=("--epsilon",), schemes=("os", "as")),
+           group=NUMERIC, cli=("--epsilon",), schemes=("os", "as"), algorithms=("dream",)),
     Option("alpha", float, "dcfr/pdcfr+: exponent of the positive-regret discount (default "
            "1.5).", group=NUMERIC, cli=("--alpha",), rules=("dcfr", "pdcfr+")),
     Option("beta", float, "dcfr: exponent of the negative-regret discount (default 0); as: the "
@@ -167,21 +196,22 @@ OPTIONS: tuple[Option, ...] = (
     Option("tau", float, "as: tau (default 1000).", group=NUMERIC, cli=("--tau",),
            schemes=("as",)),
     Option("eval_every", int, "Evaluate the average strategy every K iterations (default: ten "
-           "times in a run; 0: only at the end).", default=0, group=RUN,
+           "times in a run, or a target's own points; 0: only at the end).", default=0, group=RUN,
            cli=("--eval-every",), cli_default=None, low=0, high=MAX_COUNT),
     Option("eval_nodes", int, "Evaluate the average strategy every time this many more "
            "histories have been visited (0: only at the end).", default=0, group=RUN,
            low=0, high=MAX_COUNT),
     Option("target_exploitability", float, "Stop once the average strategy's exploitability "
-           "is at most this (game units), checked at each --eval-every point.", group=RUN,
+           "is at most this (game units), checked at points about 10% apart (evaluation "
+           "about a tenth of the run), or at each --eval-every point if given.", group=RUN,
            cli=("--target-exploitability",), low=0, low_open=True),
     Option("target_mbb", float, "Stop once the exploitability is at most this many mbb/g "
-           "(poker games), checked at each --eval-every point.", group=RUN,
+           "(poker games), checked as --target-exploitability.", group=RUN,
            cli=("--target-mbb",), low=0, low_open=True),
     Option("seed", int, "Random seed, >= 0 (default 0; with --resume: the checkpoint's; "
            "recorded; full-width CFR is deterministic).",
            default=0, cli=("--seed",), cli_default=None, low=0, high=MAX_SEED,
-           bound="a whole number from 0 to 2**63 - 1"),
+           bound="a whole number from 0 to 2**63 - 1", help_panel=BUDGET_PANEL),
     Option("alternating", bool, "Simultaneous instead of alternating updates.", default=True,
            cli=("--simultaneous",), invert=True),
     Option("averaging", str, "uniform, linear or quadratic (default: the rule's: uniform for "
@@ -311,13 +341,15 @@ OPTIONS: tuple[Option, ...] = (
            algorithms=_DEEP, choices=("numpy", "torch")),
     Option("abstraction", str, "Solve an abstract game and play it in the full game: "
            "identity; leduc's JQK, J.QK, JQ.K, J.Q.K; wager abstractions null, P, HP, PD, HPD "
-           "or bets:0.5,1,2 (pot fractions).", group=RUN, cli=("--abstraction",)),
+           "or bets:0.5,1,2 (pot fractions).", group=RUN, cli=("--abstraction",),
+           help_panel=GAME_PANEL),
     Option("form", str, "Compiled form: history, public (poker and dice games) or auto (the "
            "public form where the history form would not fit).", group=RUN, cli=("--form",),
-           cli_default="auto", choices=FORMS),
+           cli_default="auto", choices=FORMS, help_panel=GAME_PANEL),
     Option("threads", int, "Threads of the public form's full-width kernels and exact "
            "evaluation (default: the cores available); any count gives the same numbers bit "
-           "for bit.", group=RUN, cli=("--threads",), low=1, high=4096, identity=False),
+           "for bit.", group=RUN, cli=("--threads",), low=1, high=4096, identity=False,
+           help_panel=GAME_PANEL),
 )
 
 OPTION: dict[str, Option] = {o.name: o for o in OPTIONS}
@@ -325,8 +357,8 @@ OPTION: dict[str, Option] = {o.name: o for o in OPTIONS}
 RCFR_OPTIONS = tuple(o.name for o in OPTIONS if o.group == REGRESSION)
 # the options only the fictitious-play and Deep CFR families take (make_solver refuses them
 # elsewhere)
-FP_OPTIONS = tuple(o.name for o in OPTIONS
-                   if o.algorithms and set(o.algorithms) <= {*FP_ALGORITHMS, *DEEP_ALGORITHMS})
+FP_OPTIONS = tuple(o.name for o in OPTIONS if o.algorithms and not (o.schemes or o.rules)
+                   and set(o.algorithms) <= {*FP_ALGORITHMS, *DEEP_ALGORITHMS})
 AVERAGE_OPTIONS = tuple(o.name for o in OPTIONS if o.group == AVERAGE)
 SCHEME_OPTIONS = {s: tuple(o.name for o in OPTIONS if s in o.schemes) for s in SCHEMES}
 RULE_OPTIONS = {r: names for r in RULES

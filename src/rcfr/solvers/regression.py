@@ -339,6 +339,15 @@ class LinearRegrets:
         self.cumulative_ = np.zeros(tree.num_sequences)  # the exact cumulative regrets
         self.error_ = 0.0
 
+    def shortfall(self) -> tuple[int, int] | None:
+        """``(features, information sets)`` of the model that fits the most information sets
+        where it has fewer features than those, else None: such a linear model cannot fit
+        every regret, and its strategy stops improving above equilibrium (D'Orazio et al.
+        2019, Fig. 2)."""
+        short = [(ridge.num_features, len(seqs)) for models in self.models_
+                 for seqs, ridge in models if ridge.num_features < len(seqs)]
+        return max(short, key=lambda s: s[1]) if short else None
+
     def update(self, player: int, inst: np.ndarray, iteration: int) -> None:
         for k, (seqs, ridge) in enumerate(self.models_[player]):
             ridge.add(seqs, inst, self.weights_[player][k], self.estimates)

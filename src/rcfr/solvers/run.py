@@ -3,6 +3,7 @@ sweep run (:func:`rcfr.experiments.execute.run_spec` calls it through :func:`rcf
 
 from __future__ import annotations
 
+import math
 import os
 import time
 import warnings
@@ -18,7 +19,7 @@ from ..forms.compile import compile_game
 from ..forms.sampling import SCHEMES
 from ..policy import TabularPolicy
 from .deep import DEEP_ALGORITHMS, make_deep_solver
-from .fp import FP_ALGORITHMS, make_fp_solver
+from .fp import EPISODIC, FP_ALGORITHMS, make_fp_solver
 from .loop import ALGORITHMS, CFRSolver, RegretSolver
 from .options import (
     ALL_ALGORITHMS,
@@ -26,8 +27,10 @@ from .options import (
     FP_OPTIONS,
     NUMERIC_OPTIONS,
     OPTION,
+    OPTIONS,
     RCFR_OPTIONS,
     RULE_OPTIONS,
+    RUN,
     SCHEME_OPTIONS,
 )
 from .rcfr import RCFR_ALGORITHMS, RCFRSolver, make_estimator
@@ -35,6 +38,11 @@ from .sampling import MCCFRSolver
 
 CHUNK_SECONDS = 0.25  # solve() runs chunks of about this long between its hooks
 FIRST_CHUNK = 64  # iterations at most before the first chunk has been timed
+# a target's own evaluation schedule (no eval_every or eval_nodes given): each point at least
+# TARGET_RATIO times the work done before it and at least 1 / TARGET_SHARE times the game's
+# histories (an exact evaluation walks the tree a few times) visited since the last one
+TARGET_RATIO = 1.1
+TARGET_SHARE = 0.1
 
 
 @dataclass
@@ -75,6 +83,9 @@ class SolveResult:
             out["complexity_share"] = self.solver.complexity_share
         out["curve"] = [list(p) for p in self.curve]
         out["nodes_visited"] = getattr(self.solver, "nodes_visited", None)
+        if self.algorithm in EPISODIC:  # an iteration is an episode; no tree is walked
+            out["episodes"], out["nodes_visited"] = self.iterations, None
+            out["episodes_per_second"] = out["iterations_per_second"]
         out["curve_nodes"] = list(self.curve_nodes)
         out["interrupted"] = self.interrupted
         if self.target_reached is not None:
@@ -153,7 +164,8 @@ def make_solver(game: Form | str, algorithm: str, *, rule: str | UpdateRule | No
         if k in given and k not in rule_opts and k not in scheme_opts:
             schemes, rules = OPTION[k].schemes, OPTION[k].rules
             users = ([f"the sampling schemes {'/'.join(schemes)}"] if schemes else []) + (
-                [f"the rules {'/'.join(rules)}"] if rules else [])
+                [f"the rules {'/'.join(rules)}"] if rules else []) + (
+                ["/".join(OPTION[k].algorithms)] if OPTION[k].algorithms else [])
             raise RcfrError(f"{OPTION[k].flag} applies to {' and '.join(users)}, not {key}"
                             + (f" with the {rule_.name} rule" if key not in ALGORITHMS else ""))
     rest = {k: v for k, v in options.items() if k not in NUMERIC_OPTIONS}
@@ -190,59 +202,61 @@ def make_solver(game: Form | str, algorithm: str, *, rule: str | UpdateRule | No
     return CFRSolver(game, rule_, **rest)
 
 
-# what each fictitious-play algorithm takes (rcfr.solvers.fp; the options' declarations say
-# the same in rcfr.solvers.options)
-_FP_TAKES = {"fp": ("step", "seed", "alternating"), "xfp": ("step", "seed", "alternating"),
-             "fsp": ("step", "seed", "alternating", "fsp_episodes"),
-             "nfsp": ("seed", "alternating", "hidden", "features", "eta", "rl_lr", "sl_lr",
-                      "batch_size", "rl_memory", "sl_memory", "learn_every", "target_every",
-                      "eps_start", "envs")}
+def _takes(key: str) -> tuple[str, ...]:
+    """What an algorithm of the fictitious-play or Deep CFR family takes: the seed and the
+    options declared for it (:data:`rcfr.solvers.options.OPTIONS`, the one list)."""
+    return ("seed", *(o.name for o in OPTIONS if key in o.algorithms))
+
+
+def _users(o) -> str:
+    """Who takes option ``o``, as its refusal names them."""
+    return "/".join((*o.algorithms, *o.schemes, *o.rules)) or "the regret algorithms"
+
+
+def _refuse_ignored(key: str, rule, given: set, takes: tuple[str, ...]) -> None:
+    """Refuse the options ``key`` of the second or third driver would ignore."""
+    if rule is not None:
+        raise RcfrError(f"{OPTION['rule'].flag} applies to rcfr and the sampling schemes, "
+                        f"not {key}")
+    for k in sorted(given, key=lambda k: list(OPTION).index(k) if k in OPTION else -1):
+        if k not in takes and k != "alternating":
+            o = OPTION.get(k)
+            if o is None:
+                raise RcfrError(f"unknown option {k!r} for {key}")
+            if o.group == RUN:
+                raise RcfrError(f"{o.flag} is a run's option (rcfr.solve, rcfr solve), not "
+                                f"{key}'s solver's")
+            raise RcfrError(f"{o.flag} applies to {_users(o)}, not {key}")
+
+
+# the fictitious-play algorithms that update both players from the same games at once
+_ONE_STEP = {"fsp": "fsp's players learn from the same sampled games at once",
+             "nfsp": "nfsp's agents learn from the same self-play games at once"}
 
 
 def _make_fp(game, key: str, rule, options: dict, given: set):
     """A solver of the fictitious-play family (:mod:`rcfr.solvers.fp`); options it would
     ignore are refused."""
-    if rule is not None:
-        raise RcfrError(f"{OPTION['rule'].flag} applies to rcfr and the sampling schemes, "
-                        f"not {key}")
-    takes = _FP_TAKES[key]
-    for k in sorted(given, key=lambda k: list(OPTION).index(k) if k in OPTION else -1):
-        if k not in takes:
-            o = OPTION.get(k)
-            users = "/".join(o.algorithms) if o is not None and o.algorithms else \
-                "the regret algorithms"
-            raise RcfrError(f"{o.flag if o is not None else k} applies to {users}, not {key}")
+    takes = _takes(key)
+    _refuse_ignored(key, rule, given, takes)
+    if options.get("alternating") is False and key in _ONE_STEP:
+        raise RcfrError(f"{OPTION['alternating'].flag}: {_ONE_STEP[key]}; there are no "
+                        f"alternating updates to turn off")
     kwargs = {k: options[k] for k in takes if options.get(k) is not None}
-    if key == "nfsp":
-        kwargs.pop("alternating", None)
+    if key not in _ONE_STEP and options.get("alternating") is not None:
+        kwargs["alternating"] = options["alternating"]
     return make_fp_solver(game, key, **kwargs)
-
-
-# what each algorithm of the Deep CFR family takes (rcfr.solvers.deep)
-_DEEP_COMMON = ("seed", "alternating", "hidden", "features", "traversals", "train_steps",
-                "batch_size", "memory", "lr", "warm_start", "backend", "network")
-_DEEP_TAKES = {"deep-cfr": (*_DEEP_COMMON, "policy_steps"), "sd-cfr": _DEEP_COMMON,
-               "dream": (*_DEEP_COMMON, "policy_steps", "epsilon", "baseline", "baseline_rate",
-                         "q_steps", "q_lr", "q_memory")}
 
 
 def _make_deep(game, key: str, rule, options: dict, given: set):
     """A solver of the Deep CFR family (:mod:`rcfr.solvers.deep`); options it would ignore
     are refused."""
-    if rule is not None:
-        raise RcfrError(f"{OPTION['rule'].flag} applies to rcfr and the sampling schemes, "
-                        f"not {key}")
-    takes = _DEEP_TAKES[key]
-    for k in sorted(given, key=lambda k: list(OPTION).index(k) if k in OPTION else -1):
-        if k not in takes:
-            o = OPTION.get(k)
-            users = "/".join(o.algorithms or o.schemes or o.rules) if o is not None else ""
-            raise RcfrError(f"{o.flag if o is not None else k} applies to "
-                            f"{users or 'the regret algorithms'}, not {key}")
+    takes = _takes(key)
+    _refuse_ignored(key, rule, given, takes)
     if options.get("alternating") is False:
         raise RcfrError(f"{OPTION['alternating'].flag}: {key} updates the players in turn "
                         f"(alternating), as the Deep CFR paper")
-    kwargs = {k: options[k] for k in takes if options.get(k) is not None and k != "alternating"}
+    kwargs = {k: options[k] for k in takes if options.get(k) is not None}
     return make_deep_solver(game, key, **kwargs)
 
 
@@ -268,7 +282,8 @@ def _positive(name: str, value, allow_zero: bool = False) -> int:
 
 
 def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
-          eval_every: int = 0, *, nodes: int | None = None, eval_nodes: int = 0,
+          eval_every: int = 0, *, nodes: int | None = None, episodes: int | None = None,
+          eval_nodes: int = 0,
           solver: RegretSolver | None = None,
           callback: Callable[[int, float | None], None] | None = None,
           checkpoint: str | os.PathLike | None = None, checkpoint_every: float = 60.0,
@@ -276,7 +291,8 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
           target_exploitability: float | None = None, target_mbb: float | None = None,
           release: bool = False, **options) -> SolveResult:
     """Run ``iterations`` iterations of ``algorithm`` on ``game`` -- or, with ``nodes``, whole
-    iterations until that many more histories have been visited.  The average strategy is
+    iterations until that many more histories have been visited, or, for nfsp, ``episodes``
+    games of self-play (its iterations; they replace ``iterations``).  The average strategy is
     evaluated every ``eval_every`` iterations and every ``eval_nodes`` nodes visited (0: only
     at the end).  ``callback(done, exploitability)`` is called after every chunk, with ``done``
     counting iterations (nodes with ``nodes``); ``exploitability`` is ``None`` when none was
@@ -292,13 +308,23 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
     both react quickly; the chunking never changes the result.  With
     ``target_exploitability`` (game units) or ``target_mbb`` (mbb/g, poker games) the run
     stops at the first evaluation point where the average strategy is that close to
-    equilibrium (the result says ``target_reached``).  Abstractions go through
+    equilibrium (the result says ``target_reached``); without ``eval_every`` or
+    ``eval_nodes`` the target sets its own points (:func:`target_gap`: geometric, so the run
+    stops at most about a tenth past where it first could, and evaluation stays about a tenth
+    of the work).  Abstractions go through
     :func:`rcfr.api.solve`.  With ``release``, the run ends by turning the solver's average
     sums into the final profile in place (:meth:`~rcfr.solvers.loop.RegretSolver.
     release_average`; float32 tables give a float32 profile): the result's ``policy`` is
     ``None`` and its solver spent, so a run evaluated only at its end needs no more memory
     at the end than while it ran (how a sampled run of 2-NL Hold'em(40) fits in 22 GB);
     solvers without tabular averages end as without it."""
+    if episodes is not None:
+        if str(algorithm).strip().lower() not in EPISODIC:
+            raise RcfrError(f"--episodes is the budget of {', '.join(EPISODIC)}; {algorithm} "
+                            f"takes iterations or nodes")
+        if nodes is not None:
+            raise RcfrError("give one budget: --episodes or --nodes, not both")
+        iterations = _positive("episodes", episodes)
     if nodes is None:
         _positive("iterations", iterations)
     else:
@@ -310,12 +336,16 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
                         f"got {checkpoint_every!r}")
     midway = bool(eval_every or eval_nodes)  # evaluations beside the solver's tables
     tree = compile_game(game, dtype=tables(algorithm, options, release and not midway))
-    target = _target(tree, target_exploitability, target_mbb, eval_every or eval_nodes)
+    target = _target(tree, target_exploitability, target_mbb)
+    auto = target is not None and not eval_every and not eval_nodes  # the target's schedule
+    min_nodes = tree.sizes()["histories"] / TARGET_SHARE if auto else 0
     solver = solver if solver is not None else make_solver(tree, algorithm, **options)
     solver._setup()  # validation and kernel loading happen outside the timed runs
     it0, nodes0 = solver.iteration, solver.nodes_visited
     chunk = eval_every if eval_every else max(1, min(1000, (iterations or 1000) // 100))
-    next_eval_nodes = eval_nodes
+    by_eval_nodes = bool(eval_nodes) or (auto and nodes is not None)
+    next_eval_nodes = eval_nodes or (target_gap(0, 1.0, min_nodes) if by_eval_nodes else 0)
+    next_eval_it = None  # the target's next point in iterations (set after the first chunk)
     curve: list[tuple[int, float]] = []
     curve_nodes: list[int] = []
     seconds = 0.0
@@ -334,7 +364,7 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
             break
         before = solver.iteration
         if by_nodes:  # whole iterations up to the first past the budget or evaluation point
-            goal = min(nodes, next_eval_nodes) if eval_nodes else nodes
+            goal = min(nodes, next_eval_nodes) if by_eval_nodes else nodes
             step = goal - done_nodes
             step = min(step, max(1, int(CHUNK_SECONDS / per_node)) if per_node > 0 else 1)
             t0 = time.perf_counter()
@@ -343,6 +373,10 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
             per_node = elapsed / max(1, solver.nodes_visited - nodes0 - done_nodes)
         else:
             n = chunk - (solver.iteration % chunk)
+            if next_eval_it is not None:
+                n = next_eval_it - solver.iteration
+            elif auto:  # one iteration measures the nodes an iteration visits
+                n = 1
             if per_iteration > 0:
                 n = min(n, max(1, int(CHUNK_SECONDS / per_iteration)))
             else:  # a short first chunk times the iterations (a stop is not kept waiting)
@@ -351,7 +385,7 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
                 n = min(n, iterations - done_it)
             else:  # stay close to the budget and to the next evaluation point
                 per = done_nodes / done_it if done_it else float("inf")
-                goal = min(nodes, next_eval_nodes) if eval_nodes else nodes
+                goal = min(nodes, next_eval_nodes) if by_eval_nodes else nodes
                 n = max(1, min(n, int(-(-(goal - done_nodes) // per)) if done_it else 1))
             t0 = time.perf_counter()
             solver.run(n)
@@ -362,12 +396,21 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
         at_end = (solver.iteration - it0 >= iterations) if nodes is None else done_nodes >= nodes
         # an evaluation point passed (an episodic solver may end a chunk a few past it)
         due = eval_every and solver.iteration // eval_every > before // eval_every
-        if eval_nodes and done_nodes >= next_eval_nodes:
+        if by_eval_nodes and done_nodes >= next_eval_nodes:
             due = True
+            if auto:
+                next_eval_nodes = done_nodes + target_gap(done_nodes, 1.0, min_nodes)
             while next_eval_nodes <= done_nodes:
                 next_eval_nodes += eval_nodes
+        if auto and nodes is None:
+            done_it = solver.iteration - it0
+            if next_eval_it is not None and solver.iteration >= next_eval_it:
+                due = True
+            if next_eval_it is None or due:  # (from the first chunk's nodes on)
+                per = max(1.0, done_nodes / done_it)  # histories an iteration
+                next_eval_it = solver.iteration + target_gap(done_it, per, min_nodes)
         expl = None
-        if due or (at_end and (eval_every or eval_nodes)):
+        if due or (at_end and (eval_every or eval_nodes or auto)):
             expl = evaluate(tree, solver.average_policy()).exploitability
             curve.append((solver.iteration, expl))
             curve_nodes.append(solver.nodes_visited)
@@ -395,10 +438,18 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
                        solver.iteration - it0, interrupted, failed, reached)
 
 
-def _target(tree: Form, exploitability: float | None, mbb: float | None,
-            scheduled: int) -> float | None:
+def target_gap(done: int, per: float, min_nodes: float) -> int:
+    """Units (iterations or nodes) from ``done`` to a target's next evaluation point, ``per``
+    nodes a unit: at least ``TARGET_RATIO - 1`` of ``done`` (a run stops at most about that
+    share past the first point it could) and at least ``min_nodes`` nodes (evaluation is a
+    bounded share of the work).  A function of counts alone, so the points (and where a run
+    stops) never depend on the clock."""
+    return max(1, math.ceil(done * (TARGET_RATIO - 1)), math.ceil(min_nodes / per))
+
+
+def _target(tree: Form, exploitability: float | None, mbb: float | None) -> float | None:
     """The exploitability (game units) a run stops at, from ``target_exploitability`` and
-    ``target_mbb``; refused where nothing is evaluated before the end."""
+    ``target_mbb``."""
     if exploitability is None and mbb is None:
         return None
     for name, value in (("target-exploitability", exploitability), ("target-mbb", mbb)):
@@ -411,8 +462,6 @@ def _target(tree: Form, exploitability: float | None, mbb: float | None,
             raise RcfrError(f"--target-mbb counts milli-big-blinds; {tree.game} has no big "
                             f"blind: use --target-exploitability")
         targets.append(float(mbb) * big_blind / 1000.0)
-    if not scheduled:
-        raise RcfrError("a target is checked at evaluation points: give --eval-every K")
     return min(targets)
 
 
