@@ -375,7 +375,7 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
             n = chunk - (solver.iteration % chunk)
             if next_eval_it is not None:
                 n = next_eval_it - solver.iteration
-            elif auto:  # one iteration measures the nodes an iteration visits
+            elif auto and nodes is None:  # one iteration measures an iteration's nodes
                 n = 1
             if per_iteration > 0:
                 n = min(n, max(1, int(CHUNK_SECONDS / per_iteration)))
