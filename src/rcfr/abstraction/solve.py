@@ -108,8 +108,10 @@ def solve_with_abstraction(game: GameTree | Game | str, algorithm: str = "cfr+",
     policy = lift_policy(full, abstract, result.policy)
     evaluation = evaluate(full, policy)
     lift_seconds[0] += time.perf_counter() - t0
-    # a tabular solver's complexity is the abstract game's sequences; a regressor's its size
-    complexity = int(getattr(result.solver, "complexity", abstract.num_sequences))
+    # a regressor's complexity is its size; a tabular solver's, and the fictitious-play and
+    # deep drivers' (which give none), the abstract game's sequences
+    complexity = getattr(result.solver, "complexity", None)
+    complexity = int(abstract.num_sequences if complexity is None else complexity)
     info = AbstractionInfo(abstract.game.abstraction.name, complexity,
                            complexity / full.num_sequences, result.policy,
                            result.evaluation, lift_seconds[0])

@@ -342,3 +342,41 @@ def check_network(inputs: int, hidden: tuple[int, ...], itemsize: int, what: str
                         f"would need ~{format_bytes(need)} with its gradients and optimiser "
                         f"state; the limit is {format_bytes(budget)}: see --max-memory, or "
                         f"use smaller --hidden layers")
+
+
+# -- the drivers' tables, networks and memories --------------------------------------------
+# Minibatch rows (steps x batch size) one iteration of a neural driver may train on: 2^50 rows
+# (1.1e15) take weeks on any machine, so a larger count is refused rather than run until killed.
+MAX_TRAINING_ROWS = 2**50
+
+
+def mlp_bytes(sizes: list[int] | tuple[int, ...], arrays: int = 2) -> int:
+    """Bytes of a float64 perceptron of layer ``sizes`` (inputs, hidden..., outputs): its
+    weights and biases ``arrays`` times (2: with their gradients; 4: and Adam's moments)."""
+    widths = [int(s) for s in sizes]
+    params = sum((a + 1) * b for a, b in zip(widths[:-1], widths[1:], strict=True))
+    return 8 * arrays * params
+
+
+def check_allocations(what: str, parts: dict[str, float],
+                      max_memory: str | float | int | None = None) -> None:
+    """Refuse, before any is allocated, what a driver would allocate (``parts``: bytes by what
+    they hold -- tables, networks with their gradients and optimiser state, memories,
+    minibatches) when together they exceed the budget; the message names the largest."""
+    budget = parse_memory(max_memory)
+    need = float(sum(parts.values()))
+    if need > budget:
+        name, most = max(parts.items(), key=lambda kv: kv[1])
+        raise RcfrError(f"{what} would allocate ~{format_bytes(need)} ({name} ~"
+                        f"{format_bytes(most)}); the limit is {format_bytes(budget)}: see "
+                        f"--max-memory, or choose smaller sizes")
+
+
+def check_training_rows(what: str, steps: int, batch: int) -> None:
+    """Refuse ``steps`` minibatches of ``batch`` rows an iteration (``what``: the options, as
+    the command line spells them) above :data:`MAX_TRAINING_ROWS`: no machine finishes them."""
+    rows = float(steps) * float(batch)
+    if rows > MAX_TRAINING_ROWS:
+        raise RcfrError(f"{what}: {_count(steps)} steps of {_count(batch)} rows is "
+                        f"{rows:.2g} minibatch rows an iteration, more than any machine "
+                        f"finishes (the most is 2^50, {float(MAX_TRAINING_ROWS):.2g})")

@@ -339,7 +339,7 @@ def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
     complexity = getattr(solver, "complexity", None)
     share = getattr(solver, "complexity_share", None)
     if abstract is not None:  # the abstract game's sequences, or the regressors' size
-        complexity = int(getattr(solver, "complexity", abstract.num_sequences))
+        complexity = int(abstract.num_sequences if complexity is None else complexity)
         share = complexity / tree.num_sequences
     return RunOutcome(spec, tree, solver, result, points, seconds, resumed_from, complexity,
                       share)

@@ -341,6 +341,8 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
     min_nodes = tree.sizes()["histories"] / TARGET_SHARE if auto else 0
     solver = solver if solver is not None else make_solver(tree, algorithm, **options)
     solver._setup()  # validation and kernel loading happen outside the timed runs
+    if nodes is None and hasattr(solver, "check_run"):  # state that grows with the run
+        solver.check_run(iterations)
     it0, nodes0 = solver.iteration, solver.nodes_visited
     chunk = eval_every if eval_every else max(1, min(1000, (iterations or 1000) // 100))
     by_eval_nodes = bool(eval_nodes) or (auto and nodes is not None)

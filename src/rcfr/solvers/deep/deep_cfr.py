@@ -38,11 +38,13 @@ Adam's moments, memories, both generators) resume bit for bit.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
+from ...core.budget import check_allocations, check_training_rows, mlp_bytes
 from ...core.errors import RcfrError
 from ...core.kernels import normalize
 from ...features import infoset_features
@@ -142,12 +144,14 @@ class DeepCFRSolver(FPSolverBase):
         self.rng_ = np.random.default_rng(seed)
         self.pass_ = self._make_pass(seed)
         self.features_ = []
-        self.adv_mem_, self.strat_mem_, self.adv_model_ = [], [], []
         for p in (0, 1):
             lo, hi = self.bounds_[p], self.bounds_[p + 1]
             feats = (np.asarray(infoset_features(t, p, o["features"], seed), dtype=np.float64)
                      if o["model"] == "net" else np.zeros((hi - lo, 0)))
             self.features_.append(feats)
+        check_allocations(f"{self.name} on {t.game}", self._footprint())
+        self.adv_mem_, self.strat_mem_, self.adv_model_ = [], [], []
+        for p in (0, 1):
             self.adv_mem_.append(Reservoir(int(o["memory"]), self.width_))
             self.strat_mem_.append(Reservoir(int(o["memory"]), self.width_))
             self.adv_model_.append(self._model(p, ADVANTAGE))
@@ -155,6 +159,50 @@ class DeepCFRSolver(FPSolverBase):
 
         self.strategy_ = TabularPolicy.uniform(t).probs.copy()
         self._init_extra()
+
+    def _network_bytes(self, inputs: int, arrays: int = 4) -> float:
+        """Bytes of one network on ``inputs`` features: weights, gradients and Adam's two
+        moments (``arrays``), float64 (the card and bet network: its own shapes)."""
+        if self.options["model"] != "net":  # the exact fit: a table over information sets
+            return 0.0
+        if self.layout_ is not None:
+            from .embed import embed_shapes
+
+            params = sum(math.prod(s) for s in embed_shapes(self.layout_, self.hidden_[0],
+                                                            self.width_))
+            return 8.0 * arrays * params
+        return float(mlp_bytes([inputs, *self.hidden_, self.width_], arrays))
+
+    def _footprint(self) -> dict[str, float]:
+        """What :meth:`_init_state` and an iteration allocate, in bytes, for the memory guard
+        (:func:`~rcfr.core.budget.check_allocations`), counted from the options before any of
+        it is: per player an advantage network and the average network fitted beside it, both
+        reservoirs (rows of an information set, an iteration, a target vector and a weight),
+        the minibatches' indices (every step's drawn at once) and activations, the networks'
+        outputs on every information set and the traversals' rows; steps times rows above
+        :data:`~rcfr.core.budget.MAX_TRAINING_ROWS` are refused."""
+        o = self.options
+        batch, W = int(o["batch_size"]), self.width_
+        batch = min(batch, int(o["memory"]))  # (a minibatch is drawn from one memory)
+        steps, flag = int(o["train_steps"]), "--train-steps"
+        if self.uses_strategy_memory and int(o["policy_steps"]) > steps:
+            steps, flag = int(o["policy_steps"]), "--policy-steps"
+        check_training_rows(f"{flag} x --batch-size", steps, batch)
+        parts = {"networks (--hidden)": 0.0, "reservoirs (--memory)": 0.0,
+                 "minibatches (--train-steps, --policy-steps, --batch-size)": 0.0,
+                 "traversal rows (--traversals)": 0.0}
+        widest = max([W, *self.hidden_]) if o["model"] == "net" else W
+        layers = len(self.hidden_) + 2
+        for p in (0, 1):
+            inputs = int(self.features_[p].shape[1])
+            infosets = self.bounds_[p + 1] - self.bounds_[p]
+            parts["networks (--hidden)"] += (2 * self._network_bytes(inputs)
+                                             + 8.0 * infosets * widest * layers)
+            parts["reservoirs (--memory)"] += 2 * float(o["memory"]) * (20 + 8 * W)
+            parts["minibatches (--train-steps, --policy-steps, --batch-size)"] += (
+                8.0 * steps * batch + 8.0 * batch * widest * (layers + 4))
+            parts["traversal rows (--traversals)"] += 3 * float(o["traversals"]) * (12 + 8 * W)
+        return parts
 
     def _init_extra(self) -> None:
         """Hook for the variants' own state."""
@@ -182,10 +230,14 @@ class DeepCFRSolver(FPSolverBase):
 
         iterations = whole_number(iterations, "iterations")
         self._setup()
+        self.check_run(iterations)
         with torch_threads(self._nets):
             for _ in range(iterations):
                 self._iterate()
         return self
+
+    def check_run(self, iterations: int) -> None:
+        """Hook: refuse ``iterations`` more iterations whose kept state would not fit."""
 
     def _traverse(self, p: int, t: int) -> None:
         """The traversals for ``p`` and their rows into the memories."""

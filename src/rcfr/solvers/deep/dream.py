@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ...core.budget import check_allocations, check_training_rows, mlp_bytes
 from ...core.errors import RcfrError
 from ...forms.base import KIND_CHANCE, KIND_TERMINAL, Form
 from ...forms.sampling import draw, explore, seed_state, uniform
@@ -276,12 +277,28 @@ class DREAMSolver(DeepCFRSolver):
         self.rng_state_ = seed_state(seed)
         return None
 
+    def _footprint(self) -> dict[str, float]:
+        """Deep CFR's (:meth:`DeepCFRSolver._footprint`) and each traversal's rows, up to the
+        tree's depth of them (advantage, strategy and Q rows)."""
+        parts = super()._footprint()
+        rows = float(self.options["traversals"]) * max(self.depth_, 1)
+        parts["traversal rows (--traversals)"] = rows * (32 + 16 * self.width_)
+        return parts
+
     def _init_extra(self) -> None:
         if self.options["baseline"] != "net":
             return
-        feats = self.features_ if self.options["model"] == "net" else [
+        o = self.options
+        feats = self.features_ if o["model"] == "net" else [
             np.zeros((self.bounds_[p + 1] - self.bounds_[p], 0)) for p in (0, 1)]
         self.q_features_, self.q_row_ = history_features(self.tree, feats, self.bounds_)
+        check_training_rows("--q-steps x --batch-size", o["q_steps"], int(o["batch_size"]))
+        sizes = [self.q_features_.shape[1], *self.hidden_, self.width_]
+        check_allocations(f"{self.name} on {self.tree.game}", {
+            **self._footprint(), "the Q-network (--hidden)": float(mlp_bytes(sizes, 4)),
+            "the Q-memory (--q-memory)": 16.0 * o["q_memory"],
+            "the Q-network's minibatches (--batch-size)":
+                8.0 * 3 * int(o["batch_size"]) * sum(sizes)})
         self.q_net_ = MLP([self.q_features_.shape[1], *self.hidden_, self.width_],
                           np.random.default_rng(derived_seed(int(self.seed or 0), 0, 0, 3)))
         self.q_opt_ = Adam(self.q_net_.theta.size, self.options["q_lr"])

@@ -79,6 +79,16 @@ def _layer(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     return h
 
 
+def embed_shapes(layout: CardLayout, d: int, actions: int) -> list[tuple[int, ...]]:
+    """The shapes of :class:`EmbedNet`'s parameters, in order (what the memory guard counts
+    before building one)."""
+    ranks, suits, cards = int(layout.rank.max()) + 1, int(layout.suit.max()) + 1, layout.cards
+    g, nb, d = len(layout.groups), len(layout.bets), int(d)
+    return [(ranks, d), (suits, d), (cards, d), (g * d, d), (d,), (d, d), (d,), (d, d),
+            (d,), (nb, d), (d,), (d, d), (d,), (2 * d, d), (d,), (d, d), (d,), (d, d),
+            (d,), (d, int(actions)), (int(actions),)]
+
+
 class EmbedNet(FlatParameters):
     """The network of the module docstring, ``d`` units wide, ``actions`` outputs; parameters
     in one flat vector ``theta`` (views ``params``, gradients ``grad``) drawn from ``rng``."""
@@ -86,15 +96,9 @@ class EmbedNet(FlatParameters):
     def __init__(self, layout: CardLayout, d: int, actions: int,
                  rng: np.random.Generator) -> None:
         self.layout, self.d, self.actions = layout, int(d), int(actions)
-        ranks, suits, cards = int(layout.rank.max()) + 1, int(layout.suit.max()) + 1, \
-            layout.cards
-        g, nb = len(layout.groups), len(layout.bets)
-        d = self.d
         self.names = ["rank", "suit", "card", "c1", "c1b", "c2", "c2b", "c3", "c3b", "b1",
                       "b1b", "b2", "b2b", "j1", "j1b", "j2", "j2b", "j3", "j3b", "out", "outb"]
-        shapes = [(ranks, d), (suits, d), (cards, d), (g * d, d), (d,), (d, d), (d,), (d, d),
-                  (d,), (nb, d), (d,), (d, d), (d,), (2 * d, d), (d,), (d, d), (d,), (d, d),
-                  (d,), (d, actions), (actions,)]
+        shapes = embed_shapes(layout, self.d, self.actions)
         self.theta = np.zeros(sum(math.prod(s) for s in shapes))
         self.grad = np.zeros_like(self.theta)
         self.params = _views(self.theta, shapes)

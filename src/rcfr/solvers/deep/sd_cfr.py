@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ...core.budget import check_allocations
 from ...core.kernels import normalize, padded, realization_plan
 from .deep_cfr import DeepCFRSolver
 
@@ -28,6 +29,16 @@ class SDCFRSolver(DeepCFRSolver):
     def _init_extra(self) -> None:
         self.avg_weights_ = np.zeros(self.tree.num_sequences)
         self.snapshots: list[list[list[np.ndarray]]] = []  # [iteration][player] weights
+
+    def check_run(self, iterations: int) -> None:
+        """Refuse a run whose kept networks (one per iteration and player, weights only)
+        would exceed the memory budget (:func:`~rcfr.core.budget.check_allocations`)."""
+        if self.options["model"] != "net":
+            return
+        kept = sum(self._network_bytes(int(self.features_[p].shape[1]), 1) for p in (0, 1))
+        check_allocations(f"{self.name} on {self.tree.game}", {
+            "the kept networks (--hidden x --iterations)":
+                kept * float(self.iteration + iterations)})
 
     def _before_update(self, p: int, t: int) -> None:
         """``avg[s] += t * plan_p(s)`` for the strategy ``p`` played in iteration ``t``."""

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ...core import kernels as K
+from ...core.budget import check_allocations
 from ...forms.base import Form
 from ...policy import TabularPolicy
 from .base import FPSolverBase, checked, parse_step, step_size
@@ -55,6 +56,11 @@ class FSPSolver(FPSolverBase):
         self.schedule_ = parse_step(self.step)
         self.episodes_ = int(self.fsp_episodes or DEFAULT_EPISODES)
         t = self.tree
+        # each game in flight: its node, modes, and the rows of its draws (widest action)
+        width = int(t.infoset_num_actions.max()) if t.num_infosets else 1
+        check_allocations(f"{self.name} on {t.game}", {
+            "games (--fsp-episodes)": float(self.episodes_) * (48 + 24 * width),
+            "strategy tables": 8.0 * 5 * t.num_sequences})
         self.rng_ = np.random.default_rng(int(self.seed or 0))
         self.games_ = BatchedGames(t, self.episodes_, self.rng_)
         self.avg_ = TabularPolicy.uniform(t).probs.copy()

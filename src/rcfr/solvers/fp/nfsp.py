@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from ...core.budget import check_allocations, mlp_bytes
 from ...core.checks import parse_hidden
 from ...features import infoset_features
 from ...forms.base import Form
@@ -86,6 +87,7 @@ class NFSPSolver(FPSolverBase):
         cols = np.arange(self.width_)
         self.legal_ = [cols < t.infoset_num_actions[t.player_infosets(p)][:, None]
                        for p in (0, 1)]
+        self._check_memory(hidden)
         gen = np.random.default_rng([int(self.seed or 0), 1])
         self.q_, self.q_target_, self.pi_ = [], [], []
         self.rl_mem_, self.sl_mem_ = [], []
@@ -108,6 +110,26 @@ class NFSPSolver(FPSolverBase):
         self.steps_ = np.zeros(2, dtype=np.int64)  # each agent's steps
         self.learned_ = np.zeros(2, dtype=np.int64)  # each agent's learning steps
         self.tables_: list[Any] = [None, None]  # acting tables, rebuilt after learning
+
+    def _check_memory(self, hidden: list[int]) -> None:
+        """Refuse (:func:`~rcfr.core.budget.check_allocations`) networks, memories and
+        minibatches larger than the memory budget before allocating them: per player three
+        networks (Q, its target, the average policy; weights and gradients, plain SGD keeps
+        no state), their activations on a minibatch and on every information set, M_RL's
+        transitions (18 bytes) and M_SL's rows (5 bytes)."""
+        o, t = self.options, self.tree
+        batch = int(o["batch_size"])
+        parts = {"networks (--hidden)": 0.0, "activations (--batch-size)": 0.0,
+                 "M_RL (--rl-memory)": 0.0, "M_SL (--sl-memory)": 0.0}
+        for p in (0, 1):
+            sizes = [int(self.features_[p].shape[1]), *hidden, self.width_]
+            rows = batch + t.player_infosets(p).stop - t.player_infosets(p).start
+            parts["networks (--hidden)"] += 3 * mlp_bytes(sizes)
+            parts["activations (--batch-size)"] += 8 * 3 * rows * float(sum(sizes))
+            parts["M_RL (--rl-memory)"] += 18 * float(o["rl_memory"])
+            parts["M_SL (--sl-memory)"] += 5 * float(o["sl_memory"])
+        parts["games in flight (--envs)"] = 64 * float(o["envs"])
+        check_allocations(f"{self.name} on {t.game}", parts)
 
     def _config(self) -> dict[str, Any]:
         return {k: (str(v) if k in ("hidden", "features") else v)
