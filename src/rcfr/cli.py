@@ -46,6 +46,7 @@ from .solvers.options import (
 evaluate_policy = Deferred(".evaluate", "evaluate", __package__)
 check_public_choice = Deferred(".forms.compile", "check_public_choice", __package__)
 compile_game = Deferred(".forms.compile", "compile_game", __package__)
+compile_history_form = Deferred(".forms.compile", "compile_history_form", __package__)
 form_sizes = Deferred(".forms.sizes", "form_sizes", __package__)
 available_cores = Deferred(".forms.threads", "available_cores", __package__)
 kernel_threads = Deferred(".forms.threads", "kernel_threads", __package__)
@@ -92,6 +93,9 @@ def import_game_module(name: str) -> None:
         raise RcfrError(f"--game-module {name}: cannot import it ({exc})") from None
     except RcfrError:
         raise
+    except SystemExit as exc:  # the module called sys.exit(): bad input, not our exit
+        raise RcfrError(f"--game-module {name}: importing it called sys.exit({exc.code!r})"
+                        ) from None
     except Exception as exc:
         raise RcfrError(f"--game-module {name}: importing it failed with "
                         f"{type(exc).__name__}: {exc}") from None
@@ -721,7 +725,7 @@ def lp(
 ) -> None:
     """Exact game value and an equilibrium from the sequence-form linear program."""
     check_outputs({"--out": out_file})
-    tree = compile_game(game)
+    tree = compile_history_form(game)  # the LP's own form
     sol = solve_lp(tree)
     policy = TabularPolicy(tree, sol.strategy, {"algorithm": "lp"})
     ev = evaluate_policy(tree, policy)

@@ -53,12 +53,24 @@ def _probs(tree: Form, policy) -> np.ndarray:
             raise RcfrError(f"the policy is for {policy.game}, not for {tree.game}")
         return policy.probs
     dtype = np.float32 if getattr(policy, "dtype", None) == np.float32 else np.float64
-    return np.ascontiguousarray(policy, dtype=dtype)  # (a float32 profile is read as it is)
+    try:  # (a float32 profile is read as it is)
+        probs = np.ascontiguousarray(policy, dtype=dtype)
+    except (TypeError, ValueError):
+        probs = None
+    if probs is None or probs.shape != (tree.num_sequences,):
+        got = f"shape {probs.shape}" if probs is not None else type(policy).__name__
+        raise RcfrError(f"a strategy of {tree.game} is a TabularPolicy or {tree.num_sequences} "
+                        f"probabilities (one a sequence), got {got}")
+    return probs
 
 
 def _tree_of(game, policy) -> Form:
     if game is None:
-        return policy.tree
+        tree = getattr(policy, "tree", None)
+        if tree is None:
+            raise RcfrError(f"evaluate(policy) needs a TabularPolicy (or evaluate(game, "
+                            f"strategy)), got {type(policy).__name__}")
+        return tree
     return compile_game(game)
 
 

@@ -18,9 +18,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
+from .core.budget import check_lp
 from .core.errors import RcfrError
 from .forms import GameTree
-from .forms.compile import compile_game
+from .forms.compile import compile_history_form
 from .games.protocol import Game
 
 __all__ = ["LPSolution", "solve_lp", "payoff_matrix", "sequence_constraints"]
@@ -125,14 +126,19 @@ def _behavioural(tree: GameTree, realization: np.ndarray) -> np.ndarray:
     return np.where(reached, realization / np.where(reached, seq_mass, 1.0), uniform)
 
 
-def solve_lp(game: GameTree | Game | str) -> LPSolution:
+def solve_lp(game: GameTree | Game | str,
+             max_memory: str | float | int | None = None) -> LPSolution:
     """Solve ``game`` exactly with the sequence-form LP (Koller, Megiddo & von Stengel 1994;
     von Stengel 1996): one LP per player, each solved by HiGHS.
 
-    Returns the value to player 0, both players' equilibrium realization plans (indexed by
-    global sequence) and the behavioural strategy they induce (uniform where unreachable).
+    The LP is built on the history form (a public tree's game is compiled as histories); a
+    history form or LP larger than ``max_memory`` (default: :mod:`rcfr.core.budget`) is
+    refused with one line.  Returns the value to player 0, both players' equilibrium
+    realization plans (indexed by global sequence of the history form) and the behavioural
+    strategy they induce (uniform where unreachable).
     """
-    tree = compile_game(game)
+    tree = compile_history_form(game, max_memory)
+    check_lp(str(tree.game), len(tree.terminal_coef), max_memory)
     S0, S1 = tree.num_sequences_per_player
     A = payoff_matrix(tree)
     E, e = sequence_constraints(tree, 0)

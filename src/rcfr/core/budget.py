@@ -324,6 +324,24 @@ def check_matrix(rows: float, cols: float, what: str,
                         f"--max-memory, or use fewer features")
 
 
+# The sequence-form LP's peak growth per terminal history (rcfr.lp: the payoff matrix, the
+# constraint matrices stacked for each player's LP and HiGHS's own copies), measured as peak
+# resident memory less the compiled game: goofspiel(num_cards=5) 556 bytes a terminal (14,400
+# terminals), liar's dice 654 (147,420); the guard counts above both.
+LP_BYTES_PER_TERMINAL = 800
+
+
+def check_lp(what: str, terminals: int, max_memory: str | float | int | None = None) -> None:
+    """Refuse the sequence-form LP of a game with ``terminals`` terminal histories when its
+    matrices and the solver's copies (:data:`LP_BYTES_PER_TERMINAL`) exceed the budget."""
+    budget = parse_memory(max_memory)
+    need = LP_BYTES_PER_TERMINAL * float(terminals)
+    if need > budget:
+        raise RcfrError(f"the sequence-form LP of {what} has {_count(terminals)} terminal "
+                        f"histories (~{format_bytes(need)} to build and solve); the limit is "
+                        f"{format_bytes(budget)}: see --max-memory, or choose a smaller game")
+
+
 def network_bytes(inputs: int, hidden: tuple[int, ...], itemsize: int = 4) -> int:
     """Bytes a fully connected ``inputs -> hidden... -> 1`` network holds while it trains:
     each weight and bias, its gradient and Adam's two moments (4 arrays of ``itemsize``)."""

@@ -9,12 +9,16 @@ import numpy as np
 
 from .errors import RcfrError
 
+MAX_COUNT = 2**62  # counts reach numba as 64-bit integers
+
 
 def whole_number(value: Any, name: str, low: int = 1) -> int:
-    """``value`` as an int ``>= low``; bools, floats and smaller numbers are refused."""
+    """``value`` as an int from ``low`` to :data:`MAX_COUNT`; bools, floats and numbers out of
+    range are refused."""
     if (isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer))
-            or value < low):
-        raise RcfrError(f"{name} must be a whole number >= {low}, got {value!r}")
+            or not low <= value <= MAX_COUNT):
+        raise RcfrError(f"{name} must be a whole number from {low} to {MAX_COUNT:,}, got "
+                        f"{value!r}")
     return int(value)
 
 

@@ -75,3 +75,18 @@ def compile_game(game, form: str = "auto", max_memory: str | float | int | None 
     if form == "public":
         return compile_public(game, max_memory, dtype)
     return compile_history(game, max_memory)
+
+
+def compile_history_form(game, max_memory: str | float | int | None = None) -> GameTree:
+    """The history form of ``game`` for what only a history tree offers (the sequence-form
+    LP's terminal pairs): a history tree passes through, a public tree's game is compiled as
+    histories (under the memory guard), a gadget is refused with one line."""
+    if isinstance(game, GameTree):
+        return game
+    if isinstance(game, GadgetForm):
+        raise RcfrError("a re-solving gadget on the public form has no history form: solve it "
+                        "with a CFR algorithm instead")
+    if isinstance(game, PublicTree):
+        game = game.game
+    return compile_game(game, "history", max_memory)
+
