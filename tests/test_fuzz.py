@@ -269,6 +269,52 @@ def _option_cases(tmp: Path) -> list[list]:
     return cases
 
 
+HUGE = ["4611686018427387904", "99999999999999999999"]  # 2^62 (in range), past the range
+BAD_INTS = ["0", "-1", "x", "", "nan", "1.5"]
+BAD_FLOATS = ["x", "", "nan", "inf", "-1"]
+# the fictitious-play and deep drivers' options (Heinrich et al. 2015 and 2016, Brown et al.
+# 2019, Steinberger 2019, Steinberger et al. 2020): zero, negative, non-numeric and huge
+# values; a huge size or step count must be refused by the memory guard before it is
+# allocated, or as more minibatch rows than any machine trains on, never run until killed
+DRIVER_OPTIONS = {
+    "nfsp": {"--hidden": ["0", "-1", "x", "", "64,,64", *HUGE, "100000,100000"],
+             "--rl-memory": [*BAD_INTS, *HUGE], "--sl-memory": [*BAD_INTS, *HUGE],
+             "--batch-size": [*BAD_INTS, *HUGE], "--learn-every": BAD_INTS,
+             "--target-every": BAD_INTS, "--envs": [*BAD_INTS, *HUGE],
+             "--eta": [*BAD_FLOATS, "2"], "--eps-start": [*BAD_FLOATS, "2"],
+             "--rl-lr": [*BAD_FLOATS, "0"], "--sl-lr": [*BAD_FLOATS, "0"],
+             "--episodes": BAD_INTS},
+    "fsp": {"--fsp-episodes": [*BAD_INTS, *HUGE], "--step": ["x", "", "power:0", "const:2"]},
+    "xfp": {"--step": ["x", "power:nan", "const:0"]},
+    "deep-cfr": {"--hidden": ["0", "x", *HUGE, "100000,100000"],
+                 "--traversals": [*BAD_INTS, *HUGE], "--train-steps": [*BAD_INTS, *HUGE],
+                 "--policy-steps": [*BAD_INTS, *HUGE], "--memory": [*BAD_INTS, *HUGE],
+                 "--batch-size": [*BAD_INTS, HUGE[1]], "--lr": [*BAD_FLOATS, "0"],
+                 "--network": ["x", ""], "--backend": ["x", ""]},
+    "sd-cfr": {"--hidden": ["-1", *HUGE, "100000,100000"], "--memory": [*BAD_INTS, *HUGE],
+               "--train-steps": [*BAD_INTS, *HUGE], "--traversals": HUGE, "-n": HUGE},
+    "dream": {"--q-memory": [*BAD_INTS, *HUGE], "--q-steps": [*BAD_INTS, *HUGE],
+              "--q-lr": [*BAD_FLOATS, "0"], "--baseline": ["x", ""],
+              "--baseline-rate": [*BAD_FLOATS, "0", "2"], "--epsilon": [*BAD_FLOATS, "0"],
+              "--hidden": [HUGE[0]], "--memory": HUGE},
+}
+
+
+def test_malformed_driver_options(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cases = [["solve", "kuhn", "-a", algorithm, option, bad, *([] if option == "-n" else
+                                                               ["-n", "1"])]
+             for algorithm, options in DRIVER_OPTIONS.items()
+             for option, bads in options.items() for bad in bads]
+    cases += [["solve", "kuhn", "-a", a, "--hidden", "30000,30000", "--max-memory", "1G",
+               "-n", "1"] for a in ("nfsp", "deep-cfr", "sd-cfr", "dream")]
+    assert len(cases) >= 200
+    for args in cases:
+        code, _, err = _run(capsys, args)
+        _assert_refused(code, err, args)
+        assert _listing(tmp_path) == set(), (args, "left a file behind")
+
+
 def test_malformed_options_and_game_strings(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     # Bluff(2,2) and Bluff(5,5) are games too large to build: `games` lists their closed-form

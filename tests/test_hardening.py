@@ -620,3 +620,152 @@ def test_the_viewer_writes_into_a_symlinked_folder(capsys, tmp_path):
                                tmp_path / "fifo")[::2])
     assert "is not a folder" in line
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+# -- plain options that gave tracebacks, and the guard over the new drivers ------------------
+
+
+@pytest.mark.parametrize("game, algorithm, abstraction, options, complexity", [
+    ("kuhn", "sd-cfr", "identity", ["--traversals", "4", "--train-steps", "2"], 24),
+    ("leduc", "xfp", "J.QK", [], 308),  # Leduc's J.QK abstraction: 308 of 2,184 sequences
+])
+def test_abstraction_with_the_new_drivers(capsys, game, algorithm, abstraction, options,
+                                          complexity):
+    code, out, err = run(capsys, "solve", game, "-a", algorithm, "--abstraction", abstraction,
+                         "-n", "2", "--json", *options)
+    assert code == 0, err  # was a TypeError: the drivers have no complexity of their own
+    result = json.loads(out)
+    assert result["complexity"] == complexity and result["abstraction"] == abstraction
+    import rcfr
+
+    api = rcfr.solve(game, algorithm, 2, abstraction=abstraction,
+                     **{k.lstrip("-").replace("-", "_"): int(v)
+                        for k, v in zip(options[::2], options[1::2], strict=True)})
+    assert api.to_dict()["complexity"] == complexity
+
+
+def test_lp_of_a_game_auto_compiles_publicly(capsys):
+    # liar's dice with two dice against one: "auto" picks the public form, which the LP cannot
+    # read (was an AttributeError); the LP compiles the history form, which the guard refuses
+    code, _, err = run(capsys, "lp", "liars_dice(dice=2,dice2=1)", "--max-memory", "1G")
+    line = one_line_error(code, err)
+    assert "113,246,035 histories" in line and "--max-memory" in line
+    import rcfr
+
+    public = rcfr.compile_game("kuhn", form="public")
+    assert rcfr.solve_lp(public).value == pytest.approx(-1 / 18, abs=1e-9)
+
+
+def test_the_guard_sizes_the_lps_own_matrices():
+    import rcfr
+    from rcfr.core.budget import LP_BYTES_PER_TERMINAL
+    from rcfr.core.errors import RcfrError
+
+    tree = rcfr.compile_game("leduc")  # compiled already: only the LP is left to size
+    need = LP_BYTES_PER_TERMINAL * 5520  # Leduc's 5,520 terminal histories
+    assert len(tree.terminal_coef) == 5520
+    with pytest.raises(RcfrError, match="sequence-form LP of leduc has 5,520 terminal"):
+        rcfr.solve_lp(tree, max_memory=need - 1)
+    assert rcfr.solve_lp(tree, max_memory=need).value == pytest.approx(-0.0856064, abs=1e-6)
+
+
+def test_game_module_that_exits(capsys, tmp_path):
+    module = tmp_path / "exits_on_import_x.py"
+    module.write_text("import sys\nsys.exit(3)\n")
+    code, _, err = run(capsys, "--game-module", module, "games")  # was a SystemExit
+    line = one_line_error(code, err)
+    assert "sys.exit(3)" in line
+
+
+BIG = str(2**62)
+
+
+@pytest.mark.parametrize("algorithm, options, words", [
+    ("nfsp", ["--hidden", "100000,100000"], "networks (--hidden)"),  # was _ArrayMemoryError
+    ("sd-cfr", ["--hidden", "100000,100000"], "networks (--hidden)"),
+    ("nfsp", ["--hidden", "30000,30000", "--max-memory", "1G"], "the limit is 1 GB"),
+    ("deep-cfr", ["--hidden", "30000,30000", "--max-memory", "1G"], "the limit is 1 GB"),
+    ("dream", ["--network", "embed", "--hidden", "100000"], "networks (--hidden)"),
+    ("nfsp", ["--rl-memory", BIG], "M_RL (--rl-memory)"),
+    ("nfsp", ["--sl-memory", BIG], "M_SL (--sl-memory)"),
+    ("nfsp", ["--batch-size", BIG], "(--batch-size)"),
+    ("deep-cfr", ["--memory", BIG], "reservoirs (--memory)"),
+    ("dream", ["--q-memory", BIG], "Q-memory (--q-memory)"),
+    ("fsp", ["--fsp-episodes", BIG], "games (--fsp-episodes)"),
+    ("deep-cfr", ["--traversals", BIG], "traversal rows (--traversals)"),
+    ("deep-cfr", ["--train-steps", BIG], "more than any machine finishes"),
+    ("deep-cfr", ["--policy-steps", BIG], "--policy-steps x --batch-size"),
+    ("dream", ["--q-steps", BIG], "--q-steps x --batch-size"),  # looped until killed
+    ("sd-cfr", ["--hidden", "3000", "-n", "100000", "--max-memory", "1G"],
+     "kept networks (--hidden x --iterations)"),
+])
+def test_the_guard_counts_the_new_drivers(capsys, algorithm, options, words):
+    args = ["solve", "kuhn", "-a", algorithm, *options]
+    code, _, err = run(capsys, *args, *([] if "-n" in options else ["-n", "1"]))
+    line = one_line_error(code, err)
+    assert words in line
+
+
+@pytest.mark.parametrize("algorithm, options", [
+    ("nfsp", {"hidden": "32", "rl_memory": 5000, "sl_memory": 7000, "envs": 8}),
+    ("deep-cfr", {"hidden": "16,16", "memory": 3000, "traversals": 8, "train_steps": 4}),
+    ("dream", {"hidden": "16", "memory": 3000, "q_memory": 2000, "traversals": 8,
+               "train_steps": 4}),
+])
+def test_what_the_guard_counts_covers_what_is_allocated(monkeypatch, algorithm, options):
+    """The guard's count is at least the bytes of the arrays the driver then holds."""
+    import rcfr.core.budget as budget
+    from rcfr.solvers.run import make_solver
+
+    counted: list[float] = []
+    real = budget.check_allocations
+
+    def spy(what, parts, max_memory=None):
+        counted.append(sum(parts.values()))
+        return real(what, parts, max_memory)
+
+    for module in ("rcfr.solvers.fp.nfsp", "rcfr.solvers.deep.deep_cfr",
+                   "rcfr.solvers.deep.dream"):
+        monkeypatch.setattr(f"{module}.check_allocations", spy)
+    solver = make_solver("kuhn", algorithm, **options)
+    solver.run(2)
+    seen: set[int] = set()
+
+    def held(obj, depth=0) -> int:
+        if isinstance(obj, np.ndarray):
+            base = obj if obj.base is None else obj.base
+            if id(base) in seen or not isinstance(base, np.ndarray):
+                return 0
+            seen.add(id(base))
+            return base.nbytes
+        if depth > 3 or id(obj) in seen:
+            return 0
+        seen.add(id(obj))
+        if isinstance(obj, (list, tuple)):
+            return sum(held(v, depth + 1) for v in obj)
+        if isinstance(obj, dict):
+            return sum(held(v, depth + 1) for v in obj.values())
+        if hasattr(obj, "__dict__") and type(obj).__module__.startswith("rcfr.solvers"):
+            return sum(held(v, depth + 1) for v in vars(obj).values())
+        return 0
+
+    held(getattr(solver, "features_", []))  # the game's features (seen: not the driver's)
+    own = sum(held(v) for k, v in vars(solver).items()
+              if k not in ("tree", "game", "pass_", "games_", "features_", "q_features_",
+                           "arrays_"))
+    assert counted and max(counted) >= own > 0
+
+
+def test_the_api_refuses_counts_and_non_strategies():
+    import rcfr
+    from rcfr.core.errors import RcfrError
+    from rcfr.solvers import CFRSolver
+
+    with pytest.raises(RcfrError, match="iterations must be a whole number from 1 to"):
+        CFRSolver("kuhn").run(2**70)  # ran forever
+    with pytest.raises(RcfrError, match="needs a TabularPolicy"):
+        rcfr.evaluate(None)  # was an AttributeError
+    tree = rcfr.compile_game("kuhn")
+    with pytest.raises(RcfrError, match="24 probabilities"):
+        rcfr.evaluate(tree, np.zeros(5))  # read past the array
+    assert rcfr.evaluate(tree, np.full(24, 0.5)).exploitability == pytest.approx(11 / 24)
