@@ -488,7 +488,7 @@ def _solve_distributed(game, distributed, actors, cut, address, spec, out_file, 
     from .distributed.cluster import check_address, import_ray
     if checkpoint is not None:
         check_folder(checkpoint)
-    import_ray()
+    ray = import_ray()
     check_address(address)
     from .distributed import DistributedSolver
     from .solvers.run import _rule_for
@@ -527,6 +527,9 @@ def _solve_distributed(game, distributed, actors, cut, address, spec, out_file, 
                 solver.save_checkpoint(checkpoint)
             if out_file is not None:
                 solver.average_policy().save(out_file)
+    except ray.exceptions.RayActorError:
+        raise RcfrError(f"an actor died after iteration {solver.iteration:,}: continue from "
+                        f"the last checkpoint with --resume DIR") from None
     finally:
         solver.close()
     seconds = time.perf_counter() - t0

@@ -93,7 +93,7 @@ def _is_number(v: Any) -> bool:
 
 # the manifest's entries and their checks (what each must be, for the message)
 _ENTRIES: dict[str, tuple[Any, str]] = {
-    "version": (lambda v: v == VERSION, f"{VERSION}"),
+    "version": (lambda v: type(v) is int and v == VERSION, f"{VERSION}"),
     "game": (lambda v: isinstance(v, str) and v.strip() != "", "a game string"),
     "fingerprint": (lambda v: isinstance(v, str) and v != "", "a string"),
     "iterations": (_is_int, "a whole number >= 0"),
@@ -133,14 +133,13 @@ def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
     is opened; ``trunk_path`` and ``part_paths`` added."""
     folder = Path(folder)
     path = folder / MANIFEST
-    if not folder.is_dir():
-        raise RcfrError(f"{folder}: no such folder (a distributed checkpoint is a folder)")
     try:
         m = json.loads(path.read_text())
     except (OSError, ValueError, RecursionError):
         raise RcfrError(f"{path}: no distributed checkpoint manifest") from None
     if not isinstance(m, dict) or m.get("format") != FORMAT:
         raise RcfrError(f"{path} is not a distributed checkpoint manifest")
+    m.setdefault("dtype", "float64")  # (written before float32 tables)
     for key, (ok, what) in _ENTRIES.items():
         if key not in m:
             raise RcfrError(f"{path} is damaged: it lacks {key!r}")

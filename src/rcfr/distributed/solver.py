@@ -206,7 +206,12 @@ class DistributedSolver:
             return [getattr(w, method)(*a) for w, a in zip(self.workers, args, strict=True)]
         import ray
         pairs = zip(self.workers, args, strict=True)
-        return ray.get([getattr(w, method).remote(*a) for w, a in pairs])
+        try:
+            return ray.get([getattr(w, method).remote(*a) for w, a in pairs])
+        except ray.exceptions.RayTaskError as exc:  # an actor refused (a damaged file ...)
+            if isinstance(exc.cause, RcfrError):
+                raise RcfrError(str(exc.cause)) from None
+            raise
 
     def worker_pids(self) -> list[int]:
         return self._map("pid", [()] * len(self.workers))
@@ -451,9 +456,13 @@ def _check_expected(path: Path, m: dict[str, Any], expect: dict[str, Any]) -> No
     for key in ("actors", "cut", "seed"):
         if expect.get(key) is not None:
             mine[key] = expect[key]
+    def canonical(cut: str) -> str:
+        key = str(cut).strip().lower()
+        return "flop" if key == "chance" else key  # (two names of one cut)
+
     if "cut" in mine:
-        mine["cut"] = str(mine["cut"]).strip().lower()
-    theirs = {**m, "actors": m["parts"], "seed": m.get("seed", 0)}
+        mine["cut"] = canonical(mine["cut"])
+    theirs = {**m, "actors": m["parts"], "seed": m.get("seed", 0), "cut": canonical(m["cut"])}
     for key, value in mine.items():
         if theirs.get(key) != value:
             flag = {"actors": "--actors", "cut": "--cut", "seed": "--seed",
