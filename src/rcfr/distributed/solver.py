@@ -177,6 +177,7 @@ class DistributedSolver:
         self.bytes_moved = 0  # sent and received, all iterations
         self.driver_seconds = 0.0
         self.total_seconds = 0.0
+        self.iterations_run = 0  # by this process (a resumed run counts from its checkpoint)
         self.trunk = PartState(self.split.trunk, self.rule_.params, self.link_.kind,
                                self.link_.param, TABLE_DTYPES[dt])
         self._src = [p.slot_src for p in self.split.parts]
@@ -280,6 +281,7 @@ class DistributedSolver:
             self.total_seconds += dt
             self.driver_seconds += dt - self._wait
             self.iteration += 1
+            self.iterations_run += 1
             self.nodes_visited += 2 * self.tree.num_nodes
             due = bool(checkpoint_every) and self.iteration % checkpoint_every == 0
             if checkpoint_seconds is not None and time.monotonic() - last >= checkpoint_seconds:
@@ -347,8 +349,8 @@ class DistributedSolver:
 
     def stats(self) -> dict[str, Any]:
         """Bytes moved per iteration, the driver's share of the time, actor memory."""
-        n = max(self.iteration, 1)
-        return {"bytes_per_iteration": self.bytes_moved / n if self.iteration else
+        n = max(self.iterations_run, 1)  # (run by this process: a resumed run's too)
+        return {"bytes_per_iteration": self.bytes_moved / n if self.iterations_run else
                 self.split.bytes_per_iteration(self.alternating),
                 "driver_share": self.driver_seconds / self.total_seconds
                 if self.total_seconds else 0.0,
