@@ -557,7 +557,7 @@ def _solve_distributed(game, distributed, actors, cut, address, spec, out_file, 
                   + (f" ({rate:,.0f} it/s)" if rate else ""), markup=False, highlight=False)
         out.print(f"  value to player 0   {evaluation.value:+.6f}")
         out.print(f"  exploitability      {_fmt_expl(evaluation)}")
-        out.print(f"  distributed         {info['actors']} actors, {info['subgames']} subgames "
+        out.print(f"  distributed         {info['actors']} actors, {info['subgames']:,} subgames "
                   f"below the cut {info['cut']}; {stats['bytes_per_iteration']:,.0f} bytes "
                   f"moved per iteration; driver {stats['driver_share']:.0%} of the time",
                   markup=False, highlight=False)

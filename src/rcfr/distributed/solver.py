@@ -26,7 +26,7 @@ from ..core.links import parse_link
 from ..core.names import ALGORITHMS
 from ..core.rules import UpdateRule, parse_rule
 from ..forms.compile import compile_game, is_compiled
-from ..forms.public.split import PartState, default_cut, split_skeleton
+from ..forms.public.split import PartState, split_skeleton
 from ..forms.public.tree import compile_skeleton
 from ..games.registry import load_game
 from ..solvers.loop import AVERAGING_NAMES, TABLE_DTYPES, averaging_power
@@ -199,7 +199,13 @@ class DistributedSolver:
         game = _game_key(self.tree.game)
         self.workers = [remote.remote(game, self.cut, n, j, rule, link, fp, self.dtype)
                         for j in range(n)]
-        ray.get([w.pid.remote() for w in self.workers])  # (built: errors surface here)
+        try:
+            ray.get([w.pid.remote() for w in self.workers])  # (built: errors surface here)
+        except ray.exceptions.RayActorError as exc:
+            self.close()
+            lines = [x for x in str(exc).splitlines() if x.strip()]
+            raise RcfrError(f"an actor could not build its part: "
+                            f"{lines[-1].strip() if lines else type(exc).__name__}") from None
 
     def _map(self, method: str, args: list) -> list:
         """``method`` on every worker (the j-th with ``args[j]``), in parallel on Ray."""
@@ -405,9 +411,6 @@ class DistributedSolver:
             raise RcfrError(f"{path} holds a checkpoint for {m['game']!r} whose information "
                             f"sets or actions differ from {m['game']!r} here: it was written "
                             f"by another version of the game's rules")
-        if expect and expect.get("cut") is None and m["cut"] != default_cut(solver.tree):
-            raise RcfrError(f"{path} was run with --cut {m['cut']}, not the default "
-                            f"{default_cut(solver.tree)}: give --cut {m['cut']}")
         solver.iteration = m["iterations"]
         meta = solver._meta()
         trunk_path = m["trunk_path"]
