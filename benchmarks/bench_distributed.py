@@ -60,6 +60,8 @@ def main() -> None:
                     help="the distributed solver alone (the whole tree is never compiled)")
     ap.add_argument("--evaluate-at", default="",
                     help="iterations after which to evaluate (comma-separated)")
+    ap.add_argument("--max-memory", default=None,
+                    help="the memory guard's limit for the driver and each actor (e.g. 12G)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     at = sorted({int(x) for x in a.evaluate_at.split(",") if x.strip()})
@@ -96,7 +98,8 @@ def main() -> None:
             del local
         t0 = time.perf_counter()
         d = DistributedSolver(tree if tree is not None else a.game, a.algorithm,
-                              actors=a.actors, cut=a.cut, dtype=a.dtype)
+                              actors=a.actors, cut=a.cut, dtype=a.dtype,
+                              max_memory=a.max_memory)
         out["start_seconds"] = time.perf_counter() - t0  # (the actors build their parts)
         dwall, dcpu, curve = _iterate(d, a.iters, at, lambda: d.evaluate()["exploitability"])
         if tree is not None:

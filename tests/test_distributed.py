@@ -286,10 +286,12 @@ def test_cli(cluster, trees, capsys, tmp_path):
     assert info["exploitability"] == local.exploitability
     assert info["bytes_per_iteration"] > 0 and len(info["actor_memory"]) == 2
     assert info["cut"] == "depth:2" and info["subgames"] == 66
-    code, out, err = run_cli(capsys, "solve", DICE, "-n", "5", "--distributed", "ray",
-                             "--resume", tmp_path / "ck", "--json")
+    code, out, err = run_cli(capsys, "solve", DICE, "-a", "dcfr", "-n", "5", "--distributed",
+                             "ray", "--resume", tmp_path / "ck", "--checkpoint", tmp_path / "ck",
+                             "--json")  # (the folder resumed from takes the new checkpoint)
     assert code == 0, err
     assert json.loads(out)["iterations"] == 15
+    assert json.loads((tmp_path / "ck" / "manifest.json").read_text())["iterations"] == 15
     code, out, err = run_cli(capsys, "solve", LEDUC, "-a", "cfr+", "-n", "5", "--dtype",
                              "float32", "--distributed", "ray", "--actors", "2", "--json")
     assert code == 0, err
@@ -309,3 +311,123 @@ def test_cli(cluster, trees, capsys, tmp_path):
                   "--checkpoint-every", "0"]):
         code, _, err = run_cli(capsys, "solve", LEDUC, "-n", "2", *args)
         one_line_error(code, err)
+
+
+def test_cli_plain_output_and_json_match_a_single_process_solve(cluster, capsys, tmp_path):
+    """The plain output names the game, the iterations, the exploitability in mbb/g and the
+    seconds (it died with KeyError 'game' after writing its files); the JSON carries the
+    single-process solve's keys with the same exploitability."""
+    from conftest import run_cli
+    args = ["solve", LEDUC, "-a", "cfr+", "-n", "3"]
+    code, out, err = run_cli(capsys, *args, "--distributed", "ray", "--actors", "2", "-o",
+                             tmp_path / "x.npz")
+    assert code == 0, err
+    assert "Traceback" not in err and (tmp_path / "x.npz").is_file()
+    head = out.splitlines()[0]
+    assert head.startswith("cfr+ on leduc: 3 iterations, ") and head.count(" s ") == 1
+    assert "mbb/g" in out and "2 actors, 5 subgames below the cut flop" in out
+    code, out, err = run_cli(capsys, *args, "--distributed", "ray", "--actors", "2", "--json")
+    assert code == 0, err
+    info = json.loads(out)
+    code, single, err = run_cli(capsys, *args, "--form", "public", "--json")
+    single = json.loads(single)
+    for key in ("game", "algorithm", "iterations", "exploitability", "exploitability_mbb",
+                "best_response_values", "nash_conv"):
+        assert info[key] == single[key], key
+    assert info["game"] == "leduc" and info["seconds"] > 0
+    assert info["exploitability_mbb"] == 1000 * info["exploitability"]
+
+
+RESUME_MISMATCHES = [  # (a flag that differs from the checkpoint's run, the words refused)
+    (["--actors", "3"], "--actors 2, not 3"), (["-a", "dcfr"], "cfr+ checkpoint, not dcfr"),
+    (["--dtype", "float32"], "--dtype 'float64'"), (["--cut", "depth:2"], "--cut 'flop'"),
+    (["--link", "poly:3"], "link 'poly:2'"), (["--simultaneous"], "alternating True"),
+    (["--averaging", "quadratic"], "averaging 'linear'"), (["--seed", "4"], "--seed 0, not 4"),
+    (["-a", "dcfr", "--alpha", "2"], "dcfr"), (["--cut", "chance"], None)]
+
+
+def test_cli_resume_refuses_another_run(cluster, capsys, tmp_path):
+    """``--resume DIR`` with a game or an option that differs from the checkpoint's run is
+    refused with one line before any actor starts (the manifest's run replaced them); the
+    same options resume, and the folder resumed from takes the new checkpoint, holding one
+    checkpoint's files (it refused any existing folder)."""
+    from conftest import one_line_error, run_cli
+    ck = tmp_path / "ck"
+    ck.mkdir()  # (an empty folder is taken)
+    base = ["solve", LEDUC, "-a", "cfr+", "--distributed", "ray", "--actors", "2"]
+    code, _, err = run_cli(capsys, *base, "-n", "2", "--checkpoint", ck, "--checkpoint-every",
+                           "0.001")
+    assert code == 0, err
+    code, _, err = run_cli(capsys, "solve", "kuhn", "-n", "1", "--distributed", "ray",
+                           "--resume", ck)
+    assert "for 'leduc', not for 'kuhn'" in one_line_error(code, err)
+    for flags, words in RESUME_MISMATCHES:
+        args = [a for a in base if a not in ("--actors", "2")] + ["-n", "1", "--resume", ck]
+        if "-a" in flags:
+            args = [a for a in args if a != "cfr+"]
+            args.remove("-a")
+        code, out, err = run_cli(capsys, *args, *flags)
+        if words is None:  # (chance is the flop's other name: the same run)
+            assert code == 0, err
+            continue
+        assert words in one_line_error(code, err), (flags, err)
+    code, out, err = run_cli(capsys, *base, "-n", "2", "--resume", ck, "--checkpoint", ck,
+                             "--json")
+    assert code == 0, err
+    info = json.loads(out)
+    assert info["iterations"] == 4
+    split = DistributedSolver(LEDUC, "cfr+", actors=2, ray=False).split
+    assert info["bytes_per_iteration"] == split.bytes_per_iteration(True)  # (per iteration
+    # run here: it was divided by the checkpoint's iterations too)
+    assert sorted(p.name for p in ck.iterdir()) == [
+        "manifest.json", "part0-00000004.npz", "part1-00000004.npz", "trunk-00000004.npz"]
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_cli_signal_stops_with_the_checkpoint(cluster, capsys, tmp_path, signum, code):
+    """Ctrl-C and SIGTERM stop a distributed solve after the current iteration: the
+    checkpoint is written, the exit code is 130 or 143 (SIGTERM aborted the driver with a C++
+    stack trace, Ctrl-C was ignored), and the checkpoint resumes."""
+    import threading
+
+    from conftest import run_cli
+    ck = tmp_path / "ck"
+
+    def kill() -> None:
+        deadline = time.monotonic() + 120
+        while not (ck / "manifest.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(os.getpid(), signum)
+
+    thread = threading.Thread(target=kill, daemon=True)
+    thread.start()
+    got, out, err = run_cli(capsys, "solve", LEDUC, "-n", "1000000", "--distributed", "ray",
+                            "--actors", "2", "--checkpoint", ck, "--checkpoint-every", "0.05")
+    thread.join()
+    assert got == code, err
+    assert "Traceback" not in err and f"interrupted by {signal.Signals(signum).name}" in err
+    done = json.loads((ck / "manifest.json").read_text())["iterations"]
+    assert 0 < done < 1000000
+    r = DistributedSolver.resume(ck)
+    try:
+        assert r.iteration == done
+    finally:
+        r.close()
+
+
+def test_cli_address_and_memory_refusals(cluster, capsys):
+    """A malformed or empty ``--address`` is one error line (was a traceback); one where
+    nothing listens fails at once (it hung for minutes); ``--max-memory`` sizes the actors'
+    parts and the driver (it was not applied to them)."""
+    from conftest import one_line_error, run_cli
+    for address, words in (("not a host:xx", "HOST:PORT"), ("", "empty"),
+                           ("127.0.0.1:1", "no Ray cluster answers")):
+        code, _, err = run_cli(capsys, "solve", LEDUC, "-n", "1", "--distributed", "ray",
+                               "--address", address)
+        assert words in one_line_error(code, err)
+    code, _, err = run_cli(capsys, "solve", "nl_holdem2(stack=40)", "-n", "1", "--distributed",
+                           "ray", "--actors", "2", "--max-memory", "1G")
+    assert "each actor" in one_line_error(code, err)
+    code, _, err = run_cli(capsys, "solve", LEDUC, "-n", "1", "--distributed", "ray",
+                           "--actors", "2", "--max-memory", "64K")  # (sized after the split)
+    assert "each actor" in one_line_error(code, err)

@@ -737,3 +737,67 @@ def test_game_strings_are_bounded(capsys, game, words):
     code, _, err = _run(capsys, ["games", game])
     _assert_refused(code, err, words)
     assert words in err, err
+
+
+# -- distributed checkpoints' manifests ----------------------------------------------------------
+def _manifest_mutants(m: dict) -> list[tuple[str, str]]:
+    """(what, manifest text): wrong types, missing keys, short and long lists, names that
+    lead out of the folder or name another kind of file, broken JSON."""
+    out: list[tuple[str, object]] = []
+    for key in ("format", "version", "game", "fingerprint", "iterations", "nodes_visited",
+                "parts", "cut", "rule", "link", "alternating", "averaging", "trunk",
+                "part_files"):
+        out.append((f"no {key}", {k: v for k, v in m.items() if k != key}))
+        for bad in (None, [], {}, "7", 1.5, True, -1, 10**30):
+            valid = key == "averaging" and bad in (1.5, 10**30)  # (powers: still a run)
+            if not valid and (bad != m[key] or type(bad) is not type(m[key])):
+                out.append((f"{key}={bad!r}", {**m, key: bad}))
+    parts, trunk = m["part_files"], m["trunk"]
+    for names in ([parts[0]], parts + [parts[1]], [parts[1], parts[0]], [trunk, parts[1]],
+                  ["../outside.npz", parts[1]], [parts[0], "/etc/passwd"],
+                  ["../../etc/passwd", parts[1]], [f"sub/{parts[0]}", parts[1]],
+                  [f"{parts[0]}/..", parts[1]], ["", parts[1]], [parts[0], "part1-00000099.npz"],
+                  [parts[0], "part1-00000002.npz\x00"], ["link/part0-00000002.npz", parts[1]],
+                  [parts[0], "part1-00000099-1.npz"]):
+        out.append((f"part_files={names!r}", {**m, "part_files": names}))
+    for name in ("../outside.npz", "/etc/passwd", parts[0], "trunk-00000099.npz", "",
+                 "./" + trunk, "trunk-00000099-1.npz"):
+        out.append((f"trunk={name!r}", {**m, "trunk": name}))
+    out += [("parts=3", {**m, "parts": 3}), ("iterations=3", {**m, "iterations": 3}),
+            ("dtype=float16", {**m, "dtype": "float16"}), ("parts=0", {**m, "parts": 0})]
+    texts = [(what, json.dumps(obj)) for what, obj in out]
+    return texts + [("empty", ""), ("truncated", json.dumps(m)[:40]), ("list", "[]"),
+                    ("null", "null"), ("a string", '"x"'), ("deep", "[" * 100000),
+                    ("format only", '{"format": "rcfr.distributed"}')]
+
+
+def test_damaged_distributed_manifests(capsys, tmp_path, monkeypatch):
+    """Every damaged manifest of a distributed checkpoint is refused with one line, before any
+    file it names is opened or any actor starts: no ``KeyError``, ``ValueError`` or ``zip()``
+    traceback, and no name is followed out of the folder (``../outside.npz``, a valid trunk
+    beside the folder, was read before)."""
+    from rcfr.distributed import DistributedSolver
+
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "ck"
+    d = DistributedSolver("leduc", "cfr+", actors=2, ray=False)
+    d.run(2, checkpoint_every=2, checkpoint_dir=folder)
+    m = json.loads((folder / "manifest.json").read_text())
+    (tmp_path / "outside.npz").write_bytes((folder / m["trunk"]).read_bytes())
+    (folder / "part1-00000099-1.npz").symlink_to(tmp_path / "outside.npz")  # (leads out)
+    (folder / "link").symlink_to(folder)
+    try:
+        import ray  # noqa: F401
+        cli = True
+    except ImportError:
+        cli = False
+    mutants = _manifest_mutants(m)
+    assert len(mutants) > 150
+    for what, text in mutants:
+        (folder / "manifest.json").write_text(text)
+        with pytest.raises(RcfrError):
+            DistributedSolver.resume(folder, ray=False)
+        if cli:  # (refused before Ray starts: no cluster is needed)
+            code, _, err = _run(capsys, ["solve", "leduc", "-a", "cfr+", "-n", "1",
+                                         "--distributed", "ray", "--resume", folder])
+            _assert_refused(code, err, what)

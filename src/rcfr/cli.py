@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -369,7 +370,7 @@ def solve(
             raise RcfrError("--actors, --cut and --address need --distributed ray")
         return _solve_distributed(game, distributed, actors, cut, address, spec, out_file,
                                   current_file, out_abstract, checkpoint, checkpoint_every,
-                                  resume, rounds, as_json, options)
+                                  resume, rounds, as_json, options, max_memory)
     if spec is not None or game is None:
         if spec is None:
             raise RcfrError("give a game string or --spec FILE")
@@ -454,8 +455,10 @@ def solve(
 
 def _solve_distributed(game, distributed, actors, cut, address, spec, out_file, current_file,
                        out_abstract, checkpoint, checkpoint_every, resume, rounds, as_json,
-                       options) -> None:
-    """``rcfr solve GAME --distributed ray``: :class:`rcfr.distributed.DistributedSolver`."""
+                       options, max_memory) -> None:
+    """``rcfr solve GAME --distributed ray``: :class:`rcfr.distributed.DistributedSolver`.
+    Ctrl-C or SIGTERM stops after the current iteration, writes the checkpoint and strategy
+    asked for, and exits 130 or 143, as a single-process solve does."""
     if str(distributed).strip().lower() != "ray":
         raise RcfrError(f"--distributed takes ray, got {distributed!r}")
     for flag, value in (("--spec", spec), ("--out-current", current_file),
@@ -484,18 +487,31 @@ def _solve_distributed(game, distributed, actors, cut, address, spec, out_file, 
     if checkpoint_every is not None and not 0 < checkpoint_every < float("inf"):
         raise RcfrError(f"--checkpoint-every must be a positive number of seconds, got "
                         f"{checkpoint_every}")
-    check_outputs({"--out": out_file, "--checkpoint": checkpoint})
+    check_outputs({"--out": out_file})
+    from .distributed.checkpoint import check_folder
+    from .distributed.cluster import check_address, import_ray
+    if checkpoint is not None:
+        check_folder(checkpoint)
+    ray = import_ray()
+    check_address(address)
     from .distributed import DistributedSolver
     from .solvers.run import _rule_for
+    rule = _rule_for(key, None, {k: getattr(run, k, None) for k in
+                                 ("alpha", "beta", "gamma", "averaging")})
+    dtype = getattr(run, "dtype", None) or "float64"
     if resume is not None:
-        solver = DistributedSolver.resume(resume, address=address)
+        expect = {"game": run.game, "algorithm": rule.spec(), "actors": actors, "cut": cut,
+                  "alternating": run.alternating, "averaging": run.averaging,
+                  "link": run.link, "dtype": dtype, "seed": options["seed"]}
+        solver = DistributedSolver.resume(resume, address=address, expect=expect,
+                                          max_memory=max_memory)
     else:
-        rule = _rule_for(key, None, {k: getattr(run, k, None) for k in
-                                     ("alpha", "beta", "gamma", "averaging")})
         solver = DistributedSolver(run.game, rule.spec(), actors=actors or 2, cut=cut,
                                    alternating=run.alternating, averaging=run.averaging,
-                                   link=run.link, address=address,
-                                   dtype=getattr(run, "dtype", None) or "float64")
+                                   link=run.link, address=address, dtype=dtype,
+                                   max_memory=max_memory, seed=run.seed)
+    stop = _StopFlag()
+    start, t0 = solver.iteration, time.perf_counter()
     try:
         def line(s) -> None:
             if not as_json and err.is_terminal:
@@ -505,34 +521,61 @@ def _solve_distributed(game, distributed, actors, cut, address, spec, out_file, 
                     err.print(f"iteration {s.iteration:,}: {st['bytes_per_iteration']:,.0f} "
                               f"bytes/iteration, driver {st['driver_share']:.0%}, actor RSS "
                               f"<= {mem:,.0f} MiB", markup=False, highlight=False)
-        solver.run(run.iterations or 1000, progress=line, checkpoint_dir=checkpoint,
-                   checkpoint_seconds=None if checkpoint is None else checkpoint_every or 60.0)
-        ev = solver.evaluate()
-        stats = solver.stats()
-        if checkpoint is not None:
-            solver.save_checkpoint(checkpoint)
-        if out_file is not None:
-            solver.average_policy().save(out_file)
+        with stop.installed():  # (after ray.init, whose own handlers it replaces)
+            solver.run(run.iterations or 1000, progress=line, checkpoint_dir=checkpoint,
+                       checkpoint_seconds=None if checkpoint is None else
+                       checkpoint_every or 60.0, should_stop=stop)
+            ev = solver.evaluate()
+            stats = solver.stats()
+            if checkpoint is not None:
+                solver.save_checkpoint(checkpoint)
+            if out_file is not None:
+                solver.average_policy().save(out_file)
+    except ray.exceptions.RayActorError:
+        raise RcfrError(f"an actor died after iteration {solver.iteration:,}: continue from "
+                        f"the last checkpoint with --resume DIR") from None
     finally:
         solver.close()
-    info = {**solver.info(), "exploitability": ev["exploitability"],
-            "nash_conv": ev["nash_conv"], "value": ev["value"],
-            "best_response_values": list(ev["best_response"]),
+    seconds = time.perf_counter() - t0
+    from .evaluate import Evaluation
+    evaluation = Evaluation(ev["value"], tuple(ev["best_response"]), ev["nash_conv"],
+                            ev["exploitability"], getattr(solver.tree.game, "big_blind", None))
+    done = solver.iteration - start
+    info = {**solver.info(), "seconds": seconds,
+            "iterations_per_second": done / seconds if seconds > 0 else None,
+            **evaluation.to_dict(),
             "bytes_per_iteration": stats["bytes_per_iteration"],
             "driver_share": stats["driver_share"],
             "seconds_per_iteration": stats["seconds_per_iteration"],
             "actor_memory": stats["actor_memory"], "driver_tables": stats["driver_tables"],
             "driver_peak_rss": stats["driver_peak_rss"],
             "out": str(out_file) if out_file else None,
-            "checkpoint": str(checkpoint) if checkpoint else None}
+            "checkpoint": str(checkpoint) if checkpoint else None,
+            "interrupted": stop.signum is not None}
     if as_json:
         _emit(info)
-        return
-    out.print(f"{info['algorithm']} on {info['game']}: {info['iterations']:,} iterations on "
-              f"{info['actors']} actors ({info['subgames']} subgames below the cut "
-              f"{info['cut']}); exploitability {ev['exploitability']:.6g}; "
-              f"{stats['bytes_per_iteration']:,.0f} bytes moved per iteration; driver "
-              f"{stats['driver_share']:.0%} of the time", markup=False, highlight=False)
+    else:
+        rate = info["iterations_per_second"]
+        out.print(f"{info['algorithm']} on {info['game']}: {info['iterations']:,} iterations, "
+                  f"{info['nodes_visited']:,} nodes visited in {seconds:.2f} s"
+                  + (f" ({rate:,.0f} it/s)" if rate else ""), markup=False, highlight=False)
+        out.print(f"  value to player 0   {evaluation.value:+.6f}")
+        out.print(f"  exploitability      {_fmt_expl(evaluation)}")
+        out.print(f"  distributed         {info['actors']} actors, {info['subgames']:,} subgames "
+                  f"below the cut {info['cut']}; {stats['bytes_per_iteration']:,.0f} bytes "
+                  f"moved per iteration; driver {stats['driver_share']:.0%} of the time",
+                  markup=False, highlight=False)
+        if checkpoint is not None:
+            out.print(f"  checkpoint -> {checkpoint}", markup=False, highlight=False)
+        if out_file is not None:
+            out.print(f"  average strategy -> {out_file}", markup=False, highlight=False)
+    if stop.signum is not None:
+        written = [f"{what} -> {path}" for what, path in (
+            ("checkpoint", checkpoint), ("average strategy", out_file)) if path is not None]
+        err.print(f"interrupted by {signal.Signals(stop.signum).name} after iteration "
+                  f"{solver.iteration:,}" + (": " + ", ".join(written) if written else
+                                             " (nothing written: no --checkpoint or --out)"))
+        raise typer.Exit(EXIT_SIGNAL[stop.signum])
 
 
 SOLVE_OWN = solve.own_parameters  # the game and what is no option of the run (files, ...)

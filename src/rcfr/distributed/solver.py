@@ -21,19 +21,21 @@ import numpy as np
 
 from ..core.budget import peak_rss
 from ..core.errors import RcfrError
-from ..core.fileio import check_game_matches, read_npz, write_atomic, write_npz
+from ..core.fileio import read_npz, write_atomic, write_npz
 from ..core.links import parse_link
 from ..core.names import ALGORITHMS
 from ..core.rules import UpdateRule, parse_rule
 from ..forms.compile import compile_game, is_compiled
 from ..forms.public.split import PartState, split_skeleton
 from ..forms.public.tree import compile_skeleton
+from ..games.registry import load_game
 from ..solvers.loop import AVERAGING_NAMES, TABLE_DTYPES, averaging_power
+from . import checkpoint as ck
+from .cluster import check_address, check_memory, connect, import_ray
 
-MANIFEST = "manifest.json"
+MANIFEST = ck.MANIFEST
 PART_FORMAT = "rcfr.distributed.part"
 TRUNK_FORMAT = "rcfr.distributed.trunk"
-OBJECT_STORE_BYTES = 200 * 1024**2  # the local cluster's object store (small: shared machines)
 
 
 def _rss() -> int:
@@ -114,10 +116,9 @@ class PartWorker:
         for key in ("fingerprint", "iterations", "parts", "cut"):
             if theirs.get(key) != meta.get(key) or theirs.get("part") != self.index:
                 raise RcfrError(f"{path} does not belong to this run ({key} differs)")
-        try:
-            self.state.load_state(arrays)
-        except (KeyError, ValueError) as e:
-            raise RcfrError(f"{path} is corrupted: {e}") from None
+        ck.check_tables(path, arrays, self.state.part.num_sequences,
+                        np.dtype(self.state.dtype).name)
+        self.state.load_state(arrays)
 
     def pid(self) -> int:
         return os.getpid()
@@ -136,7 +137,8 @@ class DistributedSolver:
                  cut: str | None = None, alternating: bool = True,
                  averaging: str | float | None = None, link: str | None = None,
                  address: str | None = None, ray: bool = True,
-                 dtype: str = "float64") -> None:
+                 dtype: str = "float64", max_memory: str | float | int | None = None,
+                 seed: int = 0, _start: bool = True) -> None:
         key = (algorithm.spec() if isinstance(algorithm, UpdateRule)
                else str(algorithm).strip().lower())
         if key.partition(":")[0] not in ALGORITHMS:
@@ -154,10 +156,19 @@ class DistributedSolver:
         self.averaging_ = (AVERAGING_NAMES.get(self.rule_.averaging, self.rule_.averaging)
                            if averaging is None else averaging)
         self.avg_power_ = averaging_power(self.averaging_)
+        self.seed = seed
+        if ray:  # (refused before any work: Ray missing, a malformed address)
+            import_ray()
+            check_address(address)
+        game = game.game if is_compiled(game) else game
+        game = load_game(game) if isinstance(game, str) else game
+        check_memory(game, None, None, actors, dt, max_memory)
         # the driver keeps the skeleton and the trunk; the actors build their parts
-        self.tree = compile_skeleton(game.game if is_compiled(game) else game)
+        self.tree = compile_skeleton(game)
         self.split = split_skeleton(self.tree, cut, actors)
-        self.cut = self.split.cut
+        check_memory(game, self.tree.num_sequences,
+                     [p.num_sequences for p in self.split.parts], actors, dt, max_memory)
+        self.cut = str(self.split.cut).strip().lower()
         self.num_actors = actors
         self.address = address
         self.use_ray = ray
@@ -166,10 +177,13 @@ class DistributedSolver:
         self.bytes_moved = 0  # sent and received, all iterations
         self.driver_seconds = 0.0
         self.total_seconds = 0.0
+        self.iterations_run = 0  # by this process (a resumed run counts from its checkpoint)
         self.trunk = PartState(self.split.trunk, self.rule_.params, self.link_.kind,
                                self.link_.param, TABLE_DTYPES[dt])
         self._src = [p.slot_src for p in self.split.parts]
-        self._start_workers()
+        self.workers: list = []
+        if _start:
+            self._start_workers()
 
     # -- workers ---------------------------------------------------------------------------
     def _start_workers(self) -> None:
@@ -179,18 +193,19 @@ class DistributedSolver:
             self.workers = [PartWorker(self.tree.game, self.cut, n, j, rule, link, fp,
                                        self.dtype, self.tree) for j in range(n)]
             return
-        import ray
-        if not ray.is_initialized():
-            if self.address:
-                ray.init(address=self.address, include_dashboard=False)
-            else:
-                ray.init(num_cpus=max(2, self.num_actors), include_dashboard=False,
-                         object_store_memory=OBJECT_STORE_BYTES, log_to_driver=False)
+        connect(self.address, max(2, self.num_actors))
+        ray = import_ray()
         remote = ray.remote(num_cpus=0, max_restarts=0)(PartWorker)
         game = _game_key(self.tree.game)
         self.workers = [remote.remote(game, self.cut, n, j, rule, link, fp, self.dtype)
                         for j in range(n)]
-        ray.get([w.pid.remote() for w in self.workers])  # (built: errors surface here)
+        try:
+            ray.get([w.pid.remote() for w in self.workers])  # (built: errors surface here)
+        except ray.exceptions.RayActorError as exc:
+            self.close()
+            lines = [x for x in str(exc).splitlines() if x.strip()]
+            raise RcfrError(f"an actor could not build its part: "
+                            f"{lines[-1].strip() if lines else type(exc).__name__}") from None
 
     def _map(self, method: str, args: list) -> list:
         """``method`` on every worker (the j-th with ``args[j]``), in parallel on Ray."""
@@ -198,7 +213,12 @@ class DistributedSolver:
             return [getattr(w, method)(*a) for w, a in zip(self.workers, args, strict=True)]
         import ray
         pairs = zip(self.workers, args, strict=True)
-        return ray.get([getattr(w, method).remote(*a) for w, a in pairs])
+        try:
+            return ray.get([getattr(w, method).remote(*a) for w, a in pairs])
+        except ray.exceptions.RayTaskError as exc:  # an actor refused (a damaged file ...)
+            if isinstance(exc.cause, RcfrError):
+                raise RcfrError(str(exc.cause)) from None
+            raise
 
     def worker_pids(self) -> list[int]:
         return self._map("pid", [()] * len(self.workers))
@@ -246,11 +266,13 @@ class DistributedSolver:
 
     def run(self, iterations: int, checkpoint_every: int = 0,
             checkpoint_dir: str | os.PathLike | None = None, progress=None,
-            checkpoint_seconds: float | None = None) -> DistributedSolver:
+            checkpoint_seconds: float | None = None,
+            should_stop=None) -> DistributedSolver:
         """Advance ``iterations`` iterations, writing a checkpoint into ``checkpoint_dir``
         every ``checkpoint_every`` iterations and/or after each iteration that ends
         ``checkpoint_seconds`` of wall time after the last one (the CLI's
-        ``--checkpoint-every``); ``progress(self)`` after each iteration."""
+        ``--checkpoint-every``); ``progress(self)`` after each iteration; stopped early, after
+        an iteration, where ``should_stop()`` is true (Ctrl-C, SIGTERM)."""
         if not isinstance(iterations, int) or iterations < 0:
             raise RcfrError(f"iterations must be a whole number >= 0, got {iterations!r}")
         if checkpoint_seconds is not None and not 0 < checkpoint_seconds < float("inf"):
@@ -265,6 +287,7 @@ class DistributedSolver:
             self.total_seconds += dt
             self.driver_seconds += dt - self._wait
             self.iteration += 1
+            self.iterations_run += 1
             self.nodes_visited += 2 * self.tree.num_nodes
             due = bool(checkpoint_every) and self.iteration % checkpoint_every == 0
             if checkpoint_seconds is not None and time.monotonic() - last >= checkpoint_seconds:
@@ -274,6 +297,8 @@ class DistributedSolver:
                 last = time.monotonic()
             if progress is not None:
                 progress(self)
+            if should_stop is not None and should_stop():
+                break
         return self
 
     # -- outputs ---------------------------------------------------------------------------
@@ -318,19 +343,20 @@ class DistributedSolver:
                 "exploitability": nash_conv / 2.0}
 
     def info(self) -> dict[str, Any]:
-        info = {"algorithm": self.name, "iterations": self.iteration,
+        info = {"game": str(self.tree.game), "algorithm": self.name,
+                "iterations": self.iteration,
                 "rule": self.rule_.spec(), "link": self.link_.spec(),
                 "alternating": self.alternating, "averaging": self.averaging_,
                 "nodes_visited": self.nodes_visited, "distributed": "ray",
                 "actors": self.num_actors, "cut": self.cut,
-                "subgames": self.split.num_subgames, "dtype": self.dtype}
+                "subgames": self.split.num_subgames, "dtype": self.dtype, "seed": self.seed}
         info.update(self.tree.file_meta())
         return info
 
     def stats(self) -> dict[str, Any]:
         """Bytes moved per iteration, the driver's share of the time, actor memory."""
-        n = max(self.iteration, 1)
-        return {"bytes_per_iteration": self.bytes_moved / n if self.iteration else
+        n = max(self.iterations_run, 1)  # (run by this process: a resumed run's too)
+        return {"bytes_per_iteration": self.bytes_moved / n if self.iterations_run else
                 self.split.bytes_per_iteration(self.alternating),
                 "driver_share": self.driver_seconds / self.total_seconds
                 if self.total_seconds else 0.0,
@@ -345,56 +371,108 @@ class DistributedSolver:
                 "iterations": self.iteration, "parts": self.num_actors, "cut": self.cut}
 
     def save_checkpoint(self, folder: str | os.PathLike) -> Path:
-        """Each actor writes its parts' tables, the driver the trunk's and then the manifest
-        (written last, atomically: a manifest names only complete files)."""
+        """Each actor writes its part's tables and the driver the trunk's, into new files;
+        then the manifest naming them replaces the last one atomically; then the files it no
+        longer names are removed.  Killed at any moment, the folder holds a checkpoint."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         meta = self._meta()
-        tag = f"{self.iteration:08d}"
-        names = [f"part{j}-{tag}.npz" for j in range(len(self.workers))]
+        trunk, names = ck.new_names(folder, self.iteration, len(self.workers))
         self._map("save", [(str((folder / n).resolve()), meta) for n in names])
-        write_npz(folder / f"trunk-{tag}.npz", self.trunk.state(),
+        write_npz(folder / trunk, self.trunk.state(),
                   {"format": TRUNK_FORMAT, "version": 1, **meta,
                    "nodes_visited": self.nodes_visited})
-        manifest = {"format": "rcfr.distributed", "version": 1, **self.info(), **meta,
-                    "trunk": f"trunk-{tag}.npz", "part_files": names}
+        manifest = {"format": ck.FORMAT, "version": ck.VERSION, **self.info(), **meta,
+                    "trunk": trunk, "part_files": names}
         text = json.dumps(manifest, indent=1, sort_keys=True)
         write_atomic(folder / MANIFEST, lambda h: h.write(text.encode()))
+        ck.remove_stale(folder, {trunk, *names})
         return folder / MANIFEST
 
     @classmethod
     def resume(cls, folder: str | os.PathLike, *, address: str | None = None,
-               ray: bool = True) -> DistributedSolver:
-        """A run restarted from the checkpoint in ``folder`` (new actors load their tables)."""
+               ray: bool = True, expect: dict[str, Any] | None = None,
+               max_memory: str | float | int | None = None) -> DistributedSolver:
+        """A run restarted from the checkpoint in ``folder`` (new actors load their tables).
+        The manifest is checked before any file it names is opened.  ``expect``: the run
+        asked for (``game``, ``algorithm``, ``actors``, ``cut``, ``alternating``,
+        ``averaging``, ``link``, ``dtype``, ``seed``; ``None`` or absent: the checkpoint's);
+        a checkpoint of another run is refused, before any actor starts."""
         folder = Path(folder)
         path = folder / MANIFEST
-        try:
-            m = json.loads(path.read_text())
-        except (OSError, ValueError):
-            raise RcfrError(f"{path}: no distributed checkpoint manifest") from None
-        if not isinstance(m, dict) or m.get("format") != "rcfr.distributed":
-            raise RcfrError(f"{path} is not a distributed checkpoint manifest")
-        try:
-            solver = cls(m["game"], m["rule"], actors=int(m["parts"]), cut=m["cut"],
-                         alternating=bool(m["alternating"]), averaging=m["averaging"],
-                         link=m["link"], address=address, ray=ray,
-                         dtype=m.get("dtype", "float64"))
-        except KeyError as e:
-            raise RcfrError(f"{path} lacks {e}") from None
-        check_game_matches(path, "a checkpoint", m, solver.tree)
-        solver.iteration = int(m["iterations"])
+        m = ck.read_manifest(folder)
+        if expect:
+            _check_expected(path, m, expect)
+        solver = cls(m["game"], m["rule"], actors=m["parts"], cut=m["cut"],
+                     alternating=m["alternating"], averaging=m["averaging"], link=m["link"],
+                     address=address, ray=ray, dtype=m["dtype"], max_memory=max_memory,
+                     seed=m.get("seed", 0), _start=False)
+        if solver.tree.fingerprint() != m["fingerprint"]:
+            raise RcfrError(f"{path} holds a checkpoint for {m['game']!r} whose information "
+                            f"sets or actions differ from {m['game']!r} here: it was written "
+                            f"by another version of the game's rules")
+        solver.iteration = m["iterations"]
         meta = solver._meta()
-        arrays, tm = read_npz(folder / m["trunk"], TRUNK_FORMAT)
+        trunk_path = m["trunk_path"]
+        arrays, tm = read_npz(trunk_path, TRUNK_FORMAT)
         if tm.get("fingerprint") != meta["fingerprint"] or tm.get("iterations") != meta[
                 "iterations"]:
-            raise RcfrError(f"{folder / m['trunk']} does not belong to {path}")
+            raise RcfrError(f"{trunk_path} does not belong to {path}")
+        nodes = tm.get("nodes_visited", 0)
+        if type(nodes) is not int or not 0 <= nodes <= ck.MAX_COUNT:
+            raise RcfrError(f"{trunk_path} is corrupted: nodes_visited {nodes!r}")
+        ck.check_tables(trunk_path, arrays, solver.split.trunk.num_sequences, solver.dtype)
+        solver.trunk.load_state(arrays)
+        solver.nodes_visited = nodes
+        solver._start_workers()
         try:
-            solver.trunk.load_state(arrays)
-        except (KeyError, ValueError) as e:
-            raise RcfrError(f"{folder / m['trunk']} is corrupted: {e}") from None
-        solver.nodes_visited = int(tm.get("nodes_visited", 0))
-        solver._map("load", [(str((folder / n).resolve()), meta) for n in m["part_files"]])
+            solver._map("load", [(str(p.resolve()), meta) for p in m["part_paths"]])
+        except BaseException:
+            solver.close()
+            raise
         return solver
+
+
+def _check_expected(path: Path, m: dict[str, Any], expect: dict[str, Any]) -> None:
+    """Refuse a checkpoint whose run differs from the one asked for (as the single-process
+    resume does: ``... was run with KEY X, not Y``)."""
+    game = expect.get("game")
+    if game is not None:
+        ours = str(load_game(game) if isinstance(game, str) else game)
+        if ours != m["game"]:
+            raise RcfrError(f"{path} holds a checkpoint for {m['game']!r}, not for {ours!r}")
+    mine: dict[str, Any] = {}
+    if expect.get("algorithm") is not None:
+        rule = parse_rule(expect["algorithm"])
+        theirs_name = m["rule"].partition(":")[0]
+        if theirs_name != rule.name:
+            raise RcfrError(f"{path} is a {theirs_name} checkpoint, not {rule.name}")
+        mine["rule"] = rule.spec()
+        if "averaging" in expect:
+            avg = expect["averaging"]
+            mine["averaging"] = (AVERAGING_NAMES.get(rule.averaging, rule.averaging)
+                                 if avg is None else avg)
+    if "link" in expect:
+        mine["link"] = parse_link(expect["link"]).spec()
+    if expect.get("alternating") is not None:
+        mine["alternating"] = bool(expect["alternating"])
+    if "dtype" in expect:
+        mine["dtype"] = str(expect["dtype"] or "float64").strip().lower()
+    for key in ("actors", "cut", "seed"):
+        if expect.get(key) is not None:
+            mine[key] = expect[key]
+    def canonical(cut: str) -> str:
+        key = str(cut).strip().lower()
+        return "flop" if key == "chance" else key  # (two names of one cut)
+
+    if "cut" in mine:
+        mine["cut"] = canonical(mine["cut"])
+    theirs = {**m, "actors": m["parts"], "seed": m.get("seed", 0), "cut": canonical(m["cut"])}
+    for key, value in mine.items():
+        if theirs.get(key) != value:
+            flag = {"actors": "--actors", "cut": "--cut", "seed": "--seed",
+                    "dtype": "--dtype"}.get(key, key)
+            raise RcfrError(f"{path} was run with {flag} {theirs.get(key)!r}, not {value!r}")
 
 
 def solve_distributed(game: Any, algorithm: str = "cfr+", iterations: int = 100, *,
