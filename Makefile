@@ -6,6 +6,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 CORE   := $(VENV)/.installed-core
 EXTRAS := $(VENV)/.installed-extras
+DOCS   := $(VENV)/.installed-docs
+# One command for `make docs` and `make test`: warnings are errors, none hidden.
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 .PHONY: demo test bench lint docs clean
 
@@ -18,6 +21,10 @@ $(CORE): pyproject.toml
 $(EXTRAS): $(CORE)
 	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,torch,ray,docs]'
 	touch $(EXTRAS)
+
+$(DOCS): $(CORE)
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $(DOCS)
 
 demo: $(CORE)
 	mkdir -p results
@@ -32,14 +39,13 @@ demo: $(CORE)
 test: $(EXTRAS)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/lint-imports --no-cache
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
+	$(MKDOCS)
 	$(BIN)/python -m pytest -n auto --maxprocesses 4
 
-# The documentation site (mkdocs-material + mkdocstrings): warnings are errors.  Installs the
-# docs extra into the venv if it is missing.
-docs: $(CORE)
-	@test -x $(BIN)/mkdocs || $(BIN)/python -m pip install --quiet -e '.[docs]'
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+# The documentation site (mkdocs-material + mkdocstrings, MathJax from the docs extra): warnings
+# are errors.  `make test` builds it with the same command, so it fails whenever this does.
+docs: $(DOCS)
+	$(MKDOCS)
 
 bench: $(EXTRAS)
 	$(BIN)/python benchmarks/bench_core.py

@@ -102,6 +102,7 @@ class SphinxRolesExtension(Extension):
 
 @event_priority(100)  # before mkdocstrings reads the Markdown extensions
 def on_config(config):
+    mathjax_source()  # a missing MathJax fails before the build, not after it
     config.markdown_extensions.append(SphinxRolesExtension())
     return config
 
@@ -123,3 +124,40 @@ def on_page_markdown(markdown, page, config, files):
     from rcfr.experiments.report import render_docs_page
 
     return markdown.replace(REPRODUCTION_MARKER, render_docs_page(Path(config["docs_dir"])))
+
+
+# -- MathJax, served from the site itself ---------------------------------------------------------
+# The math is typeset by MathJax 3 from the docs extra's `django-static-mathjax` wheel (MathJax's
+# own files, no Django needed): copied into the site at build time, so pages render offline
+# and nothing third-party is committed.  mkdocs.yml's extra_javascript names the copy.
+MATHJAX_DIR = "js/mathjax"
+MATHJAX_PARTS = ("tex-mml-chtml.js", "input", "output", "ui", "a11y", "sre", "adaptors")
+
+
+def mathjax_source():
+    """The installed MathJax's ``es5`` folder, or a PluginError saying how to install it."""
+    from importlib.util import find_spec
+    from pathlib import Path
+
+    from mkdocs.exceptions import PluginError
+
+    spec = find_spec("mathjax")
+    es5 = Path(next(iter(spec.submodule_search_locations))) / "static" / "mathjax" / "es5" \
+        if spec and spec.submodule_search_locations else None
+    if es5 is None or not (es5 / MATHJAX_PARTS[0]).is_file():
+        raise PluginError("MathJax is not installed: pip install -e '.[docs]' in the rcfr "
+                          "checkout (`make docs` does it)")
+    return es5
+
+
+def on_post_build(config, **_):
+    import shutil
+    from pathlib import Path
+
+    es5, target = mathjax_source(), Path(config["site_dir"]) / MATHJAX_DIR
+    target.mkdir(parents=True, exist_ok=True)
+    for part in MATHJAX_PARTS:
+        if (es5 / part).is_dir():
+            shutil.copytree(es5 / part, target / part, dirs_exist_ok=True)
+        else:
+            shutil.copy2(es5 / part, target / part)
