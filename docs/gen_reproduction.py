@@ -1,6 +1,6 @@
 """Regenerate the Reproduction page's data from one or more results stores.
 
-    nice -n 10 .venv/bin/python docs/gen_reproduction.py --db /work/sweeps/store/repro.db \\
+    nice -n 10 .venv/bin/python docs/gen_reproduction.py --db repro.db \\
         --db docs/data/paper_runs.db [--docs docs] [--out merged.db]
 
 The stores' finished runs are merged into a temporary copy of the first (a run already in an

@@ -350,7 +350,7 @@ def test_node_budgets_give_the_estimated_time_of_the_papers_budget():
     assert row["level"] == BELOW_BUDGET and row["shown"].startswith("holds at 1/1,000")
     # 1e9 nodes in 1 s a run: 1e9 nodes/s; 1e12 nodes x 5 seeds x 4 schemes = 2e4 s
     assert ("the paper's 1e+12 nodes x 5 seeds for each of AS, CS, ES, OS would take about "
-            "0.23 core-days (0.12 days on this 2-core machine) at rcfr's measured AS 1e+09, "
+            "0.23 core-days (0.12 days on 2 cores) at rcfr's measured AS 1e+09, "
             "CS 1e+09, ES 1e+09, OS 1e+09 nodes/s") in row["note"]
 
 

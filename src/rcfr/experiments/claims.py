@@ -1,11 +1,10 @@
-"""The checkable claims of the five seed papers, each with its source and its check.
+"""The checkable claims of the papers rcfr reproduces, each with its source and its check.
 
-Seeds: Morrill 2016, *Using Regret Estimation to Solve Games Compactly* (M.Sc. thesis; seeds
-000 and 002 are two texts of it), Gibson et al. 2012, *Efficient Monte Carlo Counterfactual
-Regret Minimization in Games with Many Player Actions* (001), D'Orazio et al. 2019,
-*Alternative Function Approximation Parameterizations for Solving Games* (003) and Ceraolo
-2021, *Regret minimization and reinforcement learning to find equilibria in incomplete
-information games* (004).
+The papers: Morrill 2016, *Using Regret Estimation to Solve Games Compactly* (M.Sc. thesis),
+Gibson et al. 2012, *Efficient Monte Carlo Counterfactual Regret Minimization in Games with
+Many Player Actions*, D'Orazio et al. 2019, *Alternative Function Approximation
+Parameterizations for Solving Games* and Ceraolo 2021, *Regret minimization and reinforcement
+learning to find equilibria in incomplete information games*.
 
 A claim's check takes a :class:`Context` (the store's runs by figure spec, and a cache for the
 exact computations, which take seconds) and returns an :class:`~.evidence.Outcome`: what we
@@ -49,8 +48,8 @@ from .evidence import (
 )
 from .figures import figure_names, figure_spec, lowest_mean, variant_name
 
-MORRILL, GIBSON, DORAZIO, CERAOLO = ("Morrill 2016 (seeds 000/002)", "Gibson et al. 2012 (001)",
-                                     "D'Orazio et al. 2019 (003)", "Ceraolo 2021 (004)")
+MORRILL, GIBSON, DORAZIO, CERAOLO = ("Morrill 2016", "Gibson et al. 2012",
+                                     "D'Orazio et al. 2019", "Ceraolo 2021")
 LEDUC_C, LEDUC, ONE_CARD = "leduc(canonical=true)", "leduc", "nl_one_card"
 BLUFF11, BLUFF21, GOOF = "liars_dice", "liars_dice(dice=2,dice2=1)", "goofspiel"
 THESIS_BUDGET = Budget("iterations", 100_000, 1)
@@ -666,7 +665,7 @@ def _estimate(ctx: Context, game: str, paper: Budget | None, used: list[Run]) ->
     days = seconds / 86400
     return (f"the paper's {paper.amount:.3g} nodes x {paper.seeds} seeds for each of "
             f"{', '.join(rates)} would take about {_days(days)} core-days ({_days(days / 2)} "
-            f"days on this 2-core machine) at rcfr's measured "
+            f"days on 2 cores) at rcfr's measured "
             + ", ".join(f"{k} {v:.3g}" for k, v in rates.items())
             + " nodes/s (the fastest stored run of each, wall seconds with its evaluations)")
 

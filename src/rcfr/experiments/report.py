@@ -1,4 +1,4 @@
-"""The reproduction report: every checkable claim of the five seed papers with its evidence
+"""The reproduction report: every checkable claim of the reproduced papers with its evidence
 level and verdict (:mod:`.claims`, :mod:`.evidence`), and every paper figure that has data in
 the store.
 
@@ -259,7 +259,7 @@ def render_markdown(report: dict[str, Any], image_dir: str = "", bluff: dict | N
     lines = [f"{h} rcfr reproduction report\n",
              f"From `{report['store']}`, {report['generated']}.\n",
              f"**{summary_line(report['summary'])}**\n",
-             f"{h}# Claims of the seed papers\n",
+             f"{h}# Claims of the papers\n",
              "Evidence levels: *exact* (an LP, a closed form or an exact evaluation computed "
              "by rcfr: final), *at paper budget* (runs with the paper's iterations or nodes and "
              "seeds), *below paper budget* (the verdict for that budget, with the ratio), *no "
@@ -337,7 +337,7 @@ def _html(report: dict[str, Any], out_dir: Path) -> str:
              f"<h1>rcfr reproduction report</h1><p>From <code>{esc(report['store'])}</code>, "
              f"{esc(report['generated'])}.</p>",
              f"<p><strong>{esc(summary_line(report['summary']))}</strong></p>",
-             "<h2>Claims of the seed papers</h2><table id=\"claims\"><tr>"
+             "<h2>Claims of the papers</h2><table id=\"claims\"><tr>"
              + "".join(f"<th>{esc(c)}</th>" for c in COLUMNS) + "</tr>",
              *rows, "</table><h2>Figures</h2>"]
     for f in report["figures"]:
