@@ -130,6 +130,39 @@ def test_a_folder_of_specs_still_overrides_the_packaged_ones(tmp_path, monkeypat
     assert load_spec("mine_quick").name == "mine_quick"
 
 
+# -- install hints: rcfr installs from its checkout ---------------------------------------------
+def _missing_extra_error(monkeypatch, module: str, call) -> str:
+    monkeypatch.setitem(sys.modules, module, None)  # import fails as if not installed
+    with pytest.raises(RcfrError) as info:
+        call()
+    return str(info.value)
+
+
+def test_a_missing_extra_says_how_to_install_it_from_the_checkout(monkeypatch):
+    """rcfr is not on a package index: ``pip install 'rcfr[torch]'`` cannot work; the hint is
+    ``pip install -e '.[torch]'`` in the checkout (or ``make test``'s environment)."""
+    from rcfr.experiments.runners import run_ray
+    from rcfr.games.openspiel_game import import_pyspiel
+    from rcfr.regressors.torch_mlp import import_torch
+    from rcfr.solvers.deep.nets import torch_module
+
+    cases = (("torch", "torch", import_torch), ("torch", "torch", torch_module),
+             ("pyspiel", "openspiel", import_pyspiel),
+             ("ray", "ray", lambda: run_ray([], Path("."), workers=1, checkpoint_every=60,
+                                            on_start=None, on_result=None)))
+    for module, extra, call in cases:
+        message = _missing_extra_error(monkeypatch, module, call)
+        assert f"pip install -e '.[{extra}]'" in message and "make test" in message, message
+        assert "rcfr[" not in message and "\n" not in message
+
+
+def test_no_install_hint_names_a_package_index_rcfr_is_not_on():
+    hints = [f"{path.relative_to(REPO)}:{n}" for path in sorted((REPO / "src").rglob("*.py"))
+             for n, line in enumerate(path.read_text().splitlines(), 1)
+             if re.search(r"rcfr\[(torch|openspiel|ray|test|docs)", line)]
+    assert hints == []
+
+
 # -- the code version --------------------------------------------------------------------------
 HASHES = [c * 40 for c in "0123a"]
 

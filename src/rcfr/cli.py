@@ -244,7 +244,7 @@ def games(
     if not names:
         families = [f"{k}: {v}" for k, v in descriptions.items()]
         families.append("openspiel:<game>: any two-player zero-sum OpenSpiel game, e.g. "
-                        "openspiel:leduc_poker (extra rcfr[openspiel])")
+                        "openspiel:leduc_poker (the openspiel extra)")
         out.print("Game families: " + "; ".join(families), markup=False, highlight=False)
 
 

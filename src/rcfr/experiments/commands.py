@@ -31,8 +31,8 @@ from .sweep import plan, run_sweep
 DbOpt = Annotated[Path, typer.Option("--db", help="The results database (SQLite).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object for scripts.")]
 WorkersOpt = Annotated[int, typer.Option("--workers", "-w", help="Runs at a time.")]
-BackendOpt = Annotated[str, typer.Option(help=f"{' or '.join(BACKENDS)} (Ray: pip install "
-                                              "'rcfr[ray]').")]
+BackendOpt = Annotated[str, typer.Option(help=f"{' or '.join(BACKENDS)} (Ray: pip install -e "
+                                              "'.[ray]' in the rcfr checkout).")]
 RayOpt = Annotated[str | None, typer.Option(
     "--ray-address", help="Join this Ray cluster ('auto': the one this machine is in); "
                           "without it a local Ray instance is started.")]

@@ -19,7 +19,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import RcfrError
+from ..core.errors import RcfrError, install_hint
 from .execute import execute
 from .spec import RunSpec
 
@@ -170,7 +170,7 @@ def run_ray(specs: Iterable[RunSpec], directory: Path, *, workers: int | None,
     try:
         import ray
     except ImportError:
-        raise RcfrError("the ray backend needs Ray: pip install 'rcfr[ray]'") from None
+        raise RcfrError(f"the ray backend needs Ray: {install_hint('ray')}") from None
     started = False
     if not ray.is_initialized():
         env = {"env_vars": {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}}

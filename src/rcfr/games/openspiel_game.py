@@ -13,10 +13,10 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from ..core.errors import RcfrError
+from ..core.errors import RcfrError, install_hint
 from .protocol import Game, State
 
-INSTALL_HINT = "install the openspiel extra: pip install 'rcfr[openspiel]'"
+INSTALL_HINT = f"install the openspiel extra: {install_hint('openspiel')}"
 _POKER = ("kuhn_poker", "leduc_poker")
 
 

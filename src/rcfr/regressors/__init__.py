@@ -11,7 +11,7 @@ sample_weight=None)`` returns the regressor, ``predict(X)`` returns a float vect
 * :class:`RidgeRegression` and :func:`tug_of_war_features` -- f-RCFR's linear estimator and its
   hashing features (D'Orazio et al. 2019, sec. 4.1);
 * :class:`SklearnRegressor` -- any scikit-learn regressor;
-* :class:`~rcfr.regressors.torch_mlp.TorchMLPRegressor` -- a PyTorch MLP (extra ``rcfr[torch]``;
+* :class:`~rcfr.regressors.torch_mlp.TorchMLPRegressor` -- a PyTorch MLP (the ``torch`` extra;
   imported from its module so that ``import rcfr`` never needs PyTorch).
 
 They are scikit-learn estimators (``clone``, ``check_estimator``); unfitted ``predict`` raises

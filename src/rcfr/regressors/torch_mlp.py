@@ -2,8 +2,8 @@
 estimator the thesis leaves to future work (Morrill 2016, ch. 5), as OpenSpiel's neural RCFR
 and Deep CFR (Brown et al. 2019) use one.
 
-PyTorch is an optional extra (``pip install 'rcfr[torch]'``); it is imported on the first
-fit, so importing :mod:`rcfr` never needs it.
+PyTorch is an optional extra (``pip install -e '.[torch]'`` in the checkout); it is imported
+on the first fit, so importing :mod:`rcfr` never needs it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from sklearn.utils import check_random_state
 
 from ..core.budget import check_network
 from ..core.checks import parse_hidden
-from ..core.errors import RcfrError
+from ..core.errors import RcfrError, install_hint
 from ._checks import (
     check_choice,
     check_fitted,
@@ -41,7 +41,7 @@ def import_torch() -> Any:
     try:
         import torch
     except ImportError:
-        raise RcfrError("the torch-mlp regressor needs PyTorch: pip install 'rcfr[torch]'") \
+        raise RcfrError(f"the torch-mlp regressor needs PyTorch: {install_hint('torch')}") \
             from None
     return torch
 

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from ...core.checks import parse_hidden  # noqa: F401 (re-exported for the solvers)
-from ...core.errors import RcfrError
+from ...core.errors import RcfrError, install_hint
 from ..mlp import ADAM, MLP, Adam, _adam, masked_softmax, one_blas_thread
 from .memory import Reservoir
 
@@ -33,7 +33,7 @@ def torch_module() -> Any:
     try:
         import torch
     except ImportError:  # pragma: no cover - the torch extra
-        raise RcfrError("the deep CFR family needs PyTorch: pip install 'rcfr[torch]'") from None
+        raise RcfrError(f"the deep CFR family needs PyTorch: {install_hint('torch')}") from None
     return torch
 
 
