@@ -9,7 +9,7 @@ scale ``c_i`` (float32) and its sequences' values as integers, regrets ``R_s ~ c
 every update.  The integers are rounded *stochastically*, ``q = floor(x + u)`` for
 ``x = v / c_i`` and ``u`` uniform in ``[0, 1)`` (up by one with probability ``x - floor(x)``), so
 that ``E[c_i q] = v``: round-to-nearest loses every
-update smaller than half a step, which stalls CFR+ (issue 23's prototype: 3.8e-3 against 1.8e-4
+update smaller than half a step, which stalls CFR+ (a prototype: 3.8e-3 against 1.8e-4
 on Leduc after 3,000 iterations).  ``u`` is output ``s + 1`` of a SplitMix64 stream keyed by
 the run's key, the iteration and the table (:func:`stream_word`): the same number whatever the
 order or thread that rounds ``s``, so results do not depend on the thread count, and the

@@ -1,4 +1,4 @@
-"""One game solved across several Ray actors (issue 27): the public tree split at a cut
+"""One game solved across several Ray actors: the public tree split at a cut
 (:mod:`rcfr.forms.public.split`), the trunk kept by the driver and the subgames' tables by the
 actors, bit-identical to the single-process full-width solver."""
 

@@ -7,7 +7,7 @@ exploitability, value).  Every write is one transaction, so a killed driver neve
 half-written row.  Strategies and checkpoints are files in :attr:`Store.files`, a directory
 beside the database, named by the run's hash.
 
-Every read is checked (issue 30): the file must pass ``PRAGMA quick_check`` when opened (a
+Every read is checked: the file must pass ``PRAGMA quick_check`` when opened (a
 damaged file is refused with one line suggesting ``sqlite3 FILE ".recover"``, and nothing is
 ever written into it), and every row read is validated -- a row that cannot be read back (a
 spec that is not a valid run, a status or a figure of the wrong type, a curve point without an

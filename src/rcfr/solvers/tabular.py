@@ -78,7 +78,7 @@ class TabularRegrets:
 class CompactRegrets(TabularRegrets):
     """``storage="int16"``: the regrets as int16 and the average-strategy sums as uint16, each
     with one float32 scale per information set, rounded stochastically
-    (:mod:`rcfr.core.compact`; seed 004, Bowling et al. 2015, sec. 4.2).  ``key`` (one 64-bit
+    (:mod:`rcfr.core.compact`; Ceraolo 2021; Bowling et al. 2015, sec. 4.2).  ``key`` (one 64-bit
     word drawn from the run's seed) keys the rounding streams; the fused passes run it, the
     Python loop does not (non-predictive rules only)."""
 

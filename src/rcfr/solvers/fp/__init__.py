@@ -1,4 +1,4 @@
-"""The fictitious-play family (seed 004, sec. 5.1): plain normal-form fictitious play (Brown
+"""The fictitious-play family (Ceraolo 2021, sec. 5.1): plain normal-form fictitious play (Brown
 1951), full-width extensive-form fictitious play (XFP) and sampled fictitious self-play (FSP;
 Heinrich, Lanctot & Silver 2015), and Neural Fictitious Self-Play (NFSP; Heinrich & Silver
 2016).  They are not regret loops: each is its own driver over the compiled forms, with the
