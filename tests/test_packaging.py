@@ -141,13 +141,14 @@ def _missing_extra_error(monkeypatch, module: str, call) -> str:
 def test_a_missing_extra_says_how_to_install_it_from_the_checkout(monkeypatch):
     """rcfr is not on a package index: ``pip install 'rcfr[torch]'`` cannot work; the hint is
     ``pip install -e '.[torch]'`` in the checkout (or ``make test``'s environment)."""
+    from rcfr.distributed.cluster import import_ray
     from rcfr.experiments.runners import run_ray
     from rcfr.games.openspiel_game import import_pyspiel
     from rcfr.regressors.torch_mlp import import_torch
     from rcfr.solvers.deep.nets import torch_module
 
     cases = (("torch", "torch", import_torch), ("torch", "torch", torch_module),
-             ("pyspiel", "openspiel", import_pyspiel),
+             ("pyspiel", "openspiel", import_pyspiel), ("ray", "ray", import_ray),
              ("ray", "ray", lambda: run_ray([], Path("."), workers=1, checkpoint_every=60,
                                             on_start=None, on_result=None)))
     for module, extra, call in cases:

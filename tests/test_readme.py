@@ -28,12 +28,8 @@ README = (REPO / "README.md").read_text()
 # extras a line needs: (a substring of the line, the module, the extra)
 EXTRAS = (("--distributed ray", "ray", "ray"),)
 # lines broken today by a known bug: a substring of the line -> the xfail mark; remove each
-# once its bug is fixed.  The Ray line is not run while marked (it solves 2-NL Hold'em(20)
-# for about a minute before the error).
+# once its bug is fixed
 BROKEN = {
-    "--distributed ray": pytest.mark.xfail(
-        run=False, reason="rcfr solve --distributed ray solves, then ends in KeyError 'game' "
-                          "(cli.py's distributed summary; a bug being fixed)"),
     "rcfr resolve": pytest.mark.xfail(
         reason="the README's reach-maxmargin re-solve makes a 0.008 mbb/g blueprint 0.216 "
                "mbb/g (a bug being fixed); if the fix prints why instead, accept that line"),

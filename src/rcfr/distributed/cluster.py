@@ -9,7 +9,7 @@ import socket
 from typing import Any
 
 from ..core.budget import format_bytes, parse_memory, public_sequences
-from ..core.errors import RcfrError
+from ..core.errors import RcfrError, install_hint
 
 OBJECT_STORE_BYTES = 200 * 1024**2  # the local cluster's object store (small: shared machines)
 CONNECT_SECONDS = 5.0  # how long HOST:PORT may take to accept a connection
@@ -29,8 +29,8 @@ def import_ray():
     try:
         import ray
     except ImportError:
-        raise RcfrError("--distributed ray needs Ray, which is not installed: in the rcfr "
-                        "checkout run pip install -e '.[ray]'") from None
+        raise RcfrError(f"--distributed ray needs Ray, which is not installed: "
+                        f"{install_hint('ray')}") from None
     return ray
 
 
