@@ -151,7 +151,7 @@ def _number(cell: str) -> int | None:
 def test_the_games_table_is_what_rcfr_games_prints(capsys):
     """Every row of the README's games table with sizes, against ``rcfr games --json`` (the
     default listing plus the rows the README says to name)."""
-    named = re.search(r"the other rows are listed by name: `rcfr games ([^`]*)`",
+    named = re.search(r"list those by name: `rcfr games ([^`]*)`",
                       " ".join(section("Games").split()))
     assert named, "the README says how to list the rows the default listing leaves out"
     rows = {}
