@@ -550,48 +550,34 @@ def _outputs(tmp_path: Path) -> dict:
     }
 
 
-@pytest.mark.parametrize("kind", ["device", "fifo", "symlink", "dangling symlink"])
+@pytest.mark.parametrize("kind", ["device", "symlink", "dangling symlink"])
 def test_every_output_option_writes_through_special_files(capsys, tmp_path, kind):
-    """A character device or FIFO is written through, never renamed over (issue 30: `-o
-    /dev/null` as root left /dev/null a regular file, and so did --checkpoint, --out-current,
-    lp --out, results --csv and figure --data); a symlink's target is replaced and the link
-    stays; nothing temporary is left beside them."""
+    """A character device is written through, never renamed over (`-o /dev/null` as root left
+    /dev/null a regular file, and so did --checkpoint, --out-current, lp --out, results --csv
+    and figure --data); a symlink's target is replaced and the link stays; nothing temporary
+    is left beside them."""
     import stat
-    import threading
 
     assert run(capsys, "solve", "kuhn", "-n", 5, "-o", tmp_path / "k.npz")[0] == 0
     for name, argv in _outputs(tmp_path).items():
         folder = tmp_path / name.replace(" ", "").replace("-", "")
         folder.mkdir()
         path = folder / "out"
-        got: list[bytes] = []
-        reader = None
         if kind == "device":
             try:
                 os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # a /dev/null of ours
             except (PermissionError, OSError):
                 pytest.skip("creating a device node needs root")
-        elif kind == "fifo":
-            os.mkfifo(path)
-            reader = threading.Thread(target=lambda p=path, g=got: g.append(p.read_bytes()))
-            reader.start()
         else:
             real = folder / "real"
             if kind == "symlink":
                 real.write_bytes(b"old")
             path.symlink_to(real)
         code, _, err = run(capsys, *argv(path))
-        if reader is not None:
-            if code != 0:  # unblock the reader
-                with open(path, "wb"):
-                    pass
-            reader.join(60)
         assert code == 0 and "Traceback" not in err, (name, err)
         mode = os.lstat(path).st_mode
         if kind == "device":
             assert stat.S_ISCHR(mode), name
-        elif kind == "fifo":
-            assert stat.S_ISFIFO(mode) and got and len(got[0]) > 0, name
         else:
             assert stat.S_ISLNK(mode) and (folder / "real").read_bytes() not in (b"", b"old"), \
                 name
@@ -599,6 +585,28 @@ def test_every_output_option_writes_through_special_files(capsys, tmp_path, kind
         assert names in (["out"], ["out", "real"]), name  # (solve keeps a checkpoint's curve
         # beside it, out.curve.json, where the checkpoint is a file or a link: not a leftover)
         assert kind in ("symlink", "dangling symlink") or not (folder / "out.curve.json").exists()
+
+
+def test_every_output_option_refuses_a_fifo_or_a_socket(capsys, tmp_path):
+    """A FIFO as an output (or a link to one) is refused before any work with one line: with
+    no reader, writing it blocked the command silently forever.  A socket is refused too."""
+    import socket
+    import stat
+
+    assert run(capsys, "solve", "kuhn", "-n", 5, "-o", tmp_path / "k.npz")[0] == 0
+    for name, argv in _outputs(tmp_path).items():
+        folder = tmp_path / name.replace(" ", "").replace("-", "")
+        folder.mkdir()
+        os.mkfifo(folder / "fifo")
+        (folder / "link").symlink_to(folder / "fifo")
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.bind(str(folder / "sock"))
+            for path, what in ((folder / "fifo", "FIFO"), (folder / "link", "FIFO"),
+                               (folder / "sock", "not a regular file")):
+                line = one_line_error(*run(capsys, *argv(path))[::2])
+                assert what in line and str(path) in line, (name, line)
+        assert stat.S_ISFIFO(os.stat(folder / "fifo").st_mode), name
+        assert sorted(p.name for p in folder.iterdir()) == ["fifo", "link", "sock"], name
 
 
 def test_the_viewer_writes_into_a_symlinked_folder(capsys, tmp_path):
@@ -769,3 +777,72 @@ def test_the_api_refuses_counts_and_non_strategies():
     with pytest.raises(RcfrError, match="24 probabilities"):
         rcfr.evaluate(tree, np.zeros(5))  # read past the array
     assert rcfr.evaluate(tree, np.full(24, 0.5)).exploitability == pytest.approx(11 / 24)
+
+
+# -- outputs against inputs, names on one line, view --serve's exit code -------------------
+def test_an_output_may_not_overwrite_what_the_command_reads(capsys, tmp_path):
+    """``solve --resume CK -o CK`` overwrote the checkpoint with a strategy (one typo lost a
+    long run): every output is checked against the command's inputs, before any work;
+    ``--checkpoint CK --resume CK`` (keep checkpointing where it resumed) stays allowed."""
+    ck, k = tmp_path / "ck.npz", tmp_path / "k.npz"
+    assert run(capsys, "solve", "kuhn", "-n", 5, "--checkpoint", ck, "-o", k)[0] == 0
+    ck_bytes, k_bytes = ck.read_bytes(), k.read_bytes()
+    link = tmp_path / "link.npz"
+    link.symlink_to(ck)
+    for flag in ("-o", "--out-current"):
+        for target in (ck, link):
+            line = one_line_error(*run(capsys, "solve", "kuhn", "-n", 5, "--resume", ck, flag,
+                                       target)[::2])
+            assert "--resume" in line and flag in line and "destroy" in line
+    spec = tmp_path / "run.toml"
+    spec.write_text('game = "kuhn"\nalgorithm = "cfr+"\niterations = 5\n')
+    spec_text = spec.read_text()
+    line = one_line_error(*run(capsys, "solve", "--spec", spec, "-o", spec)[::2])
+    assert "--spec" in line
+    line = one_line_error(*run(capsys, "resolve", "kuhn", k, "--at", "chance:1", "-n", 5,
+                               "-o", k)[::2])
+    assert "BLUEPRINT" in line
+    from rcfr.experiments.store import Store
+
+    db = tmp_path / "r.db"
+    with Store(db):
+        pass
+    db_bytes = db.read_bytes()
+    line = one_line_error(*run(capsys, "results", "--db", db, "--csv", db)[::2])
+    assert "--db" in line and "--csv" in line
+    assert (ck.read_bytes(), k.read_bytes(), spec.read_text(), db.read_bytes()) == \
+        (ck_bytes, k_bytes, spec_text, db_bytes)
+    code, _, err = run(capsys, "solve", "kuhn", "-n", 5, "--resume", ck, "--checkpoint", ck)
+    assert code == 0, err
+    assert np.load(ck)["meta"] is not None and ck.read_bytes() != ck_bytes
+
+
+def test_a_name_with_a_newline_gives_one_error_line(capsys, tmp_path):
+    """A file name with a newline broke the ``error:`` message in two: names are quoted with
+    escapes wherever a message prints them."""
+    weird = tmp_path / "a\nb"
+    for args in (("evaluate", "kuhn", weird / "s.npz"),
+                 ("solve", "kuhn", "-n", 5, "-o", weird / "s.npz"),
+                 ("solve", "kuhn", "-n", 5, "--resume", weird),
+                 ("play", "kuhn", tmp_path / "x\ry.npz")):
+        line = one_line_error(*run(capsys, *args)[::2])
+        assert "\\n" in line or "\\r" in line, line
+    weird.write_bytes(b"not an npz")
+    line = one_line_error(*run(capsys, "evaluate", "kuhn", weird)[::2])
+    assert repr(str(weird)) in line
+
+
+def test_view_serve_exits_130_on_ctrl_c(capsys, tmp_path, monkeypatch):
+    """``view --serve`` exited 0 on Ctrl-C; the docs say 130, as every command."""
+    import http.server
+
+    assert run(capsys, "solve", "kuhn", "-n", 5, "-o", tmp_path / "k.npz")[0] == 0
+
+    def interrupted(self, *args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(http.server.ThreadingHTTPServer, "serve_forever", interrupted)
+    code, out, _ = run(capsys, "view", "kuhn", tmp_path / "k.npz", "-o", tmp_path / "site",
+                       "--serve", "--port", 0)
+    assert code == 130 and "serving" in out
+    assert (tmp_path / "site" / "index.html").is_file()

@@ -565,10 +565,10 @@ def test_two_sweep_drivers_on_one_store_share_the_runs(tmp_path):
 
 # -- outputs that are not plain files (issue 30) -------------------------------------------------
 def test_outputs_that_are_not_plain_files(capsys, tmp_path):
-    """A character device or FIFO is written through (never renamed over), a symlink's target
-    is replaced (the link stays), ``--db`` on a device is refused."""
+    """A character device is written through (never renamed over), a FIFO refused (with no
+    reader it would block), a symlink's target is replaced (the link stays), ``--db`` on a
+    device is refused."""
     import stat
-    import threading
 
     device = tmp_path / "null"
     try:
@@ -582,12 +582,8 @@ def test_outputs_that_are_not_plain_files(capsys, tmp_path):
         assert stat.S_ISCHR(os.lstat(device).st_mode)
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    got = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
-    reader.start()
-    code, _, err = run(capsys, "solve", "kuhn", "-n", 5, "-o", fifo)
-    reader.join(30)
-    assert code == 0 and got and got[0][:2] == b"PK", err
+    line = one_line_error(*run(capsys, "solve", "kuhn", "-n", 5, "-o", fifo)[::2])
+    assert "FIFO" in line
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     real = tmp_path / "real.npz"
     real.write_bytes(b"old")

@@ -26,7 +26,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from .console import err, out, print_table  # soft-wrapped: a pipe gets whole lines
 from .core.budget import evaluation_only, set_memory_limit, set_time_limit
 from .core.errors import RcfrError
-from .core.fileio import check_outputs
+from .core.fileio import check_outputs, shown
 from .core.lazy import Deferred
 from .core.names import DEEP_ALGORITHMS, FP_ALGORITHMS
 from .experiments.execute import RunHooks, checkpoint_seed, curve_path, run_spec
@@ -82,7 +82,7 @@ def import_game_module(name: str) -> None:
     path = Path(name)
     if name.endswith(".py"):
         if not path.is_file():
-            raise RcfrError(f"--game-module {name}: no such file")
+            raise RcfrError(f"--game-module {shown(name)}: no such file")
         name, folder = path.stem, str(path.resolve().parent)
     else:
         folder = os.getcwd()
@@ -392,7 +392,8 @@ def solve(
             raise RcfrError(f"--checkpoint-every must be a positive number of seconds, "
                             f"got {checkpoint_every}")
     check_outputs({"--out": out_file, "--out-current": current_file, "--checkpoint": checkpoint,
-                   "--out-abstract": out_abstract})
+                   "--out-abstract": out_abstract}, {"--resume": resume, "--spec": spec},
+                  updates=(("--checkpoint", "--resume"),))
     if rounds is not None:  # multi-round liar's dice: checked and run before any compile
         if spec is not None:
             raise RcfrError("--spec runs one game; leave out --rounds")
@@ -818,7 +819,7 @@ def resolve(
     from .subgame import default_cut, method_function, parse_cut, resolve_at_cut
     from .subgame.blueprint import VALUES
 
-    check_outputs({"--out": out_file})
+    check_outputs({"--out": out_file}, {"BLUEPRINT": blueprint})
     if at is not None:
         parse_cut(at)
     method_function(method)
@@ -996,7 +997,7 @@ def main(argv: list[str] | None = None) -> int:
         code = _command().main(args=args or ["--help"], prog_name="rcfr",
                                standalone_mode=False)
     except RcfrError as exc:
-        err.print(f"error: {exc}")
+        err.print(f"error: {one_line(str(exc))}")
         return 2
     except typer.Exit as exc:
         return exc.exit_code
@@ -1004,7 +1005,8 @@ def main(argv: list[str] | None = None) -> int:
         err.print("interrupted")
         return 130
     except OSError as exc:
-        err.print(f"error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
+        name = shown(exc.filename) if exc.filename else ""
+        err.print(one_line(f"error: {exc.strerror or exc}: {name}".rstrip(": ")))
         return 2
     except Exception as exc:
         if _interrupted(exc):
@@ -1013,13 +1015,21 @@ def main(argv: list[str] | None = None) -> int:
         if not callable(getattr(exc, "format_message", None)):
             raise
         # a usage error from the argument parser (click's, vendored or not)
-        msg = " ".join(exc.format_message().split())
+        msg = one_line(" ".join(exc.format_message().split()))
         err.print(f"error: {msg}")
         return 2
     finally:
         set_memory_limit(None)
         set_time_limit(None)
     return code if isinstance(code, int) else 0
+
+
+def one_line(text: str) -> str:
+    """``text`` with its line breaks and other control characters escaped: an ``error:``
+    message is always one line (the messages quote file names themselves)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def entry() -> None:  # pragma: no cover - console script

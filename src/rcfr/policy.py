@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .core.errors import RcfrError
-from .core.fileio import check_game_matches, read_npz, write_npz
+from .core.fileio import check_game_matches, read_npz, shown, write_npz
 from .core.kernels import normalize
 from .forms.base import Form
 from .forms.compile import compile_game
@@ -117,11 +117,12 @@ class TabularPolicy:
     def load(cls, path: str | os.PathLike,
              game: Form | Game | str | None = None) -> TabularPolicy:
         """Read a policy file, checking it against ``game`` (default: the game it names)."""
+        name = shown(path)
         arrays, meta = read_npz(path, POLICY_FORMAT)
         if game is None:
             game = meta.get("game")
             if not isinstance(game, str) or not game:
-                raise RcfrError(f"{path} is corrupted: its header names no game")
+                raise RcfrError(f"{name} is corrupted: its header names no game")
         tree = compile_game(game)
         metadata = meta.get("metadata")
         theirs = meta.get("form") or (metadata.get("form") if isinstance(metadata, dict)
@@ -133,14 +134,14 @@ class TabularPolicy:
         check_game_matches(path, "a strategy", meta, tree)
         probs = arrays.get("probs")
         if probs is None or probs.dtype != np.float64 or probs.ndim != 1:
-            raise RcfrError(f"{path} is corrupted: no float64 probability vector")
+            raise RcfrError(f"{name} is corrupted: no float64 probability vector")
         metadata = meta.get("metadata")
         if metadata is not None and not isinstance(metadata, dict):
-            raise RcfrError(f"{path} is corrupted: its metadata is not a JSON object")
+            raise RcfrError(f"{name} is corrupted: its metadata is not a JSON object")
         try:
             return cls(tree, probs, metadata)
         except RcfrError as exc:
-            raise RcfrError(f"{path} is corrupted: {exc}") from None
+            raise RcfrError(f"{name} is corrupted: {exc}") from None
 
 
 def convert_policy(policy: TabularPolicy, tree: Form) -> TabularPolicy:

@@ -235,33 +235,34 @@ def save_multi_round(path, dice: int, dice2: int, opener: str, faces: int, polic
 def load_multi_round(path, game: Any, opener: str) -> dict:
     """The round strategies of a file written by :func:`save_multi_round`, checked against the
     multi-round ``game`` and ``opener`` rule: ``{(d0, d1, o): probabilities}``."""
-    from ..core.fileio import MULTI_ROUND_FORMAT, read_npz
+    from ..core.fileio import MULTI_ROUND_FORMAT, read_npz, shown
 
     dice, dice2, faces = multi_round_game(game)
     states = round_states(dice, dice2, opener)
     arrays, meta = read_npz(path, MULTI_ROUND_FORMAT)
+    file = shown(path)
     name = _game_name(dice, dice2, faces)
     if meta.get("game") != name or meta.get("rounds") != opener:
-        raise RcfrError(f"{path} holds a strategy for {meta.get('game')!r} with --rounds "
+        raise RcfrError(f"{file} holds a strategy for {meta.get('game')!r} with --rounds "
                         f"{meta.get('rounds')}, not for {name!r} with --rounds {opener}")
     trees = meta.get("round_trees")
     keys = {f"round_{d0}_{d1}_{o}": (d0, d1, o) for d0, d1, o in states}
     if not isinstance(trees, dict) or set(trees) != set(keys) or set(arrays) != set(keys):
-        raise RcfrError(f"{path} is corrupted: its rounds are not those of {name}")
+        raise RcfrError(f"{file} is corrupted: its rounds are not those of {name}")
     cache: dict = {}
     out = {}
     for key, (d0, d1, o) in keys.items():
         tree = _round_tree(cache, (d0, d1), o, faces)
         if not isinstance(trees[key], dict) or trees[key].get("fingerprint") != tree.fingerprint():
-            raise RcfrError(f"{path}: round {key} was written for another version of the rules")
+            raise RcfrError(f"{file}: round {key} was written for another version of the rules")
         probs = arrays[key]
         if probs.dtype != np.float64 or probs.shape != (tree.num_sequences,):
-            raise RcfrError(f"{path} is corrupted: round {key} is not a float64 vector of "
+            raise RcfrError(f"{file} is corrupted: round {key} is not a float64 vector of "
                             f"{tree.num_sequences:,} probabilities")
         try:
             out[(d0, d1, o)] = TabularPolicy(tree, probs).probs
         except RcfrError as exc:
-            raise RcfrError(f"{path} is corrupted: round {key}: {exc}") from None
+            raise RcfrError(f"{file} is corrupted: round {key}: {exc}") from None
     return out
 
 

@@ -22,7 +22,7 @@ from rich.progress import (
 from ..console import err, out, print_table
 from ..core.budget import parse_memory
 from ..core.errors import RcfrError
-from ..core.fileio import check_outputs, check_writable, write_atomic, write_json
+from ..core.fileio import check_outputs, write_atomic, write_json
 from .runners import BACKENDS
 from .spec import RunSpec, SweepSpec, load_sweep
 from .store import RUN_COLUMNS, Store, parse_where
@@ -221,7 +221,7 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """List stored runs and their final figures, or one run's curve."""
-        check_writable(csv_file)
+        check_outputs({"--csv": csv_file}, {"--db": db})
         with Store(db, readonly=True) as store:
             _results(store, where, points, csv_file, as_json)
             _warn(store)
@@ -294,7 +294,7 @@ def register(app: typer.Typer) -> None:
                                 f"{sweep_spec.figure}")
             sweep_spec = with_share(sweep_spec, share)
         out_file = out_file if out_file is not None else Path(f"{sweep_spec.name}.png")
-        check_outputs({"--out": out_file, "--data": data_file, "--db": db})
+        check_outputs({"--out": out_file, "--data": data_file, "--db": db}, {"--spec": spec})
         _check_backend(backend, workers)
         if not 0 < checkpoint_every < float("inf"):
             raise RcfrError(f"--checkpoint-every must be a positive number of seconds, "

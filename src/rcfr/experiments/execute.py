@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import RcfrError
-from ..core.fileio import write_json
+from ..core.fileio import shown, write_json
 from .spec import RunSpec
 
 
@@ -230,7 +230,7 @@ def read_curve(path: Path) -> tuple[list[dict[str, Any]], float]:
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
         ok = False
     if not ok:
-        raise RcfrError(f"{path}: not a curve file (the evaluation points kept beside a "
+        raise RcfrError(f"{shown(path)}: not a curve file (the evaluation points kept beside a "
                         f"checkpoint); remove it to resume without the earlier points")
     return points, float(seconds)
 

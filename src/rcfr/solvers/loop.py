@@ -27,7 +27,7 @@ import numpy as np
 
 from ..core.checks import whole_number
 from ..core.errors import RcfrError
-from ..core.fileio import check_game_matches, read_npz, write_npz
+from ..core.fileio import check_game_matches, read_npz, shown, write_npz
 from ..core.kernels import normalize
 from ..core.links import Link, apply_link, parse_link
 from ..core.names import ALGORITHMS, STORAGE_NAMES, TABLE_DTYPE_NAMES
@@ -277,27 +277,28 @@ class RegretSolver:
 
     def load_checkpoint(self, path: str | os.PathLike) -> RegretSolver:
         """Resume from a checkpoint of the same game, algorithm and update rule."""
+        name = shown(path)
         self._setup()
         arrays, meta = read_npz(path, CHECKPOINT_FORMAT)
         check_game_matches(path, "a checkpoint", meta, self.tree)
         if meta.get("algorithm") != self.name:
-            raise RcfrError(f"{path} is a {meta.get('algorithm')} checkpoint, not {self.name}")
+            raise RcfrError(f"{name} is a {meta.get('algorithm')} checkpoint, not {self.name}")
         mine = self._info()
         if "rule" not in meta:
-            raise RcfrError(f"{path} records no update rule (an rcfr from before rules were "
+            raise RcfrError(f"{name} records no update rule (an rcfr from before rules were "
                             "recorded wrote it); start the run afresh")
         meta.setdefault("dtype", "float64")  # before float32 tables
         meta.setdefault("storage", "float")  # before compressed tables
         for key in self._config_keys:
             if meta.get(key) != mine[key]:
-                raise RcfrError(f"{path} was run with {key} {meta.get(key)!r}, "
+                raise RcfrError(f"{name} was run with {key} {meta.get(key)!r}, "
                                 f"not {mine[key]!r}")
         S = self.tree.num_sequences
         try:
             with np.errstate(invalid="raise", over="raise"):  # e.g. NaN cast to an integer
                 self._read_state(arrays, meta, S)
         except (KeyError, ValueError, TypeError, IndexError, OverflowError, FloatingPointError):
-            raise RcfrError(f"{path} is corrupted: its arrays do not fit the game") from None
+            raise RcfrError(f"{name} is corrupted: its arrays do not fit the game") from None
         return self
 
     def _read_state(self, arrays: dict, meta: dict, S: int) -> None:

@@ -161,12 +161,10 @@ def read_site(folder: str | os.PathLike) -> dict:
 
 def serve(folder: str | os.PathLike, port: int = 8000, host: str = "127.0.0.1") -> None:
     """Serve ``folder`` on ``http://host:port/`` with Python's :mod:`http.server` until
-    interrupted (the page works without it, from ``file://``)."""
+    interrupted: Ctrl-C's ``KeyboardInterrupt`` closes the server and goes on to the caller
+    (the command line exits 130).  The page works without it, from ``file://``."""
     handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
     with http.server.ThreadingHTTPServer((host, port), handler) as httpd:
         print(f"serving {folder} on http://{host}:{httpd.server_address[1]}/ (Ctrl-C stops)",
               flush=True)
-        try:
-            httpd.serve_forever()
-        except KeyboardInterrupt:
-            pass
+        httpd.serve_forever()

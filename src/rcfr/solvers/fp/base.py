@@ -16,7 +16,7 @@ import numpy as np
 
 from ...core.checks import whole_number
 from ...core.errors import RcfrError
-from ...core.fileio import check_game_matches, read_npz, write_npz
+from ...core.fileio import check_game_matches, read_npz, shown, write_npz
 from ...forms.base import Form
 from ...forms.compile import compile_game
 from ...policy import TabularPolicy
@@ -146,21 +146,22 @@ class FPSolverBase:
 
     def load_checkpoint(self, path: str | os.PathLike) -> FPSolverBase:
         """Resume from a checkpoint of the same game, algorithm and options."""
+        name = shown(path)
         self._setup()
         arrays, meta = read_npz(path, CHECKPOINT_FORMAT)
         check_game_matches(path, "a checkpoint", meta, self.tree)
         if meta.get("algorithm") != self.name:
-            raise RcfrError(f"{path} is a {meta.get('algorithm')} checkpoint, not {self.name}")
+            raise RcfrError(f"{name} is a {meta.get('algorithm')} checkpoint, not {self.name}")
         for key, value in self._config().items():
             if meta.get(key) != value:
-                raise RcfrError(f"{path} was run with {key} {meta.get(key)!r}, not {value!r}")
+                raise RcfrError(f"{name} was run with {key} {meta.get(key)!r}, not {value!r}")
         iteration, nodes = meta.get("iterations", 0), meta.get("nodes_visited", 0)
         if not all(type(v) is int and 0 <= v <= 2**62 for v in (iteration, nodes)):
-            raise RcfrError(f"{path} is corrupted: bad counters")
+            raise RcfrError(f"{name} is corrupted: bad counters")
         try:
             self._load_state(arrays, meta.get("state") or {})
         except (KeyError, ValueError, TypeError, IndexError, RuntimeError):
-            raise RcfrError(f"{path} is corrupted: its arrays do not fit the game") from None
+            raise RcfrError(f"{name} is corrupted: its arrays do not fit the game") from None
         self.iteration, self.nodes_visited = iteration, nodes
         return self
 
