@@ -146,7 +146,14 @@ class RegressionTree(RegressorMixin, BaseEstimator):
 
     def load_state(self, arrays: dict[str, np.ndarray]) -> RegressionTree:
         """Take a fitted tree back from :meth:`state`'s arrays (``ValueError`` when they do
-        not describe a tree)."""
+        not describe a tree: integer indices, float thresholds and values, of :meth:`state`'s
+        shapes)."""
+        kinds = {"n_features_in": "iu", "feature": "iu", "children_left": "iu",
+                 "children_right": "iu", "threshold": "f", "value": "f"}
+        for key, kind in kinds.items():
+            got = np.asarray(arrays.get(key, ""))
+            if got.dtype.kind not in kind or got.ndim != (0 if key == "n_features_in" else 1):
+                raise ValueError("not the state of a regression tree")
         try:
             d = int(np.asarray(arrays["n_features_in"]).reshape(()))
             feature = np.array(arrays["feature"], dtype=np.int64)

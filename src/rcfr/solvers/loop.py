@@ -32,6 +32,7 @@ from ..core.kernels import normalize
 from ..core.links import Link, apply_link, parse_link
 from ..core.names import ALGORITHMS, STORAGE_NAMES, TABLE_DTYPE_NAMES
 from ..core.rules import UpdateRule, parse_rule
+from ..core.statecheck import check_state
 from ..forms.base import Form
 from ..forms.compile import compile_game
 from ..policy import TabularPolicy
@@ -268,12 +269,17 @@ class RegretSolver:
         """Write the solver's full state (``.npz`` + JSON header, atomic); the header records
         the algorithm, the update rule and the options a resumed run must share."""
         self._setup()
+        meta = {"format": CHECKPOINT_FORMAT, "version": 1, "game": str(self.tree.game),
+                "fingerprint": self.tree.fingerprint(), **self._info()}
+        write_npz(path, self._state_arrays(), meta)
+
+    def _state_arrays(self) -> dict[str, np.ndarray]:
+        """The arrays of a checkpoint (and, of a solver just set up, the template a loaded
+        checkpoint's values are checked against)."""
         arrays = {"strategy": self.strategy_, "avg_weights": self.avg_weights_}
         arrays.update({f"estimator_{k}": v for k, v in self.estimator_.state().items()})
         arrays.update(self._extra_state())
-        meta = {"format": CHECKPOINT_FORMAT, "version": 1, "game": str(self.tree.game),
-                "fingerprint": self.tree.fingerprint(), **self._info()}
-        write_npz(path, arrays, meta)
+        return arrays
 
     def load_checkpoint(self, path: str | os.PathLike) -> RegretSolver:
         """Resume from a checkpoint of the same game, algorithm and update rule."""
@@ -294,6 +300,11 @@ class RegretSolver:
                 raise RcfrError(f"{name} was run with {key} {meta.get(key)!r}, "
                                 f"not {mine[key]!r}")
         S = self.tree.num_sequences
+        try:
+            opaque = getattr(self.estimator_, "opaque_state", ())
+            check_state(arrays, self._state_arrays(), tuple(f"estimator_{k}" for k in opaque))
+        except ValueError as exc:
+            raise RcfrError(f"{name} is corrupted: {exc}") from None
         try:
             with np.errstate(invalid="raise", over="raise"):  # e.g. NaN cast to an integer
                 self._read_state(arrays, meta, S)

@@ -25,6 +25,8 @@ from contextlib import contextmanager
 import numpy as np
 from numba import njit
 
+from ..core.statecheck import typed
+
 ADAM = (0.9, 0.999, 1e-8)  # PyTorch's defaults (Kingma & Ba 2015)
 
 
@@ -61,10 +63,8 @@ class FlatParameters:
         return {f"{prefix}theta": self.theta}
 
     def load_state(self, prefix: str, arrays: dict[str, np.ndarray]) -> None:
-        value = np.asarray(arrays[f"{prefix}theta"], dtype=np.float64)
-        if value.shape != self.theta.shape:
-            raise ValueError(f"{prefix}theta: shape {value.shape}")
-        self.theta[...] = value
+        self.theta[...] = typed(arrays[f"{prefix}theta"], "f", self.theta.shape,
+                                f"{prefix}theta")
 
 
 class MLP(FlatParameters):
@@ -154,11 +154,9 @@ class Adam:
 
     def load_state(self, prefix: str, arrays: dict[str, np.ndarray]) -> None:
         for name in ("m", "v"):
-            value = np.asarray(arrays[f"{prefix}{name}"], dtype=np.float64)
-            if value.shape != self.m.shape:
-                raise ValueError(f"{prefix}{name}: shape {value.shape}")
-            getattr(self, name)[...] = value
-        self.t = int(np.asarray(arrays[f"{prefix}t"]).reshape(-1)[0])
+            getattr(self, name)[...] = typed(arrays[f"{prefix}{name}"], "f", self.m.shape,
+                                             f"{prefix}{name}")
+        self.t = int(typed(arrays[f"{prefix}t"], "iu", (1,), f"{prefix}t")[0])
 
 
 def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:

@@ -267,6 +267,15 @@ class RegressionRegrets:
                 out.update({f"reg{p}_{k}": v for k, v in reg.state().items()})
         return out
 
+    @property
+    def opaque_state(self) -> tuple[str, ...]:
+        """The key prefixes of the regressors whose state only they can check (a scikit-learn
+        estimator's attributes, a regressor of the user's): the checkpoint checks leave them
+        to the regressor's ``load_state``."""
+        return tuple(f"reg{p}_" for p, r in enumerate(getattr(self, "regressors_", []))
+                     if isinstance(r, SklearnRegressor)
+                     or not type(r).__module__.startswith("rcfr."))
+
     def load_state(self, arrays: dict[str, np.ndarray]) -> None:
         estimates = np.array(arrays["estimates"], dtype=np.float64)
         if estimates.shape != self.estimates.shape:

@@ -16,6 +16,7 @@ import numpy as np
 
 from ...core.budget import check_allocations
 from ...core.kernels import normalize, padded, realization_plan
+from ...core.statecheck import typed
 from .deep_cfr import DeepCFRSolver
 
 
@@ -89,5 +90,19 @@ class SDCFRSolver(DeepCFRSolver):
             if key.startswith("snap"):
                 k, p, j = (int(x) for x in key[4:].split("."))
                 snaps.setdefault(k, {}).setdefault(p, {})[j] = np.array(arrays[key])
-        self.snapshots = [[[snaps[k][p][j] for j in sorted(snaps[k][p])] for p in sorted(snaps[k])]
-                          for k in sorted(snaps)]
+        snapshots = [[[snaps[k][p][j] for j in sorted(snaps[k][p])] for p in sorted(snaps[k])]
+                     for k in sorted(snaps)]
+        if snapshots:  # each iteration's networks, shaped as the value networks' weights
+            try:
+                shapes = [[w.shape for w in self.adv_model_[p].weights()] for p in (0, 1)]
+            except AttributeError:  # no network trained, yet snapshots
+                raise ValueError("snapshots without networks") from None
+            for k, per_player in enumerate(snapshots):
+                if len(per_player) != 2 or [len(w) for w in per_player] != [len(s) for s in
+                                                                              shapes]:
+                    raise ValueError(f"snapshot {k}: not both players' networks")
+                for p, weights in enumerate(per_player):
+                    per_player[p] = [typed(w, "f", shape, f"snap{k}.{p}.{j}")
+                                     for j, (w, shape) in enumerate(zip(weights, shapes[p],
+                                                                        strict=True))]
+        self.snapshots = snapshots

@@ -17,6 +17,7 @@ import numpy as np
 from ...core.checks import whole_number
 from ...core.errors import RcfrError
 from ...core.fileio import check_game_matches, read_npz, shown, write_npz
+from ...core.statecheck import check_state
 from ...forms.base import Form
 from ...forms.compile import compile_game
 from ...policy import TabularPolicy
@@ -158,6 +159,10 @@ class FPSolverBase:
         iteration, nodes = meta.get("iterations", 0), meta.get("nodes_visited", 0)
         if not all(type(v) is int and 0 <= v <= 2**62 for v in (iteration, nodes)):
             raise RcfrError(f"{name} is corrupted: bad counters")
+        try:
+            check_state(arrays, self._state())
+        except ValueError as exc:
+            raise RcfrError(f"{name} is corrupted: {exc}") from None
         try:
             self._load_state(arrays, meta.get("state") or {})
         except (KeyError, ValueError, TypeError, IndexError, RuntimeError):

@@ -1,0 +1,104 @@
+"""The values of a checkpoint's arrays, checked once for every solver before any is taken
+(:func:`check_state`): a damaged file is refused with one line instead of resuming into NaN
+regrets, a uniform strategy or a crash inside a kernel."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+# the arrays that can never be negative, by their last name (``adv0.weight`` -> ``weight``;
+# ``estimator_c_average_scale`` -> ``c_average_scale``): average sums, probabilities,
+# counters, sample weights and indices, Adam's second moments and step counts, the compressed
+# tables' scales
+NONNEGATIVE = frozenset({
+    "avg_weights", "strategy", "average", "best_response", "c_regret_scale", "c_average_scale",
+    "weight", "iteration", "info", "added", "t", "v", "steps", "learned", "known",
+})
+PROBABILITIES = frozenset({"strategy", "average", "best_response"})  # and at most 1
+_PCG64_PARTS = (2**128, 2**128, 2, 2**32)  # state, inc, has_uint32, uinteger: upper bounds
+
+
+def leaf(key: str) -> str:
+    """The last name of a checkpoint key, which says what its values may be."""
+    return key.rsplit(".", 1)[-1].removeprefix("estimator_")
+
+
+def _template_for(key: str, template: dict[str, np.ndarray]) -> np.ndarray | None:
+    if key in template:
+        return np.asarray(template[key])
+    pattern = re.sub(r"\d+", "#", key)  # adv1.info as adv0.info: the other player's array
+    for k, v in template.items():
+        if re.sub(r"\d+", "#", k) == pattern:
+            return np.asarray(v)
+    return None
+
+
+def check_rng(key: str, value: np.ndarray) -> None:
+    """A PCG64 generator's state as four decimal strings: ``state``, ``inc`` (odd),
+    ``has_uint32`` and ``uinteger``, each in its range."""
+    if value.dtype.kind != "U" or value.shape != (4,):
+        raise ValueError(f"{key} is not a random generator's state")
+    parts = [str(x) for x in value]
+    if not all(p.isascii() and p.isdigit() and len(p) <= 40 for p in parts):
+        raise ValueError(f"{key} is not a random generator's state")
+    numbers = [int(p) for p in parts]
+    if any(n >= bound for n, bound in zip(numbers, _PCG64_PARTS, strict=True)) \
+            or numbers[1] % 2 == 0:
+        raise ValueError(f"{key} is not a random generator's state (out of range)")
+
+
+def check_state(arrays: dict[str, np.ndarray], template: dict[str, np.ndarray],
+                opaque: tuple[str, ...] = ()) -> None:
+    """Refuse (``ValueError`` naming the array) a checkpoint's ``arrays`` whose values cannot
+    be a solver's state, by comparison with ``template`` (the same solver's own arrays, freshly
+    set up): every array numeric (a random generator's state: :func:`check_rng`), of the
+    template's kind of dtype (float, integer or bool) and number of dimensions, of its shape
+    where the template's is not empty (a memory or a tree that grows: its trailing
+    dimensions), integers within the template dtype's range (int16 tables), floats finite,
+    and the arrays named in :data:`NONNEGATIVE` (:data:`PROBABILITIES`) ``>= 0`` (and
+    ``<= 1``).  An array the template lacks (SD-CFR's snapshots) must be numeric and
+    finite.  Keys starting with one of ``opaque`` (a scikit-learn estimator's attributes) are
+    left to their owner's ``load_state``."""
+    for key, value in arrays.items():
+        if key.startswith(opaque):
+            continue
+        value = np.asarray(value)
+        like = _template_for(key, template)
+        if like is not None and like.dtype.kind == "U":
+            check_rng(key, value)
+            continue
+        kind = value.dtype.kind
+        if kind not in "biuf":
+            raise ValueError(f"{key} holds {value.dtype} values, not numbers")
+        if like is not None:
+            want = like.dtype.kind
+            if want == "b" and kind != "b" or want == "f" and kind != "f" \
+                    or want in "iu" and kind not in "iu":
+                raise ValueError(f"{key} is {value.dtype}, not {like.dtype}")
+            if value.ndim != like.ndim or value.shape[1:] != like.shape[1:] \
+                    or (like.size and value.shape != like.shape):
+                raise ValueError(f"{key} has shape {value.shape}, not {like.shape}")
+            if want in "iu" and value.size:
+                info = np.iinfo(like.dtype)
+                if int(value.min()) < info.min or int(value.max()) > info.max:
+                    raise ValueError(f"{key} holds values beyond {like.dtype}")
+        if kind == "f" and not np.isfinite(value).all():
+            raise ValueError(f"{key} holds NaN or infinite values")
+        name = leaf(key)
+        if name in NONNEGATIVE and kind != "b" and value.size and value.min() < 0:
+            raise ValueError(f"{key} holds negative values")
+        if name in PROBABILITIES and value.size and value.max() > 1 + 1e-6:
+            raise ValueError(f"{key} holds probabilities above 1")
+
+
+def typed(value, kind: str, shape: tuple[int, ...], key: str) -> np.ndarray:
+    """A copy of ``value`` if its dtype is of ``kind`` (numpy kind letters, e.g. ``"f"``,
+    ``"iu"``) and its shape ``shape``, else ``ValueError`` naming ``key``: what a network's
+    weights, an optimiser's moments or a counter loaded from a checkpoint must be."""
+    value = np.asarray(value)
+    if value.dtype.kind not in kind or value.shape != tuple(shape):
+        raise ValueError(f"{key} is {value.dtype}{list(value.shape)}, not {kind!r}"
+                         f"{list(shape)}")
+    return np.array(value)
