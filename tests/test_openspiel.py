@@ -126,6 +126,35 @@ def test_from_any_openspiel_policy():
         assert np.array_equal(ours.probs, rcfr.TabularPolicy.uniform(game).probs)
 
 
+def test_openspiel_cpp_policies_convert_both_ways():
+    """OpenSpiel's C++ policies (a ``pyspiel.TabularPolicy`` such as its Kuhn equilibria, any
+    ``pyspiel.Policy``) convert to ours, which raised ``AttributeError`` (they have no
+    ``game``), and ours convert to them."""
+    game = pyspiel.load_game("kuhn_poker")
+    nash = pyspiel.kuhn_poker.get_optimal_policy(0.2)  # alpha = 0.2: P(bet with the jack)
+    table = {k: dict(v) for k, v in nash.policy_table().items()}
+    for name in ("kuhn", "openspiel:kuhn_poker"):
+        ours = from_openspiel_policy(nash, name)
+        assert rcfr.evaluate(name, ours).exploitability == pytest.approx(0.0, abs=1e-12)
+        assert rcfr.evaluate(name, ours).value == pytest.approx(-1 / 18, abs=1e-12)
+        back = to_openspiel_policy(ours, cpp=True)
+        assert isinstance(back, pyspiel.TabularPolicy)
+        got = {k: dict(v) for k, v in back.policy_table().items()}
+        assert got.keys() == table.keys()
+        assert all(got[k] == pytest.approx(table[k], abs=1e-15) for k in table)
+        assert pyspiel.exploitability(game, back) == pytest.approx(0.0, abs=1e-12)
+    policy = random_policy(rcfr.compile_game("kuhn"), 0)
+    cpp = to_openspiel_policy(policy, cpp=True)
+    assert pyspiel.exploitability(game, cpp) == pytest.approx(
+        rcfr.evaluate("kuhn", policy).exploitability, abs=1e-12)
+    assert np.allclose(from_openspiel_policy(cpp, "kuhn").probs, policy.probs, atol=1e-15)
+    for uniform in (pyspiel.UniformRandomPolicy(game), pyspiel.UniformPolicy()):
+        assert np.array_equal(from_openspiel_policy(uniform, "kuhn").probs,
+                              rcfr.TabularPolicy.uniform("kuhn").probs)
+    with pytest.raises(rcfr.RcfrError, match="no information state"):
+        from_openspiel_policy(pyspiel.TabularPolicy({"0": [(0, 1.0), (1, 0.0)]}), "kuhn")
+
+
 def test_counterparts():
     assert openspiel_counterpart("kuhn") == "kuhn_poker"
     assert openspiel_counterpart("leduc") == "leduc_poker"

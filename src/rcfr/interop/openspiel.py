@@ -1,4 +1,5 @@
-"""Policies to and from OpenSpiel's ``open_spiel.python.policy.TabularPolicy``.
+"""Policies to and from OpenSpiel's ``open_spiel.python.policy.TabularPolicy`` and its C++
+``pyspiel.TabularPolicy``.
 
 A game loaded as ``openspiel:<game>`` shares OpenSpiel's information-state strings.  Our native
 games (kuhn, leduc, goofspiel, liars_dice, rps) use their own strings but OpenSpiel's chance
@@ -170,36 +171,74 @@ def _rows(lookup: dict[str, int], keys: list[str], os_game: Any) -> np.ndarray:
                         f"of {os_game}") from None
 
 
-def to_openspiel_policy(policy: TabularPolicy, os_game: Any = None) -> Any:
+def to_openspiel_policy(policy: TabularPolicy, os_game: Any = None, *,
+                        cpp: bool = False) -> Any:
     """``policy`` as an ``open_spiel.python.policy.TabularPolicy`` of ``os_game`` (a pyspiel
     game, an :class:`OpenSpielGame` or an OpenSpiel game string; default: the OpenSpiel
-    counterpart of the policy's game, :func:`openspiel_counterpart`)."""
-    from open_spiel.python.policy import TabularPolicy as OSTabularPolicy
-
+    counterpart of the policy's game, :func:`openspiel_counterpart`); with ``cpp``, as
+    OpenSpiel's C++ ``pyspiel.TabularPolicy`` (what ``pyspiel.exploitability`` and the C++
+    algorithms take)."""
     tree = policy.tree
     os_game = _sequential_game(tree, os_game)
+    keys = _infoset_keys(tree, os_game)
+    if cpp:
+        pyspiel = import_pyspiel()
+        table = {}
+        for i, key in enumerate(keys):
+            start = int(tree.infoset_seq_start[i])
+            table[key] = [(int(a), float(policy.probs[start + k]))
+                          for k, a in enumerate(tree.infoset_actions(i))]
+        return pyspiel.TabularPolicy(table)
+    from open_spiel.python.policy import TabularPolicy as OSTabularPolicy
+
     out = OSTabularPolicy(os_game)
-    rows = _rows(out.state_lookup, _infoset_keys(tree, os_game), os_game)
+    rows = _rows(out.state_lookup, keys, os_game)
     table = out.action_probability_array
     table[rows] = 0.0
     table[np.repeat(rows, tree.infoset_num_actions), tree.seq_action] = policy.probs
     return out
 
 
-def from_openspiel_policy(os_policy: Any, game: GameTree | Game | str) -> TabularPolicy:
-    """An OpenSpiel policy (tabular, or any ``open_spiel.python.policy.Policy``) of the game
-    ``os_policy.game`` as our :class:`TabularPolicy` for ``game``."""
+def from_openspiel_policy(os_policy: Any, game: GameTree | Game | str,
+                          os_game: Any = None) -> TabularPolicy:
+    """An OpenSpiel policy -- Python (tabular, or any ``open_spiel.python.policy.Policy``) or
+    C++ (``pyspiel.TabularPolicy``, e.g. ``pyspiel.kuhn_poker.get_optimal_policy``, or any
+    ``pyspiel.Policy``) -- as our :class:`TabularPolicy` for ``game``.  The OpenSpiel game is
+    ``os_game``, else the policy's own ``game`` (Python policies), else ``game``'s OpenSpiel
+    counterpart (:func:`openspiel_counterpart`)."""
     tree = compile_game(game)
-    os_game = _sequential_game(tree, os_policy.game)
+    os_game = _sequential_game(tree, os_game if os_game is not None
+                               else getattr(os_policy, "game", None))
     if hasattr(os_policy, "state_lookup") and hasattr(os_policy, "action_probability_array"):
         rows = _rows(os_policy.state_lookup, _infoset_keys(tree, os_game), os_game)
         table = np.asarray(os_policy.action_probability_array, dtype=np.float64)
         probs = table[np.repeat(rows, tree.infoset_num_actions), tree.seq_action]
+    elif callable(getattr(os_policy, "policy_table", None)):  # pyspiel.TabularPolicy
+        table = os_policy.policy_table()
+        probs = np.empty(tree.num_sequences)
+        for i, key in enumerate(_infoset_keys(tree, os_game)):
+            if key not in table:
+                raise RcfrError(f"the OpenSpiel policy has no information state {key!r} of "
+                                f"{os_game}")
+            dist = {int(a): float(p) for a, p in table[key]}
+            start = int(tree.infoset_seq_start[i])
+            for k, a in enumerate(tree.infoset_actions(i)):
+                probs[start + k] = dist.get(int(a), 0.0)
     else:
+        python = not _is_cpp(os_policy)
         probs = np.empty(tree.num_sequences)
         for i, state in enumerate(openspiel_infosets(tree, os_game)):
-            dist = os_policy.action_probabilities(state, int(tree.infoset_player[i]))
+            player = int(tree.infoset_player[i])
+            dist = os_policy.action_probabilities(state, player) if python else \
+                os_policy.action_probabilities(state)  # (a pyspiel.Policy takes the state)
+            dist = dict(dist)
             start = int(tree.infoset_seq_start[i])
             for k, a in enumerate(tree.infoset_actions(i)):
                 probs[start + k] = dist.get(int(a), 0.0)
     return TabularPolicy(tree, probs, {"source": f"openspiel:{os_game}"})
+
+
+def _is_cpp(os_policy: Any) -> bool:
+    """Whether ``os_policy`` is one of OpenSpiel's C++ policies (``pyspiel.Policy``)."""
+    pyspiel = import_pyspiel()
+    return isinstance(os_policy, pyspiel.Policy)
