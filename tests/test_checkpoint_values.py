@@ -96,7 +96,10 @@ def test_every_mutated_array_is_refused_with_one_line(checkpoints, family, tmp_p
         np.savez(path, **mutated, meta=np.array(json.dumps(meta)))
         _solver(family).load_checkpoint(path)
 
-    load(arrays)  # the checkpoint itself is whole
+    load(arrays)  # the checkpoint itself is whole, also into a solver that has run
+    solver = _solver(family)
+    solver.run(1)
+    solver.load_checkpoint(path)
     accepted = []
     count = 0
     for key, value in arrays.items():

@@ -50,17 +50,17 @@ def check_rng(key: str, value: np.ndarray) -> None:
 
 
 def check_state(arrays: dict[str, np.ndarray], template: dict[str, np.ndarray],
-                opaque: tuple[str, ...] = ()) -> None:
+                opaque: tuple[str, ...] = (), growing: tuple[str, ...] = ()) -> None:
     """Refuse (``ValueError`` naming the array) a checkpoint's ``arrays`` whose values cannot
-    be a solver's state, by comparison with ``template`` (the same solver's own arrays, freshly
-    set up): every array numeric (a random generator's state: :func:`check_rng`), of the
-    template's kind of dtype (float, integer or bool) and number of dimensions, of its shape
-    where the template's is not empty (a memory or a tree that grows: its trailing
-    dimensions), integers within the template dtype's range (int16 tables), floats finite,
-    and the arrays named in :data:`NONNEGATIVE` (:data:`PROBABILITIES`) ``>= 0`` (and
-    ``<= 1``).  An array the template lacks (SD-CFR's snapshots) must be numeric and
-    finite.  Keys starting with one of ``opaque`` (a scikit-learn estimator's attributes) are
-    left to their owner's ``load_state``."""
+    be a solver's state, by comparison with ``template`` (the same solver's own arrays):
+    every array numeric (a random generator's state: :func:`check_rng`), of the template's
+    kind of dtype (float, integer or bool), number of dimensions and shape (only the trailing
+    dimensions where the template is empty or its key starts with one of ``growing``: a
+    memory or a tree that grows), integers within the template dtype's range (int16 tables),
+    floats finite, and the arrays named in :data:`NONNEGATIVE` (:data:`PROBABILITIES`)
+    ``>= 0`` (and ``<= 1``).  An array the template lacks (SD-CFR's snapshots) must be
+    numeric and finite.  Keys starting with one of ``opaque`` (a scikit-learn estimator's
+    attributes) are left to their owner's ``load_state``."""
     for key, value in arrays.items():
         if key.startswith(opaque):
             continue
@@ -77,8 +77,9 @@ def check_state(arrays: dict[str, np.ndarray], template: dict[str, np.ndarray],
             if want == "b" and kind != "b" or want == "f" and kind != "f" \
                     or want in "iu" and kind not in "iu":
                 raise ValueError(f"{key} is {value.dtype}, not {like.dtype}")
+            fixed = like.size and not key.startswith(growing)
             if value.ndim != like.ndim or value.shape[1:] != like.shape[1:] \
-                    or (like.size and value.shape != like.shape):
+                    or (fixed and value.shape != like.shape):
                 raise ValueError(f"{key} has shape {value.shape}, not {like.shape}")
             if want in "iu" and value.size:
                 info = np.iinfo(like.dtype)

@@ -302,7 +302,8 @@ class RegretSolver:
         S = self.tree.num_sequences
         try:
             opaque = getattr(self.estimator_, "opaque_state", ())
-            check_state(arrays, self._state_arrays(), tuple(f"estimator_{k}" for k in opaque))
+            check_state(arrays, self._state_arrays(), tuple(f"estimator_{k}" for k in opaque),
+                        growing=("estimator_reg",))  # (the regressors' trees grow)
         except ValueError as exc:
             raise RcfrError(f"{name} is corrupted: {exc}") from None
         try:

@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from ..core.statecheck import typed
+
 
 @njit(cache=True)
 def reservoir_slots(added, capacity, u, slots):
@@ -69,7 +71,7 @@ class CircularBuffer:
         return out
 
     def load_state(self, prefix: str, arrays: dict[str, np.ndarray]) -> None:
-        added = int(np.asarray(arrays[f"{prefix}added"]).reshape(-1)[0])
+        added = int(typed(arrays[f"{prefix}added"], "iu", (1,), f"{prefix}added")[0])
         if added < 0:
             raise ValueError("added")
         n = min(added, self.capacity)

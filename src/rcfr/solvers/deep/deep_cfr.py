@@ -100,6 +100,7 @@ class DeepCFRSolver(FPSolverBase):
     """Deep CFR (module docstring); keyword options as :data:`DEFAULTS`."""
 
     name = "deep-cfr"
+    _growing_state = ("adv0.", "adv1.", "strat0.", "strat1.", "q.mem.")
     uses_strategy_memory = True
 
     def __init__(self, game: Form | Any, *, seed: int | None = None, **options: Any) -> None:

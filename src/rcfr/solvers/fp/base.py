@@ -62,6 +62,7 @@ class FPSolverBase:
 
     name = "fp"
     complexity = None  # no estimator: tables over sequences (or networks: see NFSP)
+    _growing_state: tuple[str, ...] = ()  # checkpoint keys of memories that fill up
 
     def __init__(self, game: Form | Any, *, seed: int | None = None) -> None:
         self.game = game
@@ -160,7 +161,7 @@ class FPSolverBase:
         if not all(type(v) is int and 0 <= v <= 2**62 for v in (iteration, nodes)):
             raise RcfrError(f"{name} is corrupted: bad counters")
         try:
-            check_state(arrays, self._state())
+            check_state(arrays, self._state(), growing=self._growing_state)
         except ValueError as exc:
             raise RcfrError(f"{name} is corrupted: {exc}") from None
         try:

@@ -66,6 +66,7 @@ class NFSPSolver(FPSolverBase):
     """NFSP on a compiled history form (module doc); keyword options as :data:`DEFAULTS`."""
 
     name = "nfsp"
+    _growing_state = ("rl0.", "rl1.", "sl0.", "sl1.")
 
     def __init__(self, game: Form | Any, *, seed: int | None = None, **options: Any) -> None:
         super().__init__(game, seed=seed)
