@@ -8,29 +8,27 @@ import re
 
 import numpy as np
 
-# the arrays that can never be negative, by their last name (``adv0.weight`` -> ``weight``;
-# ``estimator_c_average_scale`` -> ``c_average_scale``): average sums, probabilities,
-# counters, sample weights and indices, Adam's second moments and step counts, the compressed
-# tables' scales
-NONNEGATIVE = frozenset({
-    "avg_weights", "strategy", "average", "best_response", "c_regret_scale", "c_average_scale",
-    "weight", "iteration", "info", "added", "t", "v", "steps", "learned", "known",
-})
-PROBABILITIES = frozenset({"strategy", "average", "best_response"})  # and at most 1
+# the arrays that can never be negative (digits in a key read as #): average sums,
+# probabilities, the compressed tables' scales, the memories' sample weights, iterations,
+# information sets and counters, Adam's second moments and step counts, NFSP's counters
+NONNEGATIVE = re.compile(
+    r"avg_weights|strategy|average|best_response|estimator_c_(regret|average)_scale"
+    r"|(adv|strat)#\.(weight|iteration|info|added)|(rl|sl)#\.added|q\.mem\.added"
+    r"|.*\.adam\.(t|v)|steps|learned")
+PROBABILITIES = re.compile(r"strategy|average|best_response")  # and at most 1
 _PCG64_PARTS = (2**128, 2**128, 2, 2**32)  # state, inc, has_uint32, uinteger: upper bounds
 
 
-def leaf(key: str) -> str:
-    """The last name of a checkpoint key, which says what its values may be."""
-    return key.rsplit(".", 1)[-1].removeprefix("estimator_")
+def _pattern(key: str) -> str:
+    return re.sub(r"\d+", "#", key)
 
 
 def _template_for(key: str, template: dict[str, np.ndarray]) -> np.ndarray | None:
     if key in template:
         return np.asarray(template[key])
-    pattern = re.sub(r"\d+", "#", key)  # adv1.info as adv0.info: the other player's array
+    pattern = _pattern(key)  # adv1.info as adv0.info: the other player's array
     for k, v in template.items():
-        if re.sub(r"\d+", "#", k) == pattern:
+        if _pattern(k) == pattern:
             return np.asarray(v)
     return None
 
@@ -87,10 +85,10 @@ def check_state(arrays: dict[str, np.ndarray], template: dict[str, np.ndarray],
                     raise ValueError(f"{key} holds values beyond {like.dtype}")
         if kind == "f" and not np.isfinite(value).all():
             raise ValueError(f"{key} holds NaN or infinite values")
-        name = leaf(key)
-        if name in NONNEGATIVE and kind != "b" and value.size and value.min() < 0:
+        pattern = _pattern(key)
+        if NONNEGATIVE.fullmatch(pattern) and kind != "b" and value.size and value.min() < 0:
             raise ValueError(f"{key} holds negative values")
-        if name in PROBABILITIES and value.size and value.max() > 1 + 1e-6:
+        if PROBABILITIES.fullmatch(pattern) and value.size and value.max() > 1 + 1e-6:
             raise ValueError(f"{key} holds probabilities above 1")
 
 
