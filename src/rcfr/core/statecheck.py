@@ -23,16 +23,6 @@ def _pattern(key: str) -> str:
     return re.sub(r"\d+", "#", key)
 
 
-def _template_for(key: str, template: dict[str, np.ndarray]) -> np.ndarray | None:
-    if key in template:
-        return np.asarray(template[key])
-    pattern = _pattern(key)  # adv1.info as adv0.info: the other player's array
-    for k, v in template.items():
-        if _pattern(k) == pattern:
-            return np.asarray(v)
-    return None
-
-
 def check_rng(key: str, value: np.ndarray) -> None:
     """A PCG64 generator's state as four decimal strings: ``state``, ``inc`` (odd),
     ``has_uint32`` and ``uinteger``, each in its range."""
@@ -59,11 +49,15 @@ def check_state(arrays: dict[str, np.ndarray], template: dict[str, np.ndarray],
     ``>= 0`` (and ``<= 1``).  An array the template lacks (SD-CFR's snapshots) must be
     numeric and finite.  Keys starting with one of ``opaque`` (a scikit-learn estimator's
     attributes) are left to their owner's ``load_state``."""
+    by_pattern = {}  # adv1.info as adv0.info: the other player's array
+    for k, v in template.items():
+        by_pattern.setdefault(_pattern(k), v)
     for key, value in arrays.items():
         if key.startswith(opaque):
             continue
         value = np.asarray(value)
-        like = _template_for(key, template)
+        like = template.get(key, by_pattern.get(_pattern(key)))
+        like = None if like is None else np.asarray(like)
         if like is not None and like.dtype.kind == "U":
             check_rng(key, value)
             continue
