@@ -40,6 +40,7 @@ test: $(EXTRAS)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/lint-imports --no-cache
 	$(MKDOCS)
+	$(BIN)/python tests/warm_kernels.py  # numba's cache filled once, not once a worker
 	$(BIN)/python -m pytest -n auto --maxprocesses 4
 
 # The documentation site (mkdocs-material + mkdocstrings, MathJax from the docs extra): warnings
