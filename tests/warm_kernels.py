@@ -67,13 +67,16 @@ def _run(command: str) -> tuple[str, int, float, str]:
 def main() -> int:
     workers = max(1, min(2, len(os.sched_getaffinity(0))))
     start = time.perf_counter()
-    failed = []
+    failed, cpu = [], []
     with ProcessPoolExecutor(workers) as pool:
         for command, code, seconds, text in pool.map(_run, COMMANDS):
+            cpu.append((seconds, command))
             if code != 0:
                 failed.append(f"rcfr {command} -> exit {code}\n{text}")
+    slowest = ", ".join(f"{c} ({s:.0f} s)" for s, c in sorted(cpu, reverse=True)[:3])
     print(f"numba kernels warmed: {len(COMMANDS)} commands on {workers} processes in "
-          f"{time.perf_counter() - start:.0f} s", flush=True)
+          f"{time.perf_counter() - start:.0f} s ({sum(s for s, _ in cpu):.0f} CPU s; slowest: "
+          f"{slowest})", flush=True)
     for text in failed:
         print(text, file=sys.stderr)
     return 1 if failed else 0
