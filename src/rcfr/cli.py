@@ -967,6 +967,104 @@ def view(
         viewer.serve(folder, port)
 
 
+@app.command("distill")
+def distill_command(
+    game: Annotated[str, typer.Argument(help="Game string.")],
+    strategy: Annotated[Path, typer.Argument(help="Strategy file (.npz) to distil.")],
+    model: Annotated[str, typer.Option(help="Model: cart.")] = "cart",
+    max_depth: Annotated[int | None, typer.Option(
+        help="Deepest tree (default: unbounded).")] = None,
+    per_round: Annotated[bool, typer.Option(
+        "--per-round", help="One model per betting round (else one per player).")] = False,
+    features: Annotated[str | None, typer.Option(
+        help="Feature set (default: waugh for Leduc and no-limit one-card poker, else "
+             "onehot).")] = None,
+    weights: Annotated[str, typer.Option(
+        help="reach (each information set by its player's own reach) or uniform.")] = "reach",
+    sweep: Annotated[str | None, typer.Option(
+        help="Depths to sweep, e.g. 1,2,3,4,6 (a table; --figure draws it).")] = None,
+    figure: Annotated[Path | None, typer.Option(
+        help="With --sweep: write exploitability against leaves as an image.")] = None,
+    rules: Annotated[bool, typer.Option("--rules", help="Print the trees as text rules.")] = False,
+    out_file: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Write the distilled strategy (.npz).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Distil a strategy into small decision trees and price it: exact exploitability."""
+    from .distill import distill as run_distill
+    from .distill import make_model
+    from .distill import sweep as run_sweep
+
+    depths = _depths(sweep) if sweep is not None else None
+    if figure is not None and depths is None:
+        raise RcfrError("--figure draws a --sweep; give --sweep too")
+    make_model(model, max_depth)
+    check_outputs({"--out": out_file, "--figure": figure})
+    tree = compile_game(game, "history")
+    policy = TabularPolicy.load(strategy, tree)
+    options = {"per_round": per_round, "features": features, "weights": weights}
+    if depths is not None:
+        return _distill_sweep(run_sweep(policy, depths, model, **options), figure, as_json)
+    result = run_distill(policy, model, max_depth, **options)
+    if out_file is not None:
+        result.policy.save(out_file)
+    if as_json:
+        _emit({**result.to_dict(), **({"out": str(out_file)} if out_file else {})})
+        return
+    out.print(f"{strategy} in {tree.game}: {model}, depth {max_depth or 'unbounded'}, "
+              f"{result.policy.metadata['distilled']['features']} features, {weights} weights")
+    out.print(f"  exploitability, original   {_fmt_expl(result.original)}")
+    out.print(f"  exploitability, distilled  {_fmt_expl(result.evaluation)}")
+    out.print(f"  leaves                     {result.size:,} in {len(result.parts)} trees")
+    for part in result.parts if rules else ():
+        where = "" if part.round is None else f", round {part.round + 1}"
+        out.print(f"player {part.player + 1}{where} ({part.infosets} information sets, "
+                  f"{part.size} leaves):", markup=False, highlight=False)
+        for line in part.rules or ():
+            out.print(f"  {line}", markup=False, highlight=False)
+    if out_file is not None:
+        out.print(f"  distilled strategy -> {out_file}")
+
+
+def _depths(text: str) -> list[int]:
+    try:
+        depths = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise RcfrError(f"--sweep takes depths such as 1,2,3,4, got {text!r}") from None
+    if not depths or min(depths) < 1:
+        raise RcfrError(f"--sweep takes depths of at least 1, got {text!r}")
+    return sorted(set(depths))
+
+
+def _distill_sweep(rows, figure: Path | None, as_json: bool) -> None:
+    """``distill --sweep``: exploitability against leaves, as a table (and an image)."""
+    if figure is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(5, 3.5))
+        ax.plot([r.size for _, r in rows], [r.evaluation.exploitability for _, r in rows], "o-",
+                label="distilled")
+        ax.axhline(rows[0][1].original.exploitability, color="k", ls="--", label="original")
+        ax.set(xscale="log", yscale="log", xlabel="leaves", ylabel="exploitability")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(figure)
+        plt.close(fig)
+    if as_json:
+        _emit({"original_exploitability": rows[0][1].original.exploitability,
+               "sweep": [{"max_depth": d, **r.to_dict()} for d, r in rows],
+               **({"figure": str(figure)} if figure else {})})
+        return
+    print_table(["depth", "leaves", "exploitability"],
+                [[str(d), f"{r.size:,}", _fmt_expl(r.evaluation)] for d, r in rows])
+    out.print(f"original: {_fmt_expl(rows[0][1].original)}")
+    if figure is not None:
+        out.print(f"figure -> {figure}")
+
+
 from .experiments.commands import register as _register_experiments  # noqa: E402
 
 _register_experiments(app)  # sweep, results, report, figure

@@ -1,0 +1,127 @@
+"""Distil a solved strategy into small models, one per player (and per betting round), and
+price the simplification exactly (Bertsimas & Paskov 2021, "World-Class Interpretable Poker"):
+the models' predicted policy, normalised over the legal actions, is a tabular strategy whose
+exploitability in the full game sits beside the original's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import RcfrError
+from ..evaluate import Evaluation, evaluate
+from ..features import parse_features
+from ..forms.compile import compile_game
+from ..policy import TabularPolicy
+from .dataset import training_set
+from .models import make_model
+
+
+@dataclass(frozen=True)
+class Part:
+    """One fitted model: its player, its round (``None``: all rounds), the information sets it
+    covers, its size and its text rules."""
+
+    player: int
+    round: int | None
+    infosets: int
+    size: int
+    rules: list[str] | None
+
+
+@dataclass(frozen=True)
+class Distilled:
+    """The distilled policy, its evaluation and the original's, and the fitted parts."""
+
+    policy: TabularPolicy
+    evaluation: Evaluation
+    original: Evaluation
+    parts: list[Part] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        """Leaves (or parameters) over all the parts."""
+        return sum(p.size for p in self.parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"exploitability": self.evaluation.exploitability,
+                "original_exploitability": self.original.exploitability,
+                "exploitability_mbb": self.evaluation.exploitability_mbb,
+                "original_exploitability_mbb": self.original.exploitability_mbb,
+                "size": self.size,
+                "parts": [{"player": p.player, "round": p.round, "infosets": p.infosets,
+                           "size": p.size} for p in self.parts]}
+
+
+def default_distill_features(tree) -> str:
+    """``waugh`` where it is defined (limit poker's readable betting counts), else
+    ``onehot``."""
+    from ..features.registry import _PROVIDERS
+
+    try:
+        _PROVIDERS["waugh"].check_game(tree)
+    except (KeyError, RcfrError):
+        return "onehot"
+    return "waugh"
+
+
+def _history_policy(game: Any, policy: TabularPolicy) -> TabularPolicy:
+    tree = compile_game(game if game is not None else policy.game, form="history")
+    if policy.tree is tree:
+        return policy
+    if policy.tree.fingerprint() == tree.fingerprint():
+        return TabularPolicy(tree, policy.probs, policy.metadata)
+    if policy.tree.form != "history":
+        return policy.convert(tree)
+    raise RcfrError(f"the strategy is for {policy.game}, not for {tree.game}")
+
+
+def distill(policy: TabularPolicy, model: str = "cart", max_depth: int | None = None, *,
+            per_round: bool = False, features: str | None = None, weights: str = "reach",
+            game: Any = None, seed: int = 0) -> Distilled:
+    """Fit ``model`` (:data:`rcfr.distill.models.MODELS`) of at most ``max_depth`` levels
+    (``None``: unbounded) to ``policy``, one per player, or per player and betting round with
+    ``per_round``, on ``features`` (a feature set with information-set meaning; default
+    :func:`default_distill_features`), each information set weighted by the acting player's own
+    reach (``weights="uniform"``: equally); returns the predicted policy and both
+    exploitabilities."""
+    make_model(model, max_depth, seed)  # a bad name or depth fails before any work
+    policy = _history_policy(game, policy)
+    tree = policy.tree
+    spec = features or default_distill_features(tree)
+    parse_features(spec)
+    weights_out = np.zeros(tree.num_sequences)
+    parts: list[Part] = []
+    for player in (0, 1):
+        data = training_set(tree, policy, player, spec, weights)
+        groups = np.unique(data.round) if per_round else [None]
+        for r in groups:
+            rows = np.arange(data.X.shape[0]) if r is None else np.flatnonzero(data.round == r)
+            if rows.size == 0:
+                continue
+            w = data.weight[rows]
+            if not w.sum() > 0:  # nowhere reached: equal weights
+                w = np.ones(rows.size)
+            m = make_model(model, max_depth, seed)
+            m.fit(data.X[rows], data.Y[rows], w)
+            pred = np.nan_to_num(m.predict(data.X[rows]), nan=0.0)
+            pred = np.where(data.legal[rows], np.clip(pred, 0.0, None), 0.0)
+            for i, row in zip(data.infosets[rows], pred, strict=True):
+                start, n = int(tree.infoset_seq_start[i]), int(tree.infoset_num_actions[i])
+                cols = np.searchsorted(data.actions, tree.seq_action[start:start + n])
+                weights_out[start:start + n] = row[cols]
+            parts.append(Part(player, None if r is None else int(r), int(rows.size), m.size,
+                              m.rules(data.names, data.action_names)))
+    small = TabularPolicy.from_weights(tree, weights_out, {
+        "distilled": {"model": model, "max_depth": max_depth, "per_round": per_round,
+                      "features": spec, "weights": weights}}, consume=True)
+    return Distilled(small, evaluate(tree, small), evaluate(tree, policy), parts)
+
+
+def sweep(policy: TabularPolicy, depths: list[int], model: str = "cart",
+          **options: Any) -> list[tuple[int, Distilled]]:
+    """:func:`distill` at every depth in ``depths``: the curve of exploitability against model
+    size."""
+    return [(d, distill(policy, model, d, **options)) for d in depths]

@@ -1,0 +1,42 @@
+"""A fitted regression tree as readable text rules: one line per leaf, its conditions (each
+feature's bounds merged), its action probabilities and its weighted share of play."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _condition(name: str, lo: float | None, hi: float | None) -> str:
+    if lo is not None and hi is not None:
+        return f"{lo:.3g} < {name} <= {hi:.3g}"
+    if lo is not None:
+        return f"{name} > {lo:.3g}"
+    return f"{name} <= {hi:.3g}"
+
+
+def tree_rules(tree, names: list[str], actions: list[str]) -> list[str]:
+    """``tree``: a scikit-learn ``tree_`` (multi-output regression over ``actions``).  Leaves in
+    order of their share, largest first: ``if C1 and C2: raise 0.71, call 0.25, fold 0.04
+    (share 12.3%)``, the probabilities normalised and the zero ones left out."""
+    left, right = tree.children_left, tree.children_right
+    total = float(tree.weighted_n_node_samples[0]) or 1.0
+    out: list[tuple[float, str]] = []
+    stack: list[tuple[int, dict[int, list]]] = [(0, {})]
+    while stack:
+        node, bounds = stack.pop()
+        if left[node] == -1:
+            p = np.clip(np.asarray(tree.value[node]).reshape(-1), 0.0, None)
+            p = p / p.sum() if p.sum() > 0 else np.full(p.size, 1.0 / p.size)
+            order = np.argsort(-p, kind="stable")
+            act = ", ".join(f"{actions[a]} {p[a]:.2f}" for a in order if p[a] >= 0.005)
+            cond = " and ".join(_condition(names[f], *b) for f, b in sorted(bounds.items()))
+            share = float(tree.weighted_n_node_samples[node]) / total
+            out.append((share, f"{'if ' + cond if cond else 'always'}: {act}  "
+                               f"(share {100 * share:.1f}%)"))
+            continue
+        f, t = int(tree.feature[node]), float(tree.threshold[node])
+        lo, hi = bounds.get(f, [None, None])
+        stack.append((int(right[node]), {**bounds, f: [t if lo is None else max(lo, t), hi]}))
+        stack.append((int(left[node]), {**bounds, f: [lo, t if hi is None else min(hi, t)]}))
+    out.sort(key=lambda r: -r[0])
+    return [text for _, text in out]

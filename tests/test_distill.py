@@ -1,0 +1,130 @@
+"""Distillation into decision trees (Bertsimas & Paskov 2021): the plumbing reproduces a
+strategy exactly, depth buys exploitability, reach weights matter, and bad input is one line."""
+
+import json
+
+import numpy as np
+import pytest
+
+import rcfr
+from rcfr.distill import distill
+from rcfr.evaluate import realization_plans
+from conftest import one_line_error, run_cli
+
+
+@pytest.fixture(scope="module")
+def leduc_strategy(tmp_path_factory):
+    """CFR+ on Leduc, 100 iterations (exploitability 0.0134), in memory and on file."""
+    policy = rcfr.solve("leduc", "cfr+", 100).policy
+    path = tmp_path_factory.mktemp("distill") / "leduc.npz"
+    policy.save(path)
+    return policy, path
+
+
+@pytest.fixture(scope="module")
+def leduc_depths(leduc_strategy):
+    return {d: distill(leduc_strategy[0], "cart", d, per_round=True) for d in (1, 2, 4, 8)}
+
+
+@pytest.mark.parametrize("features", ["onehot", "waugh"])
+def test_unbounded_tree_reproduces_the_strategy(leduc_strategy, features):
+    policy = leduc_strategy[0]
+    d = distill(policy, "cart", None, features=features)
+    assert abs(d.evaluation.exploitability - d.original.exploitability) <= 1e-12
+    tree = policy.tree
+    reached = realization_plans(tree, policy.probs)[np.asarray(tree.infoset_parent_seq)] > 0
+    seqs = reached[np.asarray(tree.seq_infoset)]
+    np.testing.assert_allclose(d.policy.probs[seqs], policy.probs[seqs], rtol=0, atol=1e-12)
+
+
+def test_kuhn_unbounded_onehot_is_exact(tmp_path):
+    policy = rcfr.solve("kuhn", "cfr", 50).policy
+    d = distill(policy, "cart", None)  # onehot: kuhn has no poker feature set
+    assert d.policy.metadata["distilled"]["features"] == "onehot"
+    assert abs(d.evaluation.exploitability - d.original.exploitability) <= 1e-12
+
+
+def test_depth_costs_exploitability_and_falls_with_depth(leduc_depths):
+    original = leduc_depths[1].original.exploitability
+    values = [leduc_depths[d].evaluation.exploitability for d in (1, 2, 4, 8)]
+    assert all(v >= original - 1e-12 for v in values)
+    assert all(a > b for a, b in zip(values, values[1:], strict=False))
+    assert values[0] > 50 * original  # a depth-1 tree is far from the strategy (2.04 vs 0.013)
+    sizes = [leduc_depths[d].size for d in (1, 2, 4, 8)]
+    assert sizes[0] == 8  # two leaves for each player and round
+    assert sizes == sorted(sizes)
+
+
+def test_distilled_policy_is_legal_and_normalised(leduc_depths):
+    small = leduc_depths[2].policy
+    sums = np.add.reduceat(small.probs, small.tree.infoset_seq_start)
+    np.testing.assert_allclose(sums, 1.0, atol=1e-12)
+    assert small.probs.min() >= 0.0
+
+
+def test_reach_weights_matter(leduc_strategy, leduc_depths):
+    uniform = distill(leduc_strategy[0], "cart", 4, per_round=True, weights="uniform")
+    reach = leduc_depths[4]
+    assert np.abs(uniform.policy.probs - reach.policy.probs).max() > 0.1
+    assert uniform.evaluation.exploitability > reach.evaluation.exploitability  # 0.53 vs 0.30
+
+
+def test_rules_name_features_and_shares(leduc_depths):
+    parts = leduc_depths[1].parts
+    assert [(p.player, p.round, p.infosets, p.size) for p in parts] == [
+        (0, 0, 18, 2), (0, 1, 450, 2), (1, 0, 18, 2), (1, 1, 450, 2)]
+    for part in parts:
+        shares = [float(r.rsplit("(share ", 1)[1].rstrip("%)")) for r in part.rules]
+        assert abs(sum(shares) - 100.0) < 0.2 and shares == sorted(shares, reverse=True)
+        assert all(r.startswith("if ") for r in part.rules)
+    assert any("first raiser round 1" in r for r in parts[0].rules)
+    assert any("hand strength" in r for p in leduc_depths[2].parts for r in p.rules)
+
+
+def test_cli_distill_writes_the_distilled_strategy(capsys, tmp_path, leduc_strategy,
+                                                    leduc_depths):
+    out = tmp_path / "small.npz"
+    code, text, err = run_cli(capsys, "distill", "leduc", leduc_strategy[1], "--max-depth", 2,
+                              "--per-round", "-o", out, "--json")
+    assert code == 0, err
+    got = json.loads(text)
+    assert got["exploitability"] == pytest.approx(leduc_depths[2].evaluation.exploitability,
+                                                  abs=1e-12)
+    assert got["size"] == leduc_depths[2].size
+    loaded = rcfr.TabularPolicy.load(out)
+    np.testing.assert_array_equal(loaded.probs, leduc_depths[2].policy.probs)
+    code, text, err = run_cli(capsys, "distill", "leduc", leduc_strategy[1], "--max-depth", 1,
+                              "--per-round", "--rules")
+    assert code == 0, err
+    assert "player 2, round 2 (450 information sets, 2 leaves):" in text
+
+
+def test_cli_sweep_draws_the_curve(capsys, tmp_path, leduc_strategy, leduc_depths):
+    fig = tmp_path / "curve.png"
+    code, text, err = run_cli(capsys, "distill", "leduc", leduc_strategy[1], "--sweep", "2,1",
+                              "--per-round", "--figure", fig, "--json")
+    assert code == 0, err
+    rows = json.loads(text)["sweep"]
+    assert [r["max_depth"] for r in rows] == [1, 2]
+    assert [r["exploitability"] for r in rows] == pytest.approx(
+        [leduc_depths[d].evaluation.exploitability for d in (1, 2)], abs=1e-12)
+    assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--max-depth", 0], "depth must be at least 1"),
+    (["--model", "oct"], "unknown model 'oct'"),
+    (["--weights", "equal"], "unknown weights"),
+    (["--sweep", "1,x"], "--sweep takes depths"),
+    (["--figure", "f.png"], "--figure draws a --sweep"),
+])
+def test_cli_bad_input_is_one_line(capsys, tmp_path, leduc_strategy, args, message):
+    out = tmp_path / "small.npz"
+    code, _, err = run_cli(capsys, "distill", "leduc", leduc_strategy[1], *args, "-o", out)
+    assert message in one_line_error(code, err)
+    assert not out.exists()
+
+
+def test_cli_strategy_of_another_game_is_one_line(capsys, tmp_path, leduc_strategy):
+    code, _, err = run_cli(capsys, "distill", "kuhn", leduc_strategy[1])
+    assert "not for 'kuhn'" in one_line_error(code, err)
