@@ -5,11 +5,11 @@ import json
 
 import numpy as np
 import pytest
+from conftest import one_line_error, run_cli
 
 import rcfr
 from rcfr.distill import distill
 from rcfr.evaluate import realization_plans
-from conftest import one_line_error, run_cli
 
 
 @pytest.fixture(scope="module")
