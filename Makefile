@@ -1,6 +1,7 @@
 # Two commands do everything on a fresh machine: `make demo` and `make test`; `make docs` builds
 # the documentation site into site/.  The demo needs only the core (numpy, numba, scipy,
-# scikit-learn, ...); the tests install the extras they run (PyTorch, OpenSpiel, Ray, docs).
+# scikit-learn, ...); the tests install the extras they run (PyTorch, OpenSpiel, Ray, docs,
+# XGBoost, STreeD).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -19,7 +20,7 @@ $(CORE): pyproject.toml
 	touch $(CORE)
 
 $(EXTRAS): $(CORE)
-	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,torch,ray,docs]'
+	$(BIN)/python -m pip install --quiet -e '.[test,openspiel,torch,ray,docs,xgboost,optimal]'
 	touch $(EXTRAS)
 
 $(DOCS): $(CORE)

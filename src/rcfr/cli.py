@@ -971,9 +971,11 @@ def view(
 def distill_command(
     game: Annotated[str, typer.Argument(help="Game string.")],
     strategy: Annotated[Path, typer.Argument(help="Strategy file (.npz) to distil.")],
-    model: Annotated[str, typer.Option(help="Model: cart.")] = "cart",
+    model: Annotated[str, typer.Option(
+        help="cart, optimal (STreeD), xgboost or mlp (one hidden layer of 2^D units).")] = "cart",
     max_depth: Annotated[int | None, typer.Option(
-        help="Deepest tree (default: unbounded).")] = None,
+        help="D: the deepest tree (default: unbounded for cart, 3 for optimal, 6 for xgboost, "
+             "4 for mlp).")] = None,
     per_round: Annotated[bool, typer.Option(
         "--per-round", help="One model per betting round (else one per player).")] = False,
     features: Annotated[str | None, typer.Option(
@@ -1011,15 +1013,17 @@ def distill_command(
     if as_json:
         _emit({**result.to_dict(), **({"out": str(out_file)} if out_file else {})})
         return
-    out.print(f"{strategy} in {tree.game}: {model}, depth {max_depth or 'unbounded'}, "
+    out.print(f"{strategy} in {tree.game}: {model}, depth {max_depth or 'default'}, "
               f"{result.policy.metadata['distilled']['features']} features, {weights} weights")
     out.print(f"  exploitability, original   {_fmt_expl(result.original)}")
     out.print(f"  exploitability, distilled  {_fmt_expl(result.evaluation)}")
-    out.print(f"  leaves                     {result.size:,} in {len(result.parts)} trees")
+    out.print(f"  {result.unit:<25}  {result.size:,} in {len(result.parts)} models")
     for part in result.parts if rules else ():
         where = "" if part.round is None else f", round {part.round + 1}"
         out.print(f"player {part.player + 1}{where} ({part.infosets} information sets, "
-                  f"{part.size} leaves):", markup=False, highlight=False)
+                  f"{part.size} {part.unit}):", markup=False, highlight=False)
+        if part.rules is None:
+            out.print(f"  ({model} has no text rules)", markup=False, highlight=False)
         for line in part.rules or ():
             out.print(f"  {line}", markup=False, highlight=False)
     if out_file is not None:
@@ -1048,7 +1052,7 @@ def _distill_sweep(rows, figure: Path | None, as_json: bool) -> None:
         ax.plot([r.size for _, r in rows], [r.evaluation.exploitability for _, r in rows], "o-",
                 label="distilled")
         ax.axhline(rows[0][1].original.exploitability, color="k", ls="--", label="original")
-        ax.set(xscale="log", yscale="log", xlabel="leaves", ylabel="exploitability")
+        ax.set(xscale="log", yscale="log", xlabel=rows[0][1].unit, ylabel="exploitability")
         ax.legend()
         fig.tight_layout()
         fig.savefig(figure)
@@ -1058,7 +1062,7 @@ def _distill_sweep(rows, figure: Path | None, as_json: bool) -> None:
                "sweep": [{"max_depth": d, **r.to_dict()} for d, r in rows],
                **({"figure": str(figure)} if figure else {})})
         return
-    print_table(["depth", "leaves", "exploitability"],
+    print_table(["depth", rows[0][1].unit, "exploitability"],
                 [[str(d), f"{r.size:,}", _fmt_expl(r.evaluation)] for d, r in rows])
     out.print(f"original: {_fmt_expl(rows[0][1].original)}")
     if figure is not None:

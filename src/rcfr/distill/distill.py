@@ -29,6 +29,7 @@ class Part:
     infosets: int
     size: int
     rules: list[str] | None
+    unit: str = "leaves"
 
 
 @dataclass(frozen=True)
@@ -45,12 +46,17 @@ class Distilled:
         """Leaves (or parameters) over all the parts."""
         return sum(p.size for p in self.parts)
 
+    @property
+    def unit(self) -> str:
+        """What :attr:`size` counts: ``"leaves"`` or ``"parameters"``."""
+        return self.parts[0].unit if self.parts else "leaves"
+
     def to_dict(self) -> dict[str, Any]:
         return {"exploitability": self.evaluation.exploitability,
                 "original_exploitability": self.original.exploitability,
                 "exploitability_mbb": self.evaluation.exploitability_mbb,
                 "original_exploitability_mbb": self.original.exploitability_mbb,
-                "size": self.size,
+                "size": self.size, "unit": self.unit,
                 "parts": [{"player": p.player, "round": p.round, "infosets": p.infosets,
                            "size": p.size} for p in self.parts]}
 
@@ -113,7 +119,7 @@ def distill(policy: TabularPolicy, model: str = "cart", max_depth: int | None = 
                 cols = np.searchsorted(data.actions, tree.seq_action[start:start + n])
                 weights_out[start:start + n] = row[cols]
             parts.append(Part(player, None if r is None else int(r), int(rows.size), m.size,
-                              m.rules(data.names, data.action_names)))
+                              m.rules(data.names, data.action_names), m.unit))
     small = TabularPolicy.from_weights(tree, weights_out, {
         "distilled": {"model": model, "max_depth": max_depth, "per_round": per_round,
                       "features": spec, "weights": weights}}, consume=True)

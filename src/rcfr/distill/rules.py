@@ -14,6 +14,23 @@ def _condition(name: str, lo: float | None, hi: float | None) -> str:
     return f"{name} <= {hi:.3g}"
 
 
+def merged_conditions(bounds: dict[int, list], names: list[str]) -> list[str]:
+    """``{feature: [low, high]}`` (either ``None``) as conditions, in feature order."""
+    return [_condition(names[f], *b) for f, b in sorted(bounds.items())]
+
+
+def leaf_text(conditions: list[str], values: np.ndarray, actions: list[str],
+              share: float) -> str:
+    """``if C1 and C2: raise 0.71, call 0.25, fold 0.04  (share 12.3%)``: the values
+    normalised, the actions below 0.005 left out."""
+    p = np.clip(np.asarray(values, dtype=np.float64).reshape(-1), 0.0, None)
+    p = p / p.sum() if p.sum() > 0 else np.full(p.size, 1.0 / p.size)
+    order = np.argsort(-p, kind="stable")
+    act = ", ".join(f"{actions[a]} {p[a]:.2f}" for a in order if p[a] >= 0.005)
+    cond = " and ".join(conditions)
+    return f"{'if ' + cond if cond else 'always'}: {act}  (share {100 * share:.1f}%)"
+
+
 def tree_rules(tree, names: list[str], actions: list[str]) -> list[str]:
     """``tree``: a scikit-learn ``tree_`` (multi-output regression over ``actions``).  Leaves in
     order of their share, largest first: ``if C1 and C2: raise 0.71, call 0.25, fold 0.04
@@ -25,14 +42,9 @@ def tree_rules(tree, names: list[str], actions: list[str]) -> list[str]:
     while stack:
         node, bounds = stack.pop()
         if left[node] == -1:
-            p = np.clip(np.asarray(tree.value[node]).reshape(-1), 0.0, None)
-            p = p / p.sum() if p.sum() > 0 else np.full(p.size, 1.0 / p.size)
-            order = np.argsort(-p, kind="stable")
-            act = ", ".join(f"{actions[a]} {p[a]:.2f}" for a in order if p[a] >= 0.005)
-            cond = " and ".join(_condition(names[f], *b) for f, b in sorted(bounds.items()))
             share = float(tree.weighted_n_node_samples[node]) / total
-            out.append((share, f"{'if ' + cond if cond else 'always'}: {act}  "
-                               f"(share {100 * share:.1f}%)"))
+            out.append((share, leaf_text(merged_conditions(bounds, names), tree.value[node],
+                                         actions, share)))
             continue
         f, t = int(tree.feature[node]), float(tree.threshold[node])
         lo, hi = bounds.get(f, [None, None])
