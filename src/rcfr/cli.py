@@ -990,6 +990,8 @@ def distill_command(
     rules: Annotated[bool, typer.Option("--rules", help="Print the trees as text rules.")] = False,
     out_file: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Write the distilled strategy (.npz).")] = None,
+    max_memory: MaxMemoryOpt = None,
+    max_time: MaxTimeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Distil a strategy into small decision trees and price it: exact exploitability."""
