@@ -47,8 +47,8 @@ def main() -> None:
                        "seconds": time.perf_counter() - t}
                 rows.append(row)
                 print(f"{game:12} {model:8} depth {depth}  {d.size:6,} {d.unit:10}  "
-                      f"{d.evaluation.exploitability:.4f}  (original {d.original.exploitability:.4f}"
-                      f", {row['seconds']:.1f} s)", flush=True)
+                      f"{d.evaluation.exploitability:.4f}  (original "
+                      f"{d.original.exploitability:.4f}, {row['seconds']:.1f} s)", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
 
