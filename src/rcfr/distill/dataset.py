@@ -23,7 +23,8 @@ WEIGHTS = ("reach", "uniform")
 class TrainingSet:
     """``player``'s information sets (``infosets``, global indices): features ``X``, target
     probabilities ``Y`` over ``actions`` (the player's action ids; zero where illegal),
-    ``legal`` (bool, as ``Y``), ``weight`` per row and ``round`` per row."""
+    ``legal`` (bool, as ``Y``), ``weight`` per row and ``round`` per row; each of the
+    player's sequences is ``Y[seq_row, seq_col]``."""
 
     player: int
     infosets: np.ndarray
@@ -35,15 +36,21 @@ class TrainingSet:
     actions: np.ndarray
     action_names: list[str]
     names: list[str]
+    seq_row: np.ndarray
+    seq_col: np.ndarray
 
 
 def infoset_rounds(tree: Form) -> np.ndarray:
     """The betting round of every information set: the chance events on the way to it, less
     those before the game's first decision."""
     kind, parent = np.asarray(tree.node_kind), np.asarray(tree.node_parent)
-    chance = np.zeros(kind.shape[0], dtype=np.int64)
-    for n in range(1, kind.shape[0]):  # nodes are breadth-first: parents come first
-        chance[n] = chance[parent[n]] + (kind[parent[n]] == KIND_CHANCE)
+    step = np.zeros(kind.shape[0], dtype=np.int64)
+    step[1:] = kind[parent[1:]] == KIND_CHANCE  # the edge into node n is chance's
+    chance, up = step.copy(), parent.astype(np.int64)
+    while (up > 0).any():  # add each ancestor's step: one pass per level of the tree
+        live = up > 0
+        chance[live] += step[up[live]]
+        up = np.where(live, parent[np.maximum(up, 0)], 0)
     per_infoset = chance[np.asarray(tree.infoset_node)]
     return per_infoset - (per_infoset.min() if per_infoset.size else 0)
 
@@ -98,4 +105,5 @@ def training_set(tree: Form, policy: TabularPolicy, player: int, features: str,
     keys = [tree.infoset_keys[i] for i in infos]
     return TrainingSet(player, np.arange(infos.start, infos.stop), X, Y, legal, w, rounds,
                        actions, [names_of[c] for c in range(actions.size)],
-                       feature_names(tree, player, features, keep, X.shape[1], keys))
+                       feature_names(tree, player, features, keep, X.shape[1], keys),
+                       info, column)

@@ -103,6 +103,7 @@ def distill(policy: TabularPolicy, model: str = "cart", max_depth: int | None = 
     for player in (0, 1):
         data = training_set(tree, policy, player, spec, weights)
         groups = np.unique(data.round) if per_round else [None]
+        pred = np.zeros_like(data.Y)
         for r in groups:
             rows = np.arange(data.X.shape[0]) if r is None else np.flatnonzero(data.round == r)
             if rows.size == 0:
@@ -112,14 +113,11 @@ def distill(policy: TabularPolicy, model: str = "cart", max_depth: int | None = 
                 w = np.ones(rows.size)
             m = make_model(model, max_depth, seed)
             m.fit(data.X[rows], data.Y[rows], w)
-            pred = np.nan_to_num(m.predict(data.X[rows]), nan=0.0)
-            pred = np.where(data.legal[rows], np.clip(pred, 0.0, None), 0.0)
-            for i, row in zip(data.infosets[rows], pred, strict=True):
-                start, n = int(tree.infoset_seq_start[i]), int(tree.infoset_num_actions[i])
-                cols = np.searchsorted(data.actions, tree.seq_action[start:start + n])
-                weights_out[start:start + n] = row[cols]
+            pred[rows] = np.nan_to_num(m.predict(data.X[rows]), nan=0.0)
             parts.append(Part(player, None if r is None else int(r), int(rows.size), m.size,
                               m.rules(data.names, data.action_names), m.unit))
+        seqs = tree.player_sequences(player)  # the legal actions only, clipped at zero
+        weights_out[seqs.start:seqs.stop] = np.clip(pred[data.seq_row, data.seq_col], 0.0, None)
     small = TabularPolicy.from_weights(tree, weights_out, {
         "distilled": {"model": model, "max_depth": max_depth, "per_round": per_round,
                       "features": spec, "weights": weights}}, consume=True)
