@@ -1002,6 +1002,8 @@ def distill_command(
     depths = _depths(sweep) if sweep is not None else None
     if figure is not None and depths is None:
         raise RcfrError("--figure draws a --sweep; give --sweep too")
+    if figure is not None and figure.suffix.lower() not in (".png", ".pdf", ".svg"):
+        raise RcfrError(f"--figure writes .png, .pdf or .svg, got {figure.name!r}")
     make_model(model, max_depth)
     check_outputs({"--out": out_file, "--figure": figure})
     tree = compile_game(game, "history")
@@ -1047,6 +1049,8 @@ def _distill_sweep(rows, figure: Path | None, as_json: bool) -> None:
     if figure is not None:
         import matplotlib
 
+        from .core.fileio import write_atomic
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
@@ -1057,7 +1061,8 @@ def _distill_sweep(rows, figure: Path | None, as_json: bool) -> None:
         ax.set(xscale="log", yscale="log", xlabel=rows[0][1].unit, ylabel="exploitability")
         ax.legend()
         fig.tight_layout()
-        fig.savefig(figure)
+        fmt = figure.suffix.lstrip(".").lower()
+        write_atomic(figure, lambda handle: fig.savefig(handle, format=fmt))
         plt.close(fig)
     if as_json:
         _emit({"original_exploitability": rows[0][1].original.exploitability,
