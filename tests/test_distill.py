@@ -164,3 +164,12 @@ def test_xgboost_missing_is_one_line(capsys, monkeypatch, leduc_strategy):
     monkeypatch.setitem(sys.modules, "xgboost", None)  # as if not installed
     code, _, err = run_cli(capsys, "distill", "leduc", leduc_strategy[1], "--model", "xgboost")
     assert "pip install 'rcfr[xgboost]'" in one_line_error(code, err)
+
+
+def test_a_strategy_on_the_public_form_is_read_exactly(leduc_strategy, leduc_depths):
+    public = rcfr.compile_game("leduc", form="public")
+    d = distill(leduc_strategy[0].convert(public), "cart", 2, per_round=True)
+    assert d.evaluation.exploitability == pytest.approx(
+        leduc_depths[2].evaluation.exploitability, abs=1e-12)
+    with pytest.raises(rcfr.RcfrError, match="not for"):
+        distill(leduc_strategy[0], "cart", 2, game="kuhn")

@@ -74,14 +74,16 @@ def default_distill_features(tree) -> str:
 
 
 def _history_policy(game: Any, policy: TabularPolicy) -> TabularPolicy:
+    """``policy`` on ``game``'s history form (the rounds and the poker features read its
+    nodes), converted exactly from the other form where it was written there."""
     tree = compile_game(game if game is not None else policy.game, form="history")
     if policy.tree is tree:
         return policy
+    if str(policy.game) != str(tree.game):
+        raise RcfrError(f"the strategy is for {policy.game}, not for {tree.game}")
     if policy.tree.fingerprint() == tree.fingerprint():
         return TabularPolicy(tree, policy.probs, policy.metadata)
-    if policy.tree.form != "history":
-        return policy.convert(tree)
-    raise RcfrError(f"the strategy is for {policy.game}, not for {tree.game}")
+    return policy.convert(tree)
 
 
 def distill(policy: TabularPolicy, model: str = "cart", max_depth: int | None = None, *,
