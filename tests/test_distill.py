@@ -163,7 +163,8 @@ def test_xgboost_missing_is_one_line(capsys, monkeypatch, leduc_strategy):
 
     monkeypatch.setitem(sys.modules, "xgboost", None)  # as if not installed
     code, _, err = run_cli(capsys, "distill", "leduc", leduc_strategy[1], "--model", "xgboost")
-    assert "pip install 'rcfr[xgboost]'" in one_line_error(code, err)
+    line = one_line_error(code, err)
+    assert "pip install -e '.[xgboost]'" in line and "rcfr[" not in line
 
 
 def test_a_strategy_on_the_public_form_is_read_exactly(leduc_strategy, leduc_depths):

@@ -8,7 +8,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ..core.errors import RcfrError
+from ..core.errors import RcfrError, install_hint
 from .rules import tree_rules
 
 MODELS = ("cart", "optimal", "xgboost", "mlp")
@@ -57,8 +57,8 @@ class XGBoostModel:
         try:
             from xgboost import XGBRegressor
         except ImportError:
-            raise RcfrError("--model xgboost needs the xgboost package: pip install "
-                            "'rcfr[xgboost]'") from None
+            raise RcfrError(f"--model xgboost needs the xgboost package: "
+                            f"{install_hint('xgboost')}") from None
         self.model = XGBRegressor(n_estimators=50, max_depth=max_depth or 6, learning_rate=0.3,
                                   tree_method="hist", random_state=seed, n_jobs=1)
         self.size, self.unit = 0, "leaves"

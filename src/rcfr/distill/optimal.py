@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.errors import RcfrError
+from ..core.errors import RcfrError, install_hint
 
 MAX_THRESHOLDS = 8  # binary splits per feature: midpoints between quantiles of its values
 
@@ -29,8 +29,8 @@ class OptimalTreeModel:
         try:
             import pystreed
         except ImportError:
-            raise RcfrError("--model optimal needs the pystreed package: pip install "
-                            "'rcfr[optimal]'") from None
+            raise RcfrError(f"--model optimal needs the pystreed package: "
+                            f"{install_hint('optimal')}") from None
         self.depth = max_depth or 3
         self.solver = pystreed.STreeDInstanceCostSensitiveClassifier(
             max_depth=self.depth, time_limit=600, random_seed=seed)
