@@ -10,8 +10,7 @@ import numpy as np
 
 from ..core.errors import RcfrError
 from ..evaluate import realization_plans
-from ..features import infoset_features, parse_features, sequence_features
-from ..features.registry import _PROVIDERS
+from ..features import feature_provider, infoset_features, sequence_features
 from ..forms.base import KIND_CHANCE, Form
 from ..policy import TabularPolicy
 from .names import feature_names
@@ -60,8 +59,7 @@ def _infoset_rows(tree: Form, player: int, spec: str) -> tuple[np.ndarray, np.nd
     provider's own information-set features, else the columns of its sequence features that
     are constant within every information set (those that describe the set, not the action),
     read off each set's first sequence."""
-    name, _ = parse_features(spec)
-    if _PROVIDERS[name].infosets is not None:
+    if feature_provider(spec).infosets is not None:
         X = np.asarray(infoset_features(tree, player, spec), dtype=np.float64)
         return X, np.arange(X.shape[1])
     S = sequence_features(tree, player, spec)

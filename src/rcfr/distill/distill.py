@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.errors import RcfrError
 from ..evaluate import Evaluation, evaluate
-from ..features import parse_features
+from ..features import feature_provider, parse_features
 from ..forms.compile import compile_game
 from ..policy import TabularPolicy
 from .dataset import training_set
@@ -64,11 +64,9 @@ class Distilled:
 def default_distill_features(tree) -> str:
     """``waugh`` where it is defined (limit poker's readable betting counts), else
     ``onehot``."""
-    from ..features.registry import _PROVIDERS
-
     try:
-        _PROVIDERS["waugh"].check_game(tree)
-    except (KeyError, RcfrError):
+        feature_provider("waugh").check_game(tree)
+    except RcfrError:
         return "onehot"
     return "waugh"
 

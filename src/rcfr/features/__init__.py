@@ -38,6 +38,7 @@ from .registry import (
     FeatureProvider,
     FeatureRows,
     default_features,
+    feature_provider,
     feature_sets,
     infoset_features,
     parse_features,
@@ -47,5 +48,6 @@ from .registry import (
 )
 
 __all__ = ["HASH_BUCKETS", "ONEHOT_LIMIT", "FeatureProvider", "FeatureRows", "default_features",
-           "feature_sets", "infoset_features", "parse_features", "register_default_features",
-           "register_features", "sequence_features", "tree_equivalent_columns"]
+           "feature_provider", "feature_sets", "infoset_features", "parse_features",
+           "register_default_features", "register_features", "sequence_features",
+           "tree_equivalent_columns"]

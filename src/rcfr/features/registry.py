@@ -111,6 +111,11 @@ def parse_features(spec: str) -> tuple[str, int]:
     return name, k
 
 
+def feature_provider(spec: str) -> FeatureProvider:
+    """The registered provider of ``spec`` (``"waugh"``, ``"hashing:5"``, ...)."""
+    return _PROVIDERS[parse_features(spec)[0]]
+
+
 def _provider(tree: Form, spec: str) -> tuple[FeatureProvider, int]:
     name, k = parse_features(spec)
     provider = _PROVIDERS[name]
