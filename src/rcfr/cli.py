@@ -1024,8 +1024,8 @@ def distill_command(
     out.print(f"  {result.unit:<25}  {result.size:,} in {len(result.parts)} models")
     for part in result.parts if rules else ():
         where = "" if part.round is None else f", round {part.round + 1}"
-        out.print(f"player {part.player + 1}{where} ({part.infosets} information sets, "
-                  f"{part.size} {part.unit}):", markup=False, highlight=False)
+        out.print(f"player {part.player + 1}{where} ({part.infosets:,} information sets, "
+                  f"{part.size:,} {part.unit}):", markup=False, highlight=False)
         if part.rules is None:
             out.print(f"  ({model} has no text rules)", markup=False, highlight=False)
         for line in part.rules or ():
