@@ -118,6 +118,7 @@ def test_cli_sweep_draws_the_curve(capsys, tmp_path, leduc_strategy, leduc_depth
     (["--sweep", "1,x"], "--sweep takes depths"),
     (["--figure", "f.png"], "--figure draws a --sweep"),
     (["--sweep", "1", "--figure", "f.txt"], "--figure writes .png, .pdf or .svg"),
+    (["--sweep", "1,2"], "without --max-depth, --out or --rules"),
 ])
 def test_cli_bad_input_is_one_line(capsys, tmp_path, leduc_strategy, args, message):
     out = tmp_path / "small.npz"
