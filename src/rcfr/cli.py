@@ -1002,11 +1002,11 @@ def distill_command(
     depths = _depths(sweep) if sweep is not None else None
     if figure is not None and depths is None:
         raise RcfrError("--figure draws a --sweep; give --sweep too")
+    if figure is not None and figure.suffix.lower() not in (".png", ".pdf", ".svg"):
+        raise RcfrError(f"--figure writes .png, .pdf or .svg, got {figure.name!r}")
     if depths is not None and (out_file is not None or rules or max_depth is not None):
         raise RcfrError("--sweep fits one model per depth: give it without --max-depth, --out "
                         "or --rules")
-    if figure is not None and figure.suffix.lower() not in (".png", ".pdf", ".svg"):
-        raise RcfrError(f"--figure writes .png, .pdf or .svg, got {figure.name!r}")
     make_model(model, max_depth)
     check_outputs({"--out": out_file, "--figure": figure})
     tree = compile_game(game, "history")
