@@ -796,12 +796,18 @@ def resolve(
                      "chance:4).")] = None,
     method: Annotated[str, typer.Option(help="unsafe, resolve, maxmargin or "
                                              "reach-maxmargin.")] = "reach-maxmargin",
-    iterations: Annotated[int, typer.Option("--iterations", "-n", help="Iterations per "
-                                                                       "subgame.")] = 1000,
+    iterations: Annotated[int | None, typer.Option(
+        "--iterations", "-n", help="Iterations per subgame (default: 1,000, then twice as "
+                                   "many each round until the re-solved strategy is no more "
+                                   "exploitable than the blueprint, at most "
+                                   "--max-iterations).")] = None,
+    max_iterations: Annotated[int, typer.Option(
+        "--max-iterations", help="Without -n or --seconds: the most iterations per subgame "
+                                 "in the last round.")] = 64_000,
     algorithm: Annotated[str, typer.Option("--algorithm", "-a", help="The gadget's solver "
-                                           "(any rcfr algorithm, or lp: exact).")] = "cfr+",
+                                           "(any rcfr algorithm, or lp: exact).")] = "pcfr+",
     seconds: Annotated[float | None, typer.Option(help="Seconds per subgame instead of "
-                                                       "iterations.")] = None,
+                                                       "iterations (at most 86,400).")] = None,
     values: Annotated[str, typer.Option(help="The opponent's alternative values: "
                                              "best-response or blueprint (the estimated "
                                              "variants).")] = "best-response",
@@ -818,36 +824,91 @@ def resolve(
     solved in vector form by a full-width solver."""
     from .subgame import default_cut, method_function, parse_cut, resolve_at_cut
     from .subgame.blueprint import VALUES
+    from .subgame.target import resolve_to_blueprint
 
     check_outputs({"--out": out_file}, {"BLUEPRINT": blueprint})
     if at is not None:
         parse_cut(at)
     method_function(method)
     _count("--iterations", iterations)
-    if seconds is not None and not seconds > 0:
-        raise RcfrError(f"--seconds must be a positive number, got {seconds}")
+    _count("--max-iterations", max_iterations)
+    if seconds is not None and not 0 < seconds <= MAX_RESOLVE_SECONDS:
+        raise RcfrError(f"--seconds must be a positive number of seconds per subgame, at most "
+                        f"{MAX_RESOLVE_SECONDS:,.0f} (one day), got {seconds}")
     if values not in VALUES:
         raise RcfrError(f"--values is {' or '.join(VALUES)}, got {values!r}")
     tree = compile_game(game, form)
     at = default_cut(tree) if at is None else at
     policy = TabularPolicy.load(blueprint, tree)
-    kw: dict[str, Any] = {"algorithm": algorithm, "iterations": iterations, "seconds": seconds}
-    if method.strip().lower() != "unsafe":
+    key = method.strip().lower().replace("_", "-")
+    kw: dict[str, Any] = {"algorithm": algorithm, "seconds": seconds}
+    if key != "unsafe":
         kw["values"] = values
-    result = resolve_at_cut(policy, at, method.strip().lower(), **kw)
+    fixed = iterations is not None or seconds is not None or algorithm.strip().lower() == "lp"
+    if fixed:
+        result = resolve_at_cut(policy, at, key, iterations=iterations or 1000, **kw)
+    else:
+        result = resolve_to_blueprint(policy, at, key, max_iterations=max_iterations,
+                                      start=min(1000, max_iterations), **kw)
+    notes = _resolve_notes(result, key, values, fixed)
     if out_file is not None:
         result.policy.convert(tree).save(out_file)
     if as_json:
-        _emit({"game": str(tree.game), **result.to_dict(),
+        _emit({"game": str(tree.game), **result.to_dict(), **notes,
                "out": str(out_file) if out_file else None})
         return
+    runs = (f"{result.iterations:,} iterations per subgame" if result.iterations
+            else "solved exactly" if algorithm.strip().lower() == "lp" else "")
     out.print(f"{result.method} at {at} in {tree.game}: {len(result.results) // 2} subgames "
-              f"re-solved for both players in {result.seconds:.2f} s")
+              f"re-solved for both players in {result.seconds:.2f} s"
+              + (f" ({runs})" if runs else ""))
     out.print(f"  blueprint exploitability  {_fmt_expl(result.blueprint_evaluation)}")
     out.print(f"  re-solved exploitability  {_fmt_expl(result.evaluation)}")
-    out.print(f"  smallest margin           {result.min_margin:+.6g}")
+    out.print(f"  smallest margin           {result.min_margin:+.6g}: {notes['margin']}")
+    if "warning" in notes:
+        out.print(f"  warning: {notes['warning']}")
     if out_file is not None:
         out.print(f"  re-solved strategy -> {out_file}")
+
+
+MAX_RESOLVE_SECONDS = 86_400.0  # --seconds per subgame: a day
+
+
+def _resolve_notes(result, method: str, values: str, fixed: bool) -> dict[str, str]:
+    """What ``rcfr resolve`` says of its result: ``margin``, what the smallest margin means,
+    and ``warning``, why the re-solved strategy is more exploitable than the blueprint (only
+    where it is)."""
+    from .subgame.target import guaranteed
+
+    safe = guaranteed(method, values)
+    m = result.min_margin
+    if method == "unsafe":
+        margin = "unsafe re-solving keeps no margin (it has no guarantee)"
+    elif m >= 0:
+        margin = "no opponent root set gets more than its alternative value (safe)"
+    else:
+        margin = (f"some opponent root set gets up to {-m:.3g} per unit of weight more than "
+                  f"its alternative value: the gadgets are not solved to the precision needed")
+        if not safe:
+            margin += (", or the alternative values (the blueprint's own, --values blueprint) "
+                       "are not attainable")
+    notes = {"margin": margin}
+    if result.worse:
+        why = (f"the re-solved strategy is more exploitable than the blueprint "
+               f"({result.evaluation.exploitability:.3g} against "
+               f"{result.blueprint_evaluation.exploitability:.3g}): ")
+        if method == "unsafe":
+            why += "unsafe re-solving has no guarantee; use resolve, maxmargin or reach-maxmargin"
+        elif not safe:
+            why += "the estimated variants (--values blueprint) have no guarantee"
+        elif fixed:
+            why += ("its gadgets are solved more loosely than the blueprint; run more "
+                    "iterations (-n, --seconds), or leave both out to raise them until it is not")
+        else:
+            why += (f"{result.iterations:,} iterations per subgame do not solve the gadgets "
+                    f"as precisely as the blueprint; raise --max-iterations")
+        notes["warning"] = why
+    return notes
 
 
 @app.command()

@@ -33,9 +33,22 @@ class ResolvedEverywhere:
     def min_margin(self) -> float:
         return min((r.min_margin for r in self.results), default=0.0)
 
+    @property
+    def iterations(self) -> int:
+        """The most iterations any gadget ran (0: none ran, e.g. ``algorithm="lp"``)."""
+        return max((int(r.iterations) for r in self.results), default=0)
+
+    @property
+    def worse(self) -> bool:
+        """Whether the re-solved strategy is more exploitable than the blueprint (beyond
+        rounding)."""
+        new, old = self.evaluation.exploitability, self.blueprint_evaluation.exploitability
+        return new > old + 1e-12 + 1e-9 * abs(old)
+
     def to_dict(self) -> dict:
         out = {"method": self.method, "cut": self.cut, "subgames": len(self.results) // 2,
-               "seconds": self.seconds, "min_margin": self.min_margin,
+               "seconds": self.seconds, "iterations": self.iterations,
+               "min_margin": self.min_margin, "worse_than_blueprint": self.worse,
                "blueprint_exploitability": self.blueprint_evaluation.exploitability}
         if self.blueprint_evaluation.exploitability_mbb is not None:
             out["blueprint_exploitability_mbb"] = self.blueprint_evaluation.exploitability_mbb
