@@ -124,6 +124,34 @@ def test_everywhere_equals_history_form(leduc, method):
     assert e < base
 
 
+# Full-game exploitability after re-solving every flop subgame of the J.QK blueprint (200
+# CFR+ iterations) for both players, 40 CFR+ iterations per gadget, before the terminal arrays
+# were made C-ordered (the same strategies bit for bit, sha256-checked, on the development
+# machine; 1e-12 leaves room for another CPU's rounding).
+BEFORE_SPEEDUP = {"unsafe": 0.5954412717052967, "resolve": 0.47571346217458116,
+                  "maxmargin": 0.42475716368291005, "reach-maxmargin": 0.34841124652483674}
+
+
+def test_public_resolve_shares_the_trees_compiled_kernels(leduc):
+    """The gadgets and the root values call the terminal sweep with the full tree's argument
+    types (C-ordered arrays, the same thread argument), so a cold first re-solve compiles it
+    once, not twice (it was 129 CPU seconds for ``rcfr resolve leduc --form public``, most of it
+    compiling); the re-solved strategies are those of before the change."""
+    from rcfr.forms.public import terminals
+
+    _, pub, probs, *_ = leduc
+    A = pub.arrays
+    assert all(a.flags.c_contiguous for a in (A.term_seq_base, A.term_stride, A.term_row_ctx))
+    plan = blueprint_plan(pub, probs)
+    pub.terminal_values(0, plan, np.zeros(pub.num_sequences + 2))  # the full tree's sweep
+    before = set(terminals.terminal_values.signatures)
+    for method, value in BEFORE_SPEEDUP.items():
+        new, _ = resolve_everywhere_public(pub, probs, method, iterations=ITERS)
+        e = evaluate(pub, TabularPolicy(pub, new)).exploitability
+        assert e == pytest.approx(value, rel=1e-12, abs=0)
+    assert set(terminals.terminal_values.signatures) == before
+
+
 @pytest.mark.parametrize("method", ["resolve", "maxmargin", "reach-maxmargin"])
 def test_exact_blueprint_stays_exact(method):
     """With an exact equilibrium blueprint (the LP's) every safe method's re-solve of every

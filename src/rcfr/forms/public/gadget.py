@@ -66,6 +66,15 @@ def _gadget_values(kind, r0, g0, kept, inv_w, alt, acc):
 
 
 @njit(cache=True)
+def _terminals(p, plan, T, s_lo, s_hi, acc, threads=1):
+    """The terminal sweep called with the full tree's argument types: numba compiles a
+    callee once per literal argument, and the sweep is the costliest kernel to compile, so
+    the player and ``dense`` go in as plain values (one compilation, shared with the tree's
+    own sweeps, not one per call site)."""
+    terminal_values(np.int64(p), plan, T, np.bool_(False), s_lo, s_hi, acc, threads)
+
+
+@njit(cache=True)
 def _fix_roots(player, kind, root, nrows, fixed, plan):
     """The root rows' reach that no strategy sets: the re-solver's always, both players'
     for UNSAFE."""
@@ -140,7 +149,7 @@ def _update(q, t, opp, kind, G, rule, link_kind, link_param, tree, root, gadget,
 @njit(cache=True)
 def run_gadget(n_iters, t0, alternating, avg_power, rule, link_kind, link_param, player, kind,
                tree, T, root, nrows, gadget, kept, inv_w, alt, fixed, regrets, prediction,
-               values, strategy, avg, plan, acc, inst):
+               values, strategy, avg, plan, acc, inst, threads=1):
     """``n_iters`` iterations of the loop with the tabular estimator and any update ``rule``
     on the gadget game, in the order of :func:`rcfr.forms.public.full_width.run_public`: a
     player's plan is recomputed only after its strategy changed, averaging rides on the plan.
@@ -159,13 +168,13 @@ def run_gadget(n_iters, t0, alternating, avg_power, rule, link_kind, link_param,
                              weight, avg, True)
             _player_plan(1, opp, kind, G, tree, root, gadget, kept, inv_w, strategy, plan,
                          weight, avg, True)
-            terminal_values(0, plan, T, False, tree.seq_bounds[0], tree.seq_bounds[1], acc)
+            _terminals(0, plan, T, tree.seq_bounds[0], tree.seq_bounds[1], acc, threads)
             _update(0, t, opp, kind, G, rule, link_kind, link_param, tree, root, gadget, kept,
                     inv_w, alt, strategy, acc, inst, regrets, prediction, values)
             nxt = float(t + 1) ** avg_power
             _player_plan(0, opp, kind, G, tree, root, gadget, kept, inv_w, strategy, plan, nxt,
                          avg, it + 1 < n_iters)
-            terminal_values(1, plan, T, False, tree.seq_bounds[1], tree.seq_bounds[2], acc)
+            _terminals(1, plan, T, tree.seq_bounds[1], tree.seq_bounds[2], acc, threads)
             _update(1, t, opp, kind, G, rule, link_kind, link_param, tree, root, gadget, kept,
                     inv_w, alt, strategy, acc, inst, regrets, prediction, values)
         else:
@@ -173,8 +182,7 @@ def run_gadget(n_iters, t0, alternating, avg_power, rule, link_kind, link_param,
                 _player_plan(p, opp, kind, G, tree, root, gadget, kept, inv_w, strategy, plan,
                              weight, avg, True)
             for p in range(2):
-                terminal_values(p, plan, T, False, tree.seq_bounds[p], tree.seq_bounds[p + 1],
-                                acc)
+                _terminals(p, plan, T, tree.seq_bounds[p], tree.seq_bounds[p + 1], acc, threads)
             for p in range(2):  # (both sweeps read the plans at the same strategies)
                 _update(p, t, opp, kind, G, rule, link_kind, link_param, tree, root, gadget, kept,
                         inv_w, alt, strategy, acc, inst, regrets, prediction, values)
@@ -182,7 +190,7 @@ def run_gadget(n_iters, t0, alternating, avg_power, rule, link_kind, link_param,
 
 @njit(cache=True)
 def gadget_pass(p_lo, p_hi, weight, player, kind, tree, T, root, nrows, gadget, kept, inv_w,
-                alt, fixed, strategy, avg, plan, acc, inst):
+                alt, fixed, strategy, avg, plan, acc, inst, threads=1):
     """Players ``[p_lo, p_hi)`` at the same strategy: their instantaneous counterfactual
     regrets into ``inst`` and ``weight`` times their realization plans into ``avg`` (the
     :class:`rcfr.forms.base.TreePass` step of the Python loop)."""
@@ -193,14 +201,14 @@ def gadget_pass(p_lo, p_hi, weight, player, kind, tree, T, root, nrows, gadget, 
         _player_plan(p, opp, kind, G, tree, root, gadget, kept, inv_w, strategy, plan, weight,
                      avg, p_lo <= p < p_hi)
     for p in range(p_lo, p_hi):
-        terminal_values(p, plan, T, False, tree.seq_bounds[p], tree.seq_bounds[p + 1], acc)
+        _terminals(p, plan, T, tree.seq_bounds[p], tree.seq_bounds[p + 1], acc, threads)
         _gadget_sweep(REGRETS, p, opp, kind, G, False, 2.0, tree, root, gadget, kept, inv_w,
                       alt, strategy, acc, inst)
 
 
 @njit(cache=True)
 def evaluate_gadget(probs, player, kind, tree, T, root, nrows, gadget, kept, inv_w, alt, fixed,
-                    plan, acc, br):
+                    plan, acc, br, threads=1):
     """Both players' values and best-response values of the behavioural profile ``probs`` in
     the gadget game.  A player's value is its root rows' counterfactual values times their
     reach, or, for the opponent above a gadget, the gadget's value (its alternatives, RESOLVE's
@@ -222,7 +230,7 @@ def evaluate_gadget(probs, player, kind, tree, T, root, nrows, gadget, kept, inv
     out = np.zeros((2, 2))  # [value, best-response value] per player
     for q in range(2):
         for j in range(2):
-            terminal_values(q, plan, T, False, tree.seq_bounds[q], tree.seq_bounds[q + 1], acc)
+            _terminals(q, plan, T, tree.seq_bounds[q], tree.seq_bounds[q + 1], acc, threads)
             acc[S + q] = 0.0
             _gadget_sweep(REGRETS if j == 0 else BEST_RESPONSE, q, opp, kind, G, False, 2.0,
                           tree, root, gadget, kept, inv_w, alt, probs, acc, br)
@@ -365,7 +373,7 @@ class GadgetForm(SequenceIndex):
         (:func:`evaluate_gadget`; the values sum to zero)."""
         S = self.num_sequences
         return evaluate_gadget(np.ascontiguousarray(probs, dtype=np.float64), *self._args(),
-                               K.padded(S), np.zeros(S + 2), np.zeros(S))
+                               K.padded(S), np.zeros(S + 2), np.zeros(S), *thread_args())
 
     def terminal_values(self, player: int, plan: np.ndarray, acc: np.ndarray) -> None:
         raise RcfrError("a gadget's terminal values come with its passes (evaluate it whole)")
@@ -393,7 +401,7 @@ class GadgetPass:
 
     def run(self, players, strategy, weight, avg, inst) -> int:
         gadget_pass(players[0], players[-1] + 1, weight, *self.form._args(), strategy, avg,
-                    self.work.plan, self.work.acc, inst)
+                    self.work.plan, self.work.acc, inst, *thread_args())
         return len(players) * self.form.num_nodes
 
     def fuses(self, rule) -> bool:
@@ -409,7 +417,7 @@ class GadgetPass:
                    solver.rule_.params, solver.link_.kind, solver.link_.param,
                    *self.form._args(), est.regrets, est.prediction, est.values_,
                    solver.strategy_, solver.avg_weights_, self.work.plan, self.work.acc,
-                   self.work.inst)
+                   self.work.inst, *thread_args())
         solver.iteration += iterations
         solver.nodes_visited += iterations * per
 

@@ -29,6 +29,7 @@ from ...games.protocol import CHANCE
 from ...games.public import FOLD_RULE
 from ..base import KIND_CHANCE, KIND_TERMINAL
 from ..history.full_width import FullTree
+from ..threads import thread_args
 from .terminals import terminal_values
 
 
@@ -348,7 +349,8 @@ def root_values(sub: PublicSubtree, player: int, reach: np.ndarray, probs: np.nd
             T = T._replace(term_rule=np.full_like(T.term_rule, FOLD_RULE),
                            term_value=np.full_like(T.term_value, 1.0 if opp == 0 else -1.0))
         acc = np.zeros(S + 2)
-        terminal_values(opp, plan, T, False, A.seq_bounds[opp], A.seq_bounds[opp + 1], acc)
+        terminal_values(opp, plan, T, False, A.seq_bounds[opp], A.seq_bounds[opp + 1], acc,
+                        *thread_args())  # (the full tree's argument types: one compilation)
         br = np.zeros(S)
         if opponent_probs is None or ones:
             K.best_response(opp, A.bounds[opp], A.bounds[opp + 1], A.seq_start, A.num_actions,
