@@ -4,6 +4,7 @@ best responders' backward sweeps), in the contract's order or the actions-major 
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit, uint64
 
 from ...core import kernels as K
@@ -98,12 +99,15 @@ def evaluate_layout(probs, tree, T, L, plan, acc, v, threads=1):
     seq_parent, seq_contract = L.seq_parent, L.seq_contract
     for s in range(S):  # both plans, reading ``probs`` through the layout's index
         plan[s] = plan[seq_parent[s]] * probs[seq_contract[s]]
-    _terminal_values(0, plan, T, L.term_base, L.term_stride, False, sb[0], sb[1], acc, threads)
+    # (plain values, not literals: numba compiles a callee once per literal argument, and the
+    # terminal sweep is the costliest kernel to compile; so it is compiled once for all calls)
+    p0, p1, dense = np.int64(0), np.int64(1), np.bool_(False)
+    _terminal_values(p0, plan, T, L.term_base, L.term_stride, dense, sb[0], sb[1], acc, threads)
     value = 0.0
     for s in range(sb[0], sb[1]):
         value += acc[s] * plan[s]
     value += acc[S] * plan[S]
     br0 = _best_response_layout(0, L.node_lo[0], L.node_lo[1], L, acc, v)
-    _terminal_values(1, plan, T, L.term_base, L.term_stride, False, sb[1], sb[2], acc, threads)
+    _terminal_values(p1, plan, T, L.term_base, L.term_stride, dense, sb[1], sb[2], acc, threads)
     br1 = _best_response_layout(1, L.node_lo[1], L.node_lo[2], L, acc, v)
     return value, br0, br1
