@@ -29,11 +29,7 @@ README = (REPO / "README.md").read_text()
 EXTRAS = (("--distributed ray", "ray", "ray"),)
 # lines broken today by a known bug: a substring of the line -> the xfail mark; remove each
 # once its bug is fixed
-BROKEN = {
-    "rcfr resolve": pytest.mark.xfail(
-        reason="the README's reach-maxmargin re-solve makes a 0.008 mbb/g blueprint 0.216 "
-               "mbb/g (a bug being fixed); if the fix prints why instead, accept that line"),
-}
+BROKEN: dict = {}
 # lines that read or write the results store: run together, in order, in one test below
 STORE = "--db results.db"
 
