@@ -38,9 +38,10 @@ def matched(regret, total, uniform):
     return positive(regret) / total if total > 0.0 else uniform
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def link_slice(kind, param, values, start, end, out):
-    """The link on one information set, whose sequences are ``[start, end)``."""
+    """The link on one information set, whose sequences are ``[start, end)`` (inlined where it
+    is called: as a call it cost full-width CFR+ about a fifth of its speed)."""
     total = 0.0
     if kind == POLYNOMIAL:
         for s in range(start, end):

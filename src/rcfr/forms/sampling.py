@@ -18,6 +18,7 @@ from ..core.rules import (
     DISCOUNTED,
     PLAIN,
     LazyDiscount,
+    absorbed,
     catch_up,
     discount,
     lazy_discount,
@@ -76,7 +77,7 @@ def draw(probs, lo, hi, u):
     return last - lo
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def explore(strategy, s0, na, epsilon, u):
     """Outcome sampling's action at an information set of the updating player whose strategy is
     ``strategy[s0:s0 + na]``: uniform with probability ``epsilon``, else on-policy (``u``
@@ -146,13 +147,15 @@ def absorb_touched(p, t, nt, touched, inst, rule, link_kind, link_param, tree, b
     discounted rules update all of ``p``'s sequences (``inst`` zero outside the touched sets)."""
     seq_start = tree.seq_start
     num_actions = tree.num_actions
-    if rule.kind == PLAIN or rule.kind == CLIPPED:
+    if rule.kind == PLAIN or rule.kind == CLIPPED:  # rule_update's arithmetic, written out
+        clipped = rule.kind == CLIPPED
         for k in range(nt):
             info = touched[k]
             s0 = seq_start[info]
-            rule_update(rule, t, inst, s0, s0 + num_actions[info], regrets, prediction)
-            apply_link(link_kind, link_param, regrets, info, info + 1, seq_start, num_actions,
-                       strategy)
+            s1 = s0 + num_actions[info]
+            for s in range(s0, s1):
+                regrets[s] = absorbed(regrets[s], inst[s], clipped)
+            link_slice(link_kind, link_param, regrets, s0, s1, strategy)
     else:
         lo, hi = seq_bounds[p], seq_bounds[p + 1]
         rule_update(rule, t, inst, lo, hi, regrets, prediction)
@@ -185,7 +188,7 @@ def absorb_lazily(p, t, nt, touched, inst, rule, link_kind, link_param, seq_star
         stamp(lazy, p, touched[k])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def start_pass(t0, it, p, avg_power, dense, seq_bounds, inst):
     """Before player ``p``'s pass in iteration ``it`` of a fused run that started after
     ``t0`` iterations: clear ``p``'s ``inst`` for a ``dense`` rule (a whole-table update) and
