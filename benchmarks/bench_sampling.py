@@ -22,9 +22,11 @@ rcfr for the same number of iterations from a fresh start:
 * ``pyspiel.ExternalSamplingMCCFRSolver`` (simple averaging): one ``run_iteration()`` is one
   external-sampling walk per player, as one rcfr ES iteration.
 * ``pyspiel.OutcomeSamplingMCCFRSolver`` (epsilon 0.6, its default): one ``run_iteration()`` is
-  ONE sampled episode, for players 0 and 1 in turn; an rcfr OS iteration is two episodes, so the
-  conversion uses half of rcfr's nodes per iteration, and the ratio is taken against rcfr OS
-  with epsilon 0.6 (the "os (eps 0.6)" row).
+  one sampled episode per player (OpenSpiel 2.0.2 updates both players' regrets in one call), as
+  one rcfr OS iteration; the ratio is taken against rcfr OS with epsilon 0.6 (the
+  "os (eps 0.6)" row).  (Older OpenSpiel releases ran one episode per call, for the players in
+  turn; earlier versions of this script counted 2.0.2's call so, which halved OpenSpiel's OS
+  nodes per second.)
 
 Games: rcfr ``leduc`` = OpenSpiel ``leduc_poker``; rcfr ``liars_dice`` = OpenSpiel
 ``liars_dice`` (Bluff(1,1), 294,883 histories).  Everything runs single-threaded.
@@ -138,7 +140,7 @@ def bench_openspiel(cfg: dict) -> dict:
              1),
             ("os", lambda g=game: pyspiel.OutcomeSamplingMCCFRSolver(
                 g, OPENSPIEL_OS_EPSILON, 0), os_iters, "os",
-             {"epsilon": OPENSPIEL_OS_EPSILON}, 2),
+             {"epsilon": OPENSPIEL_OS_EPSILON}, 1),
         ):
             n = max(100, int(n * scale))
             solver = make()
@@ -150,7 +152,7 @@ def bench_openspiel(cfg: dict) -> dict:
             step()  # warm-up
             times = timed(step, reps)
             its = n / statistics.median(times)
-            # rcfr iterations covering the same stretch of training (OS: 2 episodes each)
+            # rcfr iterations covering the same stretch of training (one episode per player)
             per_iter = nodes_per_iteration(tree, scheme, n // episodes, reps * n // episodes,
                                            **options) / episodes
             res[key] = {"iterations_per_s": its, "iterations_per_repeat": n, "repeats": reps,
