@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 HEAD = Path(__file__).resolve().parents[1]
-PINNED = "34eef68"  # the commit the README's speed figures came from (November 2026)
+PINNED = "34eef68"  # the commit the README's first speed figures came from (November 2026)
 # solver, game, iterations per timed call, constructor keywords
 CASES = {
     "cfr+": ("leduc", 2000, {}),
@@ -87,8 +87,11 @@ def _side(tree: Path, cache: Path, args: list[str]) -> dict:
 def _worktree(rev: str) -> tuple[Path, Path]:
     tmp = Path(tempfile.mkdtemp(prefix="rcfr-guard-"))
     path = tmp / "base"
-    subprocess.run(["git", "-C", str(HEAD), "worktree", "add", "--detach", str(path), rev],
-                   check=True, capture_output=True)
+    out = subprocess.run(["git", "-C", str(HEAD), "worktree", "add", "--detach", str(path), rev],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise SystemExit(f"error: cannot check out {rev!r}: {out.stderr.strip()}")
     return tmp, path
 
 
