@@ -378,7 +378,7 @@ def test_cli_rules(capsys):
     (["-a", "cfr", "--gamma", "2"], "the rules dcfr/pdcfr+, not cfr"),
     (["-a", "dcfr", "--gamma", "2", "--averaging", "linear"], "--gamma or --averaging"),
     (["-a", "pcfr+", "--beta", "1"], "not pcfr+"),
-    (["-a", "es", "--epsilon", "0.3"], "os/as, not es"),
+    (["-a", "es", "--epsilon", "0.3"], "os/as and dream, not es"),
     (["-a", "cs", "--beta", "10"], "not cs"),
     (["-a", "es", "--tau", "10"], "not es"),
     (["-a", "cs", "--epsilon", "0.3"], "not cs"),
