@@ -257,6 +257,7 @@ def run_public(n_iters, t0, alternating, avg_power, rule, link_kind, link_param,
     on the plan and absorbing on the backward sweep.  On ``threads`` threads: the terminal
     sweeps, and with the levels ``LV`` the plans and backward sweeps (the same numbers)."""
     plan, acc, inst = work.plan, work.acc, work.inst
+    P0, P1 = np.int64(0), np.int64(1)  # plain values, not literals: one sweep compiled
     for it in range(n_iters):
         t = t0 + it + 1
         weight = float(t) ** avg_power
@@ -265,13 +266,13 @@ def run_public(n_iters, t0, alternating, avg_power, rule, link_kind, link_param,
             if it == 0:
                 plan_threaded(strategy, LV, 0, 1, tree, plan, weight, avg, True, threads)
             plan_threaded(strategy, LV, 1, 2, tree, plan, weight, avg, True, threads)
-            terminal_values(0, plan, T, dense, tree.seq_bounds[0], tree.seq_bounds[1], acc,
+            terminal_values(P0, plan, T, dense, tree.seq_bounds[0], tree.seq_bounds[1], acc,
                             threads)
             _regrets_threaded(0, t, rule, link_kind, link_param, strategy, tree, acc, inst,
                               regrets, prediction, values, LV, threads)
             nxt = float(t + 1) ** avg_power
             plan_threaded(strategy, LV, 0, 1, tree, plan, nxt, avg, it + 1 < n_iters, threads)
-            terminal_values(1, plan, T, dense, tree.seq_bounds[1], tree.seq_bounds[2], acc,
+            terminal_values(P1, plan, T, dense, tree.seq_bounds[1], tree.seq_bounds[2], acc,
                             threads)
             _regrets_threaded(1, t, rule, link_kind, link_param, strategy, tree, acc, inst,
                               regrets, prediction, values, LV, threads)
@@ -328,6 +329,7 @@ def run_public_compact(n_iters, t0, alternating, avg_power, rule, link_kind, lin
     empty sequence's slot set back to 1)."""
     plan, acc, inst = work.plan, work.acc, work.inst
     S = tree.seq_bounds[2]
+    P0, P1 = np.int64(0), np.int64(1)  # plain values, not literals: one sweep compiled
     for it in range(n_iters):
         t = t0 + it + 1
         weight = float(t) ** avg_power
@@ -337,7 +339,7 @@ def run_public_compact(n_iters, t0, alternating, avg_power, rule, link_kind, lin
                               True)
             _plan_compact(1, 2, t, weight, strategy, tree, plan, C, key, LV, threads,
                           True)
-            terminal_values(0, plan, T, dense, tree.seq_bounds[0], tree.seq_bounds[1], acc,
+            terminal_values(P0, plan, T, dense, tree.seq_bounds[0], tree.seq_bounds[1], acc,
                             threads)
             _regrets_compact(0, t, rule, link_kind, link_param, strategy, tree, acc, inst, C,
                              key, LV, threads)
@@ -345,7 +347,7 @@ def run_public_compact(n_iters, t0, alternating, avg_power, rule, link_kind, lin
             nxt = float(t + 1) ** avg_power
             _plan_compact(0, 1, t + 1, nxt, strategy, tree, plan, C, key, LV, threads,
                           it + 1 < n_iters)
-            terminal_values(1, plan, T, dense, tree.seq_bounds[1], tree.seq_bounds[2], acc,
+            terminal_values(P1, plan, T, dense, tree.seq_bounds[1], tree.seq_bounds[2], acc,
                             threads)
             _regrets_compact(1, t, rule, link_kind, link_param, strategy, tree, acc, inst, C,
                              key, LV, threads)
@@ -459,6 +461,7 @@ def run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, 
     lo, sb = L.node_lo, tree.seq_bounds
     tb, ts = L.term_base, L.term_stride
     plan, acc = work.plan, work.acc
+    P0, P1, SPARSE = np.int64(0), np.int64(1), np.bool_(False)  # (not literals)
     for it in range(n_iters):
         t = t0 + it + 1
         weight = float(t) ** avg_power
@@ -466,16 +469,16 @@ def run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, 
             if it == 0:
                 _plan_layout(strategy, sb[0], sb[1], L.seq_parent, plan, weight, avg, True)
             _plan_layout(strategy, sb[1], sb[2], L.seq_parent, plan, weight, avg, True)
-            _terminal_values(0, plan, T, tb, ts, False, sb[0], sb[1], acc, threads)
+            _terminal_values(P0, plan, T, tb, ts, SPARSE, sb[0], sb[1], acc, threads)
             _absorb_layout(lo[0], lo[1], clipped, L, strategy, acc, regrets, v)
             nxt = float(t + 1) ** avg_power
             _plan_layout(strategy, sb[0], sb[1], L.seq_parent, plan, nxt, avg, it + 1 < n_iters)
-            _terminal_values(1, plan, T, tb, ts, False, sb[1], sb[2], acc, threads)
+            _terminal_values(P1, plan, T, tb, ts, SPARSE, sb[1], sb[2], acc, threads)
             _absorb_layout(lo[1], lo[2], clipped, L, strategy, acc, regrets, v)
         else:
             _plan_layout(strategy, sb[0], sb[2], L.seq_parent, plan, weight, avg, True)
             for p in range(2):
-                _terminal_values(p, plan, T, tb, ts, False, sb[p], sb[p + 1], acc,
+                _terminal_values(p, plan, T, tb, ts, SPARSE, sb[p], sb[p + 1], acc,
                                  threads)
             for p in range(2):
                 _absorb_layout(lo[p], lo[p + 1], clipped, L, strategy, acc, regrets, v)

@@ -595,7 +595,8 @@ def part_terminals(p, part_tree, T, plan, acc, num_slots):
     S = part_tree.seq_bounds[2]
     for x in range(S, S + num_slots):
         acc[x] = 0.0
-    terminal_values(p, plan, T, False, part_tree.seq_bounds[p], part_tree.seq_bounds[p + 1], acc)
+    terminal_values(p, plan, T, np.bool_(False), part_tree.seq_bounds[p],  # (not a literal:
+                    part_tree.seq_bounds[p + 1], acc)  # the tree's own compilation)
 
 
 class PartState:
