@@ -18,10 +18,12 @@ from rcfr.solvers.fp.xfp import XFPSolver
 from rcfr.solvers.run import make_solver, solve
 
 
-@pytest.mark.parametrize(("game", "os_game", "checkpoints"),
-                         [("kuhn", "kuhn_poker", (1, 10, 100)),
-                          ("leduc", "leduc_poker", (1, 10, 30))])
-def test_xfp_equals_openspiels_xfp_solver(game, os_game, checkpoints):
+# Leduc to 12 iterations (1.03 from 2.60 at the first; OpenSpiel's Python best responses make
+# each of its iterations cost seconds)
+@pytest.mark.parametrize(("game", "os_game", "checkpoints", "bound"),
+                         [("kuhn", "kuhn_poker", (1, 10, 100), 0.6),
+                          ("leduc", "leduc_poker", (1, 4, 12), 1.1)])
+def test_xfp_equals_openspiels_xfp_solver(game, os_game, checkpoints, bound):
     pyspiel = pytest.importorskip("pyspiel")
     from open_spiel.python.algorithms import exploitability, fictitious_play
 
@@ -42,7 +44,7 @@ def test_xfp_equals_openspiels_xfp_solver(game, os_game, checkpoints):
                                    atol=1e-10)
         expl = evaluate(ours.tree, ours.average_policy()).exploitability
         assert expl == pytest.approx(exploitability.exploitability(os_game, policy), abs=1e-10)
-    assert expl < 0.6  # non-vacuous: far from the uniform strategy's
+    assert expl < bound  # non-vacuous: far from the first iteration's
 
 
 def test_xfp_runs_on_both_forms_alike():
