@@ -308,7 +308,9 @@ def test_a_failing_cell_then_results_and_solve_spec(capsys, tmp_path):
                  .replace('["cfr", "cfr+", "rcfr+"]', '["cfr+"]'))
     db = tmp_path / "r.db"
     code, out, err = run(capsys, "sweep", spec, "--db", db, "--dry-run", "--json")
-    assert code == 0 and json.loads(out)["to_run"] == 4 and not db.exists()
+    # a dry run refuses what its runs would refuse; a sweep stores the failing runs as failed
+    assert code == 2 and "2 of 4 runs would fail" in err and "unknown game" in err
+    assert not db.exists()
     code, out, err = run(capsys, "sweep", spec, "--db", db, "--json")
     assert code == 0, err
     info = json.loads(out)
@@ -447,13 +449,15 @@ def test_a_segmented_run_keeps_only_its_last_segments_average(monkeypatch):
 
 
 def test_a_released_run_keeps_its_figures_but_no_strategy(tmp_path):
-    """``release = true`` is how a run executes, not what it computes: the same hash, the
-    same nodes, the exploitability of its float32 average (the policy path's, rounded to
-    float32), and no strategy file in the store."""
+    """``release = true`` evaluates the float32 average (the policy path's, rounded to
+    float32), whose exploitability differs from the float64 profile's in the last digits:
+    it is part of the run's identity (it was not: one hash stored either number).  The same
+    nodes, and no strategy file in the store."""
     base = RunSpec(game="liars_dice", algorithm="as", nodes=200_000, seed=2, dtype="float32",
                    form="public")
     spec = base.replace(release=True)
-    assert spec.hash == base.hash and '"release":true' in spec.to_json()
+    assert spec.hash != base.hash and '"release":true' in spec.canonical_json()
+    assert spec.replace(release=False).hash == base.hash  # off is the same run as unset
     data = spec.to_dict()
     sweep = parse_sweep({"name": "released", "seeds": [2], "grid": {"game": [data.pop("game")]},
                          "base": {k: v for k, v in data.items() if k != "seed"}})
@@ -466,8 +470,106 @@ def test_a_released_run_keeps_its_figures_but_no_strategy(tmp_path):
     assert row["nodes"] == direct.solver.nodes_visited
     probs = direct.policy.probs.astype(np.float32)
     assert row["exploitability"] == rcfr.evaluate(direct.solver.tree, probs).exploitability
+    assert row["exploitability"] != direct.evaluation.exploitability  # why it is identity
     with pytest.raises(RcfrError, match="release keeps no strategy"):
         run_spec(spec, RunHooks(out=tmp_path / "p.npz"))
+
+
+class _Killed(BaseException):
+    """A kill -9 at one exact moment: nothing after it runs (not even ``execute``'s
+    handlers, which catch ``Exception``)."""
+
+
+def test_a_run_killed_as_its_checkpoint_reaches_an_evaluation_point_keeps_the_point(
+        tmp_path, monkeypatch):
+    """A segment's checkpoint is written as its solve() returns, before its curve point is
+    committed: killed in between, the run resumed past the point and lost it (points 1, 2, 25
+    of 1, 2, 8, 25).  The resumed run measures it; every point's value is filled."""
+    import rcfr.solvers.run as run_module
+    from rcfr.experiments.execute import execute
+
+    spec = RunSpec(game="kuhn", algorithm="cfr", iterations=25, eval_log=2)
+    assert log_schedule(25, 2) == [1, 2, 8, 25]
+    (tmp_path / "clean").mkdir()
+    clean = execute(spec, tmp_path / "clean")
+    assert clean["status"] == "done", clean["error"]
+    save = run_module._save_checkpoint
+
+    def save_then_die(solver, path):
+        failed = save(solver, path)
+        if solver.iteration == 8:
+            raise _Killed
+        return failed
+
+    monkeypatch.setattr(run_module, "_save_checkpoint", save_then_die)
+    (tmp_path / "killed").mkdir()
+    with pytest.raises(_Killed):
+        execute(spec, tmp_path / "killed", checkpoint_every=1e9)
+    monkeypatch.setattr(run_module, "_save_checkpoint", save)
+    kept = json.loads((tmp_path / "killed" / f"{spec.hash}.curve.json").read_text())
+    assert [p["iterations"] for p in kept["points"]] == [1, 2]  # 8 not committed yet
+    resumed = execute(spec, tmp_path / "killed")
+    assert resumed["status"] == "done" and resumed["resumed_from"] == 8
+    keys = ("iterations", "nodes", "exploitability", "value")
+    assert ([[p[k] for k in keys] for p in resumed["points"]]
+            == [[p[k] for k in keys] for p in clean["points"]])
+    assert [p["iterations"] for p in clean["points"]] == [1, 2, 8, 25]
+    # the value column: the average strategy's game value at each point (Kuhn's is -1/18)
+    assert all(isinstance(p["value"], float) for p in clean["points"])
+    assert clean["points"][-1]["value"] == clean["value"]
+    assert clean["value"] == pytest.approx(-1 / 18, abs=0.02)
+    with Store(tmp_path / "r.db") as store:  # and the store keeps it
+        store.queue([spec])
+        store.record(dict(resumed))
+        assert [p["value"] for p in store.points(spec.hash)] == [
+            p["value"] for p in clean["points"]]
+
+
+def test_a_parts_budget_replaces_the_bases():
+    """A ``[[part]]`` (or a grid) with a node budget over a base of iterations runs nodes (it
+    was refused as two budgets)."""
+    sweep = parse_sweep({"name": "b", "base": {"game": "kuhn", "iterations": 100},
+                         "grid": {"algorithm": ["cfr+"]},
+                         "part": [{"base": {"algorithm": "es", "nodes": 5000}},
+                                  {"grid": {"algorithm": ["os"], "nodes": [1000, 2000]}}]})
+    budgets = [(r.algorithm, r.iterations, r.nodes) for r in sweep.runs]
+    assert budgets == [("cfr+", 100, None), ("es", None, 5000), ("os", None, 1000),
+                       ("os", None, 2000)]
+    with pytest.raises(RcfrError, match="iterations: give exactly one budget"):
+        parse_sweep({"base": {"game": "kuhn", "iterations": 100, "nodes": 5},
+                     "grid": {"algorithm": ["cs"]}})
+
+
+def test_dry_run_checks_every_run_as_it_would_run_and_compiles_nothing(capsys, tmp_path,
+                                                                        monkeypatch):
+    """``sweep --dry-run`` refuses the options a run would refuse (int16 tables with pcfr+,
+    a bad game string, a target without evaluations), without compiling a game (sizing a
+    large one took minutes): one error line, exit 2."""
+    import rcfr.forms.compile as compile_module
+
+    def no_compile(*args, **kwargs):
+        raise AssertionError("a dry run compiled a game")
+
+    monkeypatch.setattr(compile_module, "compile_history", no_compile)
+    monkeypatch.setattr(compile_module, "compile_public", no_compile)
+    good = write(tmp_path, 'name = "ok"\nseeds = 2\n[base]\ngame = "leduc"\n'
+                 'iterations = 100\n[grid]\nalgorithm = ["cfr", "pcfr+"]\n', "ok.toml")
+    code, out, err = run(capsys, "sweep", good, "--db", tmp_path / "r.db", "--dry-run",
+                         "--json")
+    assert code == 0, err
+    info = json.loads(out)
+    assert info["to_run"] == 4 and info["estimated_nodes"] == 4 * 2 * 100 * 9457
+    for extra, message in [('storage = "int16"', "2 of 4 runs would fail; the first, run "),
+                           ('storage = "int16"', "pcfr+ leduc 100 it seed 0): --storage sets "
+                                                 "the tables of the full-width solvers"),
+                           ("target_exploitability = 0.1", "give --eval-every"),
+                           ('game = "no_such_game"', "unknown game")]:
+        text = good.read_text().replace("[grid]", f"{extra}\n[grid]")
+        if extra.startswith("game"):
+            text = text.replace('game = "leduc"\n', "", 1)
+        code, out, err = run(capsys, "sweep", write(tmp_path, text, "bad.toml"), "--db",
+                             tmp_path / "r.db", "--dry-run")
+        assert code == 2 and len(err.splitlines()) == 1 and message in err, err
 
 
 def test_fresh_workers_run_each_run_in_a_new_process(tmp_path, monkeypatch):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from rcfr.cli import main
-from rcfr.experiments import Store, SweepSpec, load_sweep, run_sweep
+from rcfr.experiments import RunSpec, Store, SweepSpec, load_sweep, run_sweep
 from rcfr.experiments.claims import Context, Dataset, Run, judge_all
 from rcfr.experiments.evidence import (
     AT_BUDGET,
@@ -89,7 +89,7 @@ def report(tmp_path_factory):
         both = [load_sweep(specs / f"{name}.toml") for name in ("thesis_4_1_quick",
                                                                  "gibson_bluff_quick")]
         run_sweep(SweepSpec("both", both[0].runs + both[1].runs), store, backend="inline")
-        info = write_report(store, root / "out")
+        info = write_report(store, root / "out", claims=True)
     yield root, db, info
     patch.undo()
 
@@ -200,14 +200,36 @@ def test_report_page_and_markdown(report):
         assert (out / f"{name}.png").read_bytes()[:8] == PNG
 
 
-def test_report_command(report, capsys):
+def test_report_command(report, capsys, monkeypatch):
     root, db, _ = report
+    # by default the store's own runs, without judging the papers' claims (minutes)
+    import rcfr.experiments.report as report_module
+
+    judge = report_module.judge_all
+    monkeypatch.setattr(report_module, "judge_all", lambda ctx: pytest.fail("judged claims"))
     code = main(["report", "--db", str(db), "-o", str(root / "again"), "--json"])
     info = json.loads(capsys.readouterr().out)
-    assert code == 0 and Path(info["html"]).is_file()
+    assert code == 0 and Path(info["html"]).is_file() and "claims" not in info
+    with Store(db) as store:
+        stored = store.runs()
+    assert [r["hash"] for r in info["runs"]] == [r["hash"] for r in stored] and len(stored) == 12
+    assert {r["status"] for r in info["runs"]} == {"done"}
+    md = (root / "again" / "report.md").read_text()
+    assert "**12 runs: 12 done**" in md and "Claims of the papers" not in md
+    first = stored[0]
+    assert (f"| {first['hash'][:12]} | {RunSpec.from_dict(first['spec']).label()} | done | "
+            f"{first['iterations']:,} |") in md
+    page = _Page()
+    page.feed((root / "again" / "report.html").read_text())
+    assert page.rows[0] == ["hash", "run", "status", "iterations", "nodes", "seconds",
+                            "exploitability", "value"] and len(page.rows) == 13
     docs = root / "docs"
     docs.mkdir()
     code = main(["report", "--db", str(db), "-o", str(root / "third"), "--docs", str(docs)])
+    assert code == 2 and "add --claims" in capsys.readouterr().err
+    monkeypatch.setattr(report_module, "judge_all", judge)
+    code = main(["report", "--db", str(db), "-o", str(root / "third"), "--claims", "--docs",
+                 str(docs)])
     assert code == 0, capsys.readouterr().err
     export = json.loads((docs / "data" / "reproduction.json").read_text())
     assert len(export["claims"]) == len(info["claims"]) > 60  # every claim, as the report has

@@ -83,6 +83,7 @@ def solve_with_abstraction(game: GameTree | Game | str, algorithm: str = "cfr+",
         if options.pop(k, None) is not None:  # the abstract game's curve is not the full game's
             raise RcfrError(f"--{k.replace('_', '-')} stops a solve of the full game; leave it "
                             f"out with --abstraction")
+    on_evaluation = options.pop("on_evaluation", None)  # the full game's evaluations
     solver = options.pop("solver", None)
     if solver is None:
         solver = make_solver(abstract, algorithm, **options)
@@ -96,7 +97,10 @@ def solve_with_abstraction(game: GameTree | Game | str, algorithm: str = "cfr+",
         if expl is not None:  # an evaluation point: measure the lifted strategy instead
             t0 = time.perf_counter()
             lifted = lift_policy(full, abstract, solver.average_policy())
-            expl = evaluate(full, lifted).exploitability
+            evaluation = evaluate(full, lifted)
+            expl = evaluation.exploitability
+            if on_evaluation is not None:
+                on_evaluation(evaluation)
             curve.append((solver.iteration, expl))
             lift_seconds[0] += time.perf_counter() - t0
         if callback is not None:

@@ -23,10 +23,11 @@ from ..console import err, out, print_table
 from ..core.budget import parse_memory
 from ..core.errors import RcfrError
 from ..core.fileio import check_outputs, write_atomic, write_json
+from .figures import DESCRIPTIONS as FIGURE_KINDS
 from .runners import BACKENDS
 from .spec import RunSpec, SweepSpec, load_sweep
 from .store import RUN_COLUMNS, Store, parse_where
-from .sweep import plan, run_sweep
+from .sweep import check_runs, plan, run_sweep
 
 DbOpt = Annotated[Path, typer.Option("--db", help="The results database (SQLite).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object for scripts.")]
@@ -93,6 +94,8 @@ def _execute_sweep(sweep: SweepSpec, store: Store, workers: int, backend: str,
                    as_json: bool, max_memory: str | None) -> dict[str, Any]:
     out, err = _console()
     the_plan = plan(sweep, store)
+    if dry_run:  # what each run would refuse before it starts, without compiling a game
+        check_runs(the_plan.todo)
     info: dict[str, Any] = {"sweep": sweep.name, "runs": len(sweep.runs),
                             "complete": the_plan.complete, "to_run": len(the_plan.todo),
                             "estimated_nodes": the_plan.nodes,
@@ -232,18 +235,28 @@ def register(app: typer.Typer) -> None:
         out_dir: Annotated[Path, typer.Option("--out", "-o", help="Directory for "
                                                                   "report.html and "
                                                                   "report.md.")] = Path("report"),
+        claims: Annotated[bool, typer.Option(
+            "--claims", help="Also judge the papers' claims (the reproduction "
+                             "report: exact computations take minutes).")] = False,
         docs: Annotated[Path | None, typer.Option(
-            "--docs", help="Also regenerate the documentation's Reproduction page data in this "
-                           "docs folder (data/reproduction.json, img/reproduction/).")] = None,
+            "--docs", help="With --claims: also regenerate the documentation's Reproduction "
+                           "page data in this docs folder (data/reproduction.json, "
+                           "img/reproduction/).")] = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """Write the reproduction report: every paper figure with data in the store, and the
-        table of the papers' claims with our numbers, evidence levels and verdicts."""
-        from .report import write_docs_report, write_report
+        """Write a report of the store: its runs and every paper figure with data in it; with
+        --claims, the reproduction report's table of the papers' claims with our numbers,
+        evidence levels and verdicts instead of the runs."""
+        from .report import runs_line, write_docs_report, write_report
 
         out, _ = _console()
+        if docs is not None and not claims:
+            raise RcfrError("--docs regenerates the Reproduction page, which judges the "
+                            "papers' claims: add --claims")
+        if docs is not None and not docs.is_dir():
+            raise RcfrError(f"not a directory: {docs}")
         with Store(db, readonly=True) as store:
-            info = write_report(store, out_dir)
+            info = write_report(store, out_dir, claims=claims)
             if docs is not None:
                 write_docs_report(store, docs)
                 info["docs"] = str(docs)
@@ -251,17 +264,21 @@ def register(app: typer.Typer) -> None:
         if as_json:
             _emit(info)
             return
+        what = (f"{len(info['claims'])} claims" if claims else runs_line(info["runs"]))
         out.print(f"report: {info['html']} and {info['markdown']} ({len(info['figures'])} "
-                  f"figures, {len(info['claims'])} claims)")
+                  f"figures, {what})")
 
-    @app.command()
+    @app.command(help=FIGURE_HELP)
     def figure(
-        name: Annotated[str, typer.Argument(help="A figure spec packaged with rcfr, e.g. "
-                                                 "thesis_4_1, gibson_bluff, dorazio_leduc.")],
+        name: Annotated[str | None, typer.Argument(
+            metavar="NAME", help="A figure spec packaged with rcfr, e.g. thesis_4_1, gibson_bluff, "
+                 "dorazio_leduc (--spec FILE takes its place).")] = None,
         db: DbOpt = Path("results.db"),
         quick: Annotated[bool, typer.Option("--quick", help="The spec's quick twin (minutes "
                                                             "on 2 cores).")] = False,
-        spec: Annotated[Path | None, typer.Option(help="Use this spec file instead.")] = None,
+        spec: Annotated[Path | None, typer.Option(
+            help="A sweep spec file of your own instead of NAME; its 'figure' key names the "
+                 "plot kind (listed above).")] = None,
         out_file: Annotated[Path | None, typer.Option("--out", "-o",
                                                       help="PNG (default NAME.png).")] = None,
         data_file: Annotated[Path | None, typer.Option("--data", help="Also write the plotted "
@@ -277,10 +294,12 @@ def register(app: typer.Typer) -> None:
         max_memory: MemoryOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """Run a paper figure's missing runs into the store, then plot it from the store."""
         from .figures import KINDS, collect, figure_spec, plot
 
         out, _ = _console()
+        if name is None and spec is None:
+            raise RcfrError("give a figure NAME (a spec packaged with rcfr) or --spec FILE "
+                            "(a sweep spec of your own)")
         sweep_spec = load_sweep(spec) if spec is not None else figure_spec(name, quick)
         if sweep_spec.figure is None:
             raise RcfrError(f"{sweep_spec.path}: figure: missing (the plot kind: "
@@ -319,6 +338,13 @@ def register(app: typer.Typer) -> None:
             return
         out.print(f"{sweep_spec.name}: {data['done']} of {data['runs']} runs plotted -> "
                   f"{out_file}" + (f" (data: {data_file})" if data_file else ""))
+
+
+FIGURE_HELP = (
+    "Run a figure's missing runs into the store, then plot it from the store.  NAME is a "
+    "paper figure's spec packaged with rcfr; --spec FILE plots a sweep spec of your own, "
+    "whose top-level 'figure' key names one of these plot kinds:\n\n"
+    + "\n\n".join(f"{kind}: {text}." for kind, text in FIGURE_KINDS.items()))
 
 
 def with_share(sweep: SweepSpec, share: float) -> SweepSpec:

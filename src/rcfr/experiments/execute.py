@@ -167,6 +167,40 @@ class RunOutcome:
         return bool(self.result.interrupted)
 
 
+def check_spec(spec: RunSpec) -> None:
+    """Refuse what a run of ``spec`` would refuse before its first iteration, without
+    compiling the game (``rcfr sweep --dry-run`` asks it of every run): the game string, the
+    solver's options (:func:`rcfr.solvers.run.check_solver`), and how the abstraction, the
+    form, the stopping targets and ``release`` combine."""
+    from ..games.registry import load_game
+    from ..solvers.run import check_solver
+
+    if spec.release and spec.abstraction is not None:
+        raise RcfrError("release keeps no strategy: it takes no abstraction")
+    if spec.abstraction is not None and spec.form == "public":
+        raise RcfrError(_PUBLIC_ABSTRACTION)
+    game = load_game(spec.game)
+    if spec.target_exploitability is not None or spec.target_mbb is not None:
+        if spec.abstraction is not None:
+            name = "target-exploitability" if spec.target_exploitability is not None \
+                else "target-mbb"
+            raise RcfrError(f"--{name} stops a solve of the full game; leave it out with "
+                            f"--abstraction")
+        if not (spec.eval_every or spec.eval_nodes):
+            raise RcfrError("a target is checked at evaluation points: give --eval-every K")
+        if spec.target_mbb is not None and not getattr(game, "big_blind", None):
+            raise RcfrError(f"--target-mbb counts milli-big-blinds; {game} has no big blind: "
+                            f"use --target-exploitability")
+    options = spec.solver_options()
+    if spec.share is not None:  # the leaves follow from the game's sequences when it runs
+        options["leaves"] = 2
+    check_solver(spec.algorithm, **options)
+
+
+_PUBLIC_ABSTRACTION = ("--abstraction solves the abstract game's history form; leave out "
+                       "--form public")
+
+
 def _build(spec: RunSpec, hooks: RunHooks):
     """The compiled game, the game the solver runs on (the abstract one with an abstraction)
     and a fresh solver for ``spec``."""
@@ -178,8 +212,7 @@ def _build(spec: RunSpec, hooks: RunHooks):
         from ..abstraction import abstract_game
 
         if not tree.history_nodes:
-            raise RcfrError("--abstraction solves the abstract game's history form; "
-                            "leave out --form public")
+            raise RcfrError(_PUBLIC_ABSTRACTION)
         solve_tree = abstract_game(tree, spec.abstraction)
     elif hooks.out_abstract is not None:
         raise RcfrError("--out-abstract needs --abstraction")
@@ -248,6 +281,7 @@ def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
                          or hooks.out_current is not None):
         raise RcfrError("release keeps no strategy: it takes no abstraction and no --out or "
                         "--out-current")
+    check_spec(spec)
     tree, solve_tree, solver = _build(spec, hooks)
     abstract = solve_tree if spec.abstraction is not None else None
     points: list[dict[str, Any]] = []
@@ -274,14 +308,17 @@ def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
     base = start if hooks.further else 0
     # an episodic solver's (nfsp) iteration is one episode: its budget counts them
     total = spec.nodes if by_nodes else spec.iterations or spec.episodes
-    measured = len(points)
     clock = time.perf_counter()
+    last: dict[str, float] = {}  # the value of the evaluation behind the next point
+
+    def on_evaluation(evaluation) -> None:
+        last["value"] = float(evaluation.value)
 
     def on_chunk(_: int, expl: float | None) -> None:
         if expl is not None:
             points.append({"iterations": solver.iteration, "nodes": solver.nodes_visited,
                            "seconds": seconds0 + time.perf_counter() - clock,
-                           "exploitability": float(expl), "value": None})
+                           "exploitability": float(expl), "value": last.pop("value", None)})
             if hooks.curve_file is not None:
                 write_json(hooks.curve_file, {"points": points,
                                               "seconds": seconds0 + time.perf_counter() - clock})
@@ -290,9 +327,21 @@ def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
 
     # one solve() call per segment: up to each log-spaced evaluation point, then the budget
     targets = [base + t for t in log_schedule(total, spec.eval_log or 0)
-               if base + t > done() and t >= (spec.eval_from or 0)]
+               if t >= (spec.eval_from or 0)]
     if not targets or targets[-1] != base + total:
         targets.append(base + total)
+    if spec.eval_log and resumed_from is not None and not hooks.further:
+        # a segment's checkpoint is written as its solve() returns, before run_spec commits
+        # the segment's point: a run killed in between resumes at a point its curve lacks,
+        # which is measured now (the same average strategy, so the same numbers)
+        key = "nodes" if by_nodes else "iterations"
+        passed = [t for t in targets if t <= done()]
+        if passed and not any((p[key] or 0) >= passed[-1] for p in points):
+            evaluation = _evaluate_now(tree, solver, abstract)
+            on_evaluation(evaluation)
+            on_chunk(0, evaluation.exploitability)
+    measured = len(points)
+    targets = [t for t in targets if t > done()]
     results = []
     for target in targets:
         if target <= done():
@@ -306,11 +355,13 @@ def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
                            should_stop=hooks.should_stop, abstraction=abstract,
                            target_exploitability=spec.target_exploitability,
                            target_mbb=spec.target_mbb,
-                           release=bool(spec.release) and target == targets[-1], **budget)
+                           release=bool(spec.release) and target == targets[-1],
+                           on_evaluation=on_evaluation, **budget)
         results.append(result)
         if result.interrupted or result.target_reached:
             break
         if spec.eval_log and not (points and points[-1]["iterations"] == solver.iteration):
+            on_evaluation(result.evaluation)
             on_chunk(0, result.evaluation.exploitability)
         if done() < targets[-1]:  # a segment's average is evaluated, not kept (2-NL
             results[-1] = dataclasses.replace(result, policy=None)  # Hold'em(36): 1.6 GB each)
@@ -343,6 +394,19 @@ def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
         share = complexity / tree.num_sequences
     return RunOutcome(spec, tree, solver, result, points, seconds, resumed_from, complexity,
                       share)
+
+
+def _evaluate_now(tree, solver, abstract):
+    """The evaluation of ``solver``'s average strategy on the full game (lifted from the
+    abstract game where there is one)."""
+    from ..evaluate import evaluate
+
+    policy = solver.average_policy()
+    if abstract is not None:
+        from ..abstraction import lift_policy
+
+        policy = lift_policy(tree, abstract, policy)
+    return evaluate(tree, policy)
 
 
 def _whole(results: list, points: list[dict[str, Any]], measured: int, tree, solver,

@@ -1,9 +1,10 @@
-"""The reproduction report: every checkable claim of the reproduced papers with its evidence
-level and verdict (:mod:`.claims`, :mod:`.evidence`), and every paper figure that has data in
-the store.
+"""The report of a results store: its runs and every paper figure that has data in it, and on
+request (``claims``) the reproduction report's table of every checkable claim of the
+reproduced papers with its evidence level and verdict (:mod:`.claims`, :mod:`.evidence`;
+minutes of exact computations).
 
 - :func:`write_report` writes ``report.html`` (self-contained, figures embedded as PNG data
-  URIs) and ``report.md`` with the PNGs beside it (``rcfr report``).
+  URIs) and ``report.md`` with the PNGs beside it (``rcfr report [--claims]``).
 - :func:`build_report` is the report as plain JSON: the claims table, the counts by evidence
   level, the datasets (paper spec and quick twin: runs done of planned) and every figure's
   data with its curves thinned to the plotted points.  :func:`write_docs_report` writes it to
@@ -149,15 +150,41 @@ def _datasets(store: Store) -> list[dict[str, Any]]:
     return out
 
 
-def build_report(store: Store, exact: bool = True) -> dict[str, Any]:
-    """The report as plain JSON (see the module's docstring); figure data thinned."""
-    claims = claims_table(store, exact=exact)
-    datasets = _datasets(store)
-    return {"version": EXPORT_VERSION,
-            "generated": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "store": store.path.name, "summary": summary(claims), "claims": claims,
-            "figures": [{k: (thin(v) if k == "data" else v) for k, v in d.items()}
-                        for d in datasets]}
+RUN_FIELDS = ("hash", "run", "status", "iterations", "nodes", "seconds", "exploitability",
+              "value")
+
+
+def store_runs(store: Store) -> list[dict[str, Any]]:
+    """Every intact run of ``store``, in the order stored: its hash, a label of its settings
+    (:meth:`.spec.RunSpec.label`), status and final figures."""
+    from .spec import RunSpec
+
+    rows = []
+    for r in store.runs():
+        try:
+            label = RunSpec.from_dict(r["spec"]).label()
+        except RcfrError:  # a spec an older version wrote: shown as stored
+            label = json.dumps(r["spec"], sort_keys=True)
+        rows.append({"hash": r["hash"], "run": label,
+                     **{k: r[k] for k in RUN_FIELDS[2:]}, "error": r["error"]})
+    return rows
+
+
+def build_report(store: Store, exact: bool = True, claims: bool = True) -> dict[str, Any]:
+    """The report as plain JSON (see the module's docstring); figure data thinned.  With
+    ``claims`` the papers' claims table (``claims``, ``summary``), else the store's runs
+    (``runs``)."""
+    report: dict[str, Any] = {"version": EXPORT_VERSION,
+                              "generated": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                              "store": store.path.name}
+    if claims:
+        table = claims_table(store, exact=exact)
+        report.update(summary=summary(table), claims=table)
+    else:
+        report["runs"] = store_runs(store)
+    report["figures"] = [{k: (thin(v) if k == "data" else v) for k, v in d.items()}
+                         for d in _datasets(store)]
+    return report
 
 
 # -- files ----------------------------------------------------------------------------------------
@@ -171,10 +198,11 @@ def _out_dir(out_dir: str | Path) -> Path:
     return out_dir
 
 
-def write_report(store: Store, out_dir: str | Path) -> dict[str, Any]:
-    """Write ``report.html``, ``report.md`` and the figures' PNGs into ``out_dir``."""
+def write_report(store: Store, out_dir: str | Path, claims: bool = False) -> dict[str, Any]:
+    """Write ``report.html``, ``report.md`` and the figures' PNGs into ``out_dir``: the store's
+    runs, or with ``claims`` the papers' claims table (:func:`build_report`)."""
     out_dir = _out_dir(out_dir)
-    report = build_report(store)
+    report = build_report(store, claims=claims)
     for f in report["figures"]:
         f["png"] = f"{f['spec']}.png"
         plot(f["data"], out_dir / f["png"])
@@ -182,9 +210,13 @@ def write_report(store: Store, out_dir: str | Path) -> dict[str, Any]:
     page = _html(report, out_dir)
     write_atomic(out_dir / "report.md", lambda h: h.write(md.encode()))
     write_atomic(out_dir / "report.html", lambda h: h.write(page.encode()))
-    return {"html": str(out_dir / "report.html"), "markdown": str(out_dir / "report.md"),
-            "figures": [f["spec"] for f in report["figures"]], "claims": report["claims"],
-            "summary": report["summary"]}
+    info = {"html": str(out_dir / "report.html"), "markdown": str(out_dir / "report.md"),
+            "figures": [f["spec"] for f in report["figures"]]}
+    if claims:
+        info.update(claims=report["claims"], summary=report["summary"])
+    else:
+        info["runs"] = report["runs"]
+    return info
 
 
 def write_docs_report(source: Store | str | Path, docs_dir: str | Path) -> dict[str, Any]:
@@ -256,6 +288,16 @@ def render_markdown(report: dict[str, Any], image_dir: str = "", bluff: dict | N
     figures (PNG paths as in the report's ``png`` fields, relative to ``image_dir``) and the
     Bluff variants table when given."""
     h = heading
+    if "claims" not in report:  # the store's own runs
+        lines = [f"{h} rcfr report\n", f"From `{report['store']}`, {report['generated']}.\n",
+                 f"**{runs_line(report['runs'])}**\n", f"{h}# Runs\n"]
+        if report["runs"]:
+            lines += ["| " + " | ".join(RUN_FIELDS) + " |", "|" + "---|" * len(RUN_FIELDS)]
+            lines += ["| " + " | ".join(_md_cell(x) for x in _run_cells(r)) + " |"
+                      for r in report["runs"]]
+        else:
+            lines.append("The store holds no runs yet.")
+        return "\n".join(lines + _figure_lines(report, image_dir, h)) + "\n"
     lines = [f"{h} rcfr reproduction report\n",
              f"From `{report['store']}`, {report['generated']}.\n",
              f"**{summary_line(report['summary'])}**\n",
@@ -269,14 +311,23 @@ def render_markdown(report: dict[str, Any], image_dir: str = "", bluff: dict | N
              "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for c in report["claims"]:
         lines.append("| " + " | ".join(_md_cell(x) for x in _cells(c)) + " |")
-    lines.append(f"\n{h}# Runs in the store\n")
+    lines += _figure_lines(report, image_dir, h)
+    if bluff:
+        lines.append(render_bluff(bluff, heading=h + "#"))
+    return "\n".join(lines)
+
+
+def _figure_lines(report: dict[str, Any], image_dir: str, h: str) -> list[str]:
+    """The Markdown of the paper figures with data: their runs, then the figures."""
+    title = "Runs in the store" if "claims" in report else "Paper figures with data"
+    lines = [f"\n{h}# {title}\n"]
     if report["figures"]:
         lines += ["| figure | spec | game | runs done | failed |", "|---|---|---|---|---|"]
         for f in report["figures"]:
             lines.append(f"| {f['figure']} | {f['spec']}{' (paper)' if f['paper'] else ''} | "
                          f"`{f['game']}` | {f['done']} of {f['runs']} | {f['failed']} |")
     else:
-        lines.append("No figure has data in this store yet.")
+        lines.append("No paper figure has data in this store.")
     lines.append(f"\n{h}# Figures\n")
     for f in report["figures"]:
         png = f.get("png") or f"{f['spec']}.png"
@@ -284,9 +335,24 @@ def render_markdown(report: dict[str, Any], image_dir: str = "", bluff: dict | N
             png = f"{image_dir.rstrip('/')}/{png}"
         lines.append(f"{h}## {f['spec']}\n\n![{f['spec']}]({png})\n\n{f['settings']}"
                      + (f", {f['failed']} failed" if f["failed"] else "") + "\n")
-    if bluff:
-        lines.append(render_bluff(bluff, heading=h + "#"))
-    return "\n".join(lines)
+    return lines
+
+
+def runs_line(runs: list[dict[str, Any]]) -> str:
+    """"12 runs: 10 done, 1 failed, 1 interrupted"."""
+    counts = Counter(r["status"] for r in runs)
+    detail = ", ".join(f"{n} {status}" for status, n in counts.most_common())
+    return f"{len(runs)} runs" + (f": {detail}" if detail else "")
+
+
+def _run_cells(r: dict[str, Any]) -> list[str]:
+    def number(value, form):
+        return "" if value is None else format(value, form)
+
+    status = r["status"] + (f": {r['error']}" if r.get("error") else "")
+    return [r["hash"][:12], r["run"], status, number(r["iterations"], ","),
+            number(r["nodes"], ","), number(r["seconds"], ".2f"),
+            number(r["exploitability"], ".6g"), number(r["value"], "+.6f")]
 
 
 def render_bluff(bluff: dict[str, Any], heading: str = "##") -> str:
@@ -325,6 +391,17 @@ vertical-align:top;font-size:90%}th{background:#f0f0f0}img{max-width:100%}
 
 def _html(report: dict[str, Any], out_dir: Path) -> str:
     esc = html.escape
+    if "claims" not in report:  # the store's own runs
+        head = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>rcfr report"
+                f"</title><style>{_CSS}</style></head><body>",
+                f"<h1>rcfr report</h1><p>From <code>{esc(report['store'])}</code>, "
+                f"{esc(report['generated'])}.</p>",
+                f"<p><strong>{esc(runs_line(report['runs']))}</strong></p>",
+                "<h2>Runs</h2><table id=\"runs\"><tr>"
+                + "".join(f"<th>{esc(c)}</th>" for c in RUN_FIELDS) + "</tr>",
+                *("<tr>" + "".join(f"<td>{esc(x)}</td>" for x in _run_cells(r)) + "</tr>"
+                  for r in report["runs"]), "</table><h2>Figures</h2>"]
+        return _html_figures(report, out_dir, head)
     rows = []
     for c in report["claims"]:
         cls = c["verdict"].replace(" ", "-")
@@ -340,6 +417,11 @@ def _html(report: dict[str, Any], out_dir: Path) -> str:
              "<h2>Claims of the papers</h2><table id=\"claims\"><tr>"
              + "".join(f"<th>{esc(c)}</th>" for c in COLUMNS) + "</tr>",
              *rows, "</table><h2>Figures</h2>"]
+    return _html_figures(report, out_dir, parts)
+
+
+def _html_figures(report: dict[str, Any], out_dir: Path, parts: list[str]) -> str:
+    esc = html.escape
     for f in report["figures"]:
         data = base64.b64encode((out_dir / f["png"]).read_bytes()).decode()
         parts.append(f"<figure id=\"{esc(f['spec'])}\"><h3>{esc(f['spec'])}</h3>"

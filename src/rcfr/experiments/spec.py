@@ -21,7 +21,8 @@ its canonical JSON (sorted keys, fields left at ``None`` omitted) is the run's i
     [[part]]                         # more grids on the same base (own base/grid/zip/seeds)
     base = { algorithm = "cfr+", averaging = "uniform" }
 
-Every mistake is an :class:`~rcfr.core.errors.RcfrError` with one line naming the key.
+A budget (``iterations``, ``nodes`` or ``episodes``) set by a part, a grid or a zip replaces
+the base's.  Every mistake is an :class:`~rcfr.core.errors.RcfrError` with one line naming the key.
 """
 
 from __future__ import annotations
@@ -56,8 +57,9 @@ SPEC_OPTIONS: tuple[Option, ...] = (
     Option("release", bool, "true: the store keeps the run's figures but not its "
            "average strategy, and the run ends by turning the solver's tables into that "
            "strategy in place (rcfr.solvers.run.solve's release: 2-NL Hold'em(40)'s sampled "
-           "runs fit in 22 GB, and no strategy file of GBs is written).", group=RUN,
-           identity=False),
+           "runs fit in 22 GB, and no strategy file of GBs is written).  Part of the run's "
+           "identity: float32 tables give a float32 profile, whose figures differ from the "
+           "float64 one's in the last digits.", group=RUN),
 )
 FIELDS: tuple[Option, ...] = (*OPTIONS, *SPEC_OPTIONS)  # a RunSpec's fields after the game
 _TYPES = {"game": _STR, **{o.name: _KINDS[o.type] for o in FIELDS}}
@@ -284,6 +286,17 @@ def _check(key: str, value: Any, where: str) -> Any:
         raise RcfrError(f"{where}.{exc}") from None
 
 
+BUDGETS = ("iterations", "nodes", "episodes")  # a run has exactly one
+
+
+def _over(base: dict, over: dict) -> dict:
+    """``base`` with ``over``'s fields; a budget in ``over`` replaces ``base``'s budget (a
+    part or a grid of node budgets over a base of iterations)."""
+    if any(over.get(k) is not None for k in BUDGETS):
+        base = {k: v for k, v in base.items() if k not in BUDGETS}
+    return {**base, **over}
+
+
 def _expand(base: dict, grid: Any, zipped: Any, seeds: list[int], where: str,
             counted: list[int]) -> list[RunSpec]:
     """The runs of one grid (``counted[0]``: the runs expanded so far in the spec, bounded by
@@ -307,9 +320,8 @@ def _expand(base: dict, grid: Any, zipped: Any, seeds: list[int], where: str,
     runs = []
     for combo in itertools.product(*[v for _, v in grid_axes]):
         for row in zip_rows:
-            values = dict(base)
-            values.update(zip([k for k, _ in grid_axes], combo, strict=True))
-            values.update(zip([k for k, _ in zip_axes], row, strict=True))
+            values = _over(base, {**dict(zip([k for k, _ in grid_axes], combo, strict=True)),
+                                  **dict(zip([k for k, _ in zip_axes], row, strict=True))})
             for seed in seeds:
                 values["seed"] = seed
                 runs.append(RunSpec.from_dict(values, where=where))
@@ -374,10 +386,10 @@ def parse_sweep(data: dict[str, Any], name: str = "sweep", path: str | None = No
             if counted[0] > MAX_RUNS:
                 raise RcfrError(f"{where}seeds: the spec expands to more than {MAX_RUNS:,} "
                                 f"runs; split it into several specs")
-            runs += [RunSpec.from_dict({**base, **over, "seed": s}, where=f"{where}base.")
+            runs += [RunSpec.from_dict({**_over(base, over), "seed": s}, where=f"{where}base.")
                      for s in part_seeds]
         else:
-            runs += _expand({**base, **over}, part.get("grid"), part.get("zip"), part_seeds,
+            runs += _expand(_over(base, over), part.get("grid"), part.get("zip"), part_seeds,
                             where, counted)
     unique = list({r.hash: r for r in runs}.values())
     return SweepSpec(data.get("name", name), tuple(unique), data.get("figure"),

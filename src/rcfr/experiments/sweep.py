@@ -56,16 +56,33 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+PLAN_MEMORY = 16 << 20  # a plan compiles only games this small to count their histories
+
+
+def _game_size(game: str) -> int | None:
+    """The histories of ``game``: its closed form where it has one, else counted by compiling
+    it if it is small (the memory guard stops the walk of a larger one at once); None where
+    unknown.  A plan never compiles a large game."""
+    from ..games.registry import load_game
+
+    try:
+        loaded = load_game(game)
+        estimate = getattr(loaded, "size_estimate", None)
+        estimate = estimate() if callable(estimate) else None
+        if estimate is not None and not estimate.at_least:
+            return int(estimate.histories)
+        from ..forms.compile import compile_game
+
+        return compile_game(loaded, "history", PLAN_MEMORY).num_nodes
+    except Exception:  # too large to count here, or a bad game string (check_runs names it)
+        return None
+
+
 def _estimate_nodes(spec: RunSpec, sizes: dict[str, int | None]) -> int | None:
     if spec.nodes is not None:
         return spec.nodes
     if spec.game not in sizes:
-        try:
-            from ..forms.compile import compile_game
-
-            sizes[spec.game] = compile_game(spec.game).num_nodes
-        except Exception:  # a bad game string fails when it runs, not in the plan
-            sizes[spec.game] = None
+        sizes[spec.game] = _game_size(spec.game)
     size = sizes[spec.game]
     if size is None or spec.iterations is None or spec.algorithm in ("cs", "os", "as", "es"):
         return None
@@ -106,6 +123,30 @@ def plan(sweep: SweepSpec, store: Store) -> Plan:
         seconds = sum(seen[k] for k in keys)
     return Plan(sweep, todo, len(sweep.runs) - len(todo), retry, nodes, seconds,
                 _seed_repeats(sweep.runs))
+
+
+def check_runs(runs: list[RunSpec]) -> None:
+    """Refuse ``runs`` if any would fail before its first iteration
+    (:func:`.execute.check_spec`, what a run checks, without compiling a game): one error
+    line naming the first such run and how many there are."""
+    from .execute import check_spec
+
+    errors: dict[str, str | None] = {}  # by the run without its seed: one check a setting
+    failing = []
+    for r in runs:
+        key = r.replace(seed=0).hash
+        if key not in errors:
+            try:
+                check_spec(r)
+                errors[key] = None
+            except RcfrError as exc:
+                errors[key] = str(exc)
+        if errors[key] is not None:
+            failing.append((r, errors[key]))
+    if failing:
+        r, message = failing[0]
+        raise RcfrError(f"{len(failing)} of {len(runs)} runs would fail; the first, run "
+                        f"{r.hash[:12]} ({r.label()}): {message}")
 
 
 def _seed_repeats(runs: tuple[RunSpec, ...]) -> int:

@@ -120,8 +120,22 @@ def _rule_for(key: str, rule: str | UpdateRule | None, options: dict) -> UpdateR
 
 def make_solver(game: Form | str, algorithm: str, *, rule: str | UpdateRule | None = None,
                 **options) -> RegretSolver:
-    """A solver for ``algorithm``: ``cfr``, ``cfr+``, ``lcfr``, ``dcfr``, ``pcfr+``, ``pdcfr+``
-    (tabular, one per update rule; DCFR takes ``alpha``, ``beta``, ``gamma``), ``rcfr``,
+    """A solver for ``algorithm`` on ``game``: :func:`solver_recipe`'s checks, then the solver
+    built on the game."""
+    return solver_recipe(algorithm, rule=rule, **options)(game)
+
+
+def check_solver(algorithm: str, *, rule: str | UpdateRule | None = None, **options) -> None:
+    """Refuse what :func:`make_solver` would refuse for these options, without a game (a
+    sweep's ``--dry-run`` checks every run this way, compiling nothing)."""
+    solver_recipe(algorithm, rule=rule, **options)
+
+
+def solver_recipe(algorithm: str, *, rule: str | UpdateRule | None = None,
+                  **options) -> Callable[[Form | str], RegretSolver]:
+    """The checked configuration of a solver, as a function that builds it on a game, for
+    ``algorithm``: ``cfr``, ``cfr+``, ``lcfr``, ``dcfr``, ``pcfr+``, ``pdcfr+`` (tabular, one per
+    update rule; DCFR takes ``alpha``, ``beta``, ``gamma``), ``rcfr``,
     ``rcfr+`` (regression CFR, which takes the regressor options and a ``rule``) or ``cs``,
     ``es``, ``os``, ``as`` (Monte Carlo CFR: ``epsilon`` for os/as, ``beta``, ``tau`` for as;
     a ``rule``; with a ``regressor`` its regrets are estimated by regression from the sampled
@@ -147,9 +161,9 @@ def make_solver(game: Form | str, algorithm: str, *, rule: str | UpdateRule | No
         raise RcfrError(f"{OPTION['alpha'].flag} is DCFR's; the ridge penalty is "
                         f"{OPTION['ridge_alpha'].flag}")
     if key in FP_ALGORITHMS:
-        return _make_fp(game, key, rule, options, given)
+        return _make_fp(key, rule, options, given)
     if key in DEEP_ALGORITHMS:
-        return _make_deep(game, key, rule, options, given)
+        return _make_deep(key, rule, options, given)
     for k in FP_OPTIONS:
         if k in given:
             raise RcfrError(f"{OPTION[k].flag} applies to {'/'.join(OPTION[k].algorithms)}, "
@@ -180,26 +194,32 @@ def make_solver(game: Form | str, algorithm: str, *, rule: str | UpdateRule | No
     regression_given = [k for k in RCFR_OPTIONS if k in given]
     rule_arg = None if rule is None and key not in ALGORITHMS else rule_
     if key in SCHEMES:
-        estimator = None
-        if regression_given:
-            tree = compile_game(game)
-            estimator = make_estimator(
-                tree, regression.pop("regressor", None) or "best-first", rule=rule_,
-                seed=int(options.get("seed") or 0),
-                **{k: v for k, v in regression.items() if v is not None and v is not False})
-            game = tree
-        return MCCFRSolver(game, key, estimator=estimator, rule=rule_arg,
-                           **{k: options[k] for k in scheme_opts if k in given}, **rest)
+        scheme = {k: options[k] for k in scheme_opts if k in given}
+
+        def sampled(game):
+            estimator = None
+            if regression_given:
+                tree = compile_game(game)
+                estimator = make_estimator(
+                    tree, regression.get("regressor") or "best-first", rule=rule_,
+                    seed=int(options.get("seed") or 0),
+                    **{k: v for k, v in regression.items()
+                       if k != "regressor" and v is not None and v is not False})
+                game = tree
+            return MCCFRSolver(game, key, estimator=estimator, rule=rule_arg, **scheme, **rest)
+
+        return sampled
     if key in RCFR_ALGORITHMS:
         if regression.pop("minibatch", None):
             minibatch = OPTION["minibatch"]
             raise RcfrError(f"{minibatch.flag} fits the sequences a sampled pass touched; use "
                             f"it with the sampling schemes {', '.join(minibatch.algorithms)}")
-        return RCFRSolver(game, key, rule=rule_arg, **regression, **average, **rest)
+        return lambda game: RCFRSolver(game, key, rule=rule_arg, **regression, **average,
+                                       **rest)
     if regression_given:
         raise RcfrError(f"{OPTION[regression_given[0]].flag} applies to rcfr, rcfr+ and "
                         f"the sampling schemes, not {key}")
-    return CFRSolver(game, rule_, **rest)
+    return lambda game: CFRSolver(game, rule_, **rest)
 
 
 def _takes(key: str) -> tuple[str, ...]:
@@ -234,9 +254,9 @@ _ONE_STEP = {"fsp": "fsp's players learn from the same sampled games at once",
              "nfsp": "nfsp's agents learn from the same self-play games at once"}
 
 
-def _make_fp(game, key: str, rule, options: dict, given: set):
-    """A solver of the fictitious-play family (:mod:`rcfr.solvers.fp`); options it would
-    ignore are refused."""
+def _make_fp(key: str, rule, options: dict, given: set):
+    """A solver of the fictitious-play family (:mod:`rcfr.solvers.fp`) for a game; options it
+    would ignore are refused."""
     takes = _takes(key)
     _refuse_ignored(key, rule, given, takes)
     if options.get("alternating") is False and key in _ONE_STEP:
@@ -245,19 +265,19 @@ def _make_fp(game, key: str, rule, options: dict, given: set):
     kwargs = {k: options[k] for k in takes if options.get(k) is not None}
     if key not in _ONE_STEP and options.get("alternating") is not None:
         kwargs["alternating"] = options["alternating"]
-    return make_fp_solver(game, key, **kwargs)
+    return lambda game: make_fp_solver(game, key, **kwargs)
 
 
-def _make_deep(game, key: str, rule, options: dict, given: set):
-    """A solver of the Deep CFR family (:mod:`rcfr.solvers.deep`); options it would ignore
-    are refused."""
+def _make_deep(key: str, rule, options: dict, given: set):
+    """A solver of the Deep CFR family (:mod:`rcfr.solvers.deep`) for a game; options it
+    would ignore are refused."""
     takes = _takes(key)
     _refuse_ignored(key, rule, given, takes)
     if options.get("alternating") is False:
         raise RcfrError(f"{OPTION['alternating'].flag}: {key} updates the players in turn "
                         f"(alternating), as the Deep CFR paper")
     kwargs = {k: options[k] for k in takes if options.get(k) is not None}
-    return make_deep_solver(game, key, **kwargs)
+    return lambda game: make_deep_solver(game, key, **kwargs)
 
 
 def tables(algorithm: str, options: dict, released: bool = False) -> str | None:
@@ -289,14 +309,16 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
           checkpoint: str | os.PathLike | None = None, checkpoint_every: float = 60.0,
           should_stop: Callable[[], bool] | None = None,
           target_exploitability: float | None = None, target_mbb: float | None = None,
-          release: bool = False, **options) -> SolveResult:
+          release: bool = False, on_evaluation: Callable[[Evaluation], None] | None = None,
+          **options) -> SolveResult:
     """Run ``iterations`` iterations of ``algorithm`` on ``game`` -- or, with ``nodes``, whole
     iterations until that many more histories have been visited, or, for nfsp, ``episodes``
     games of self-play (its iterations; they replace ``iterations``).  The average strategy is
     evaluated every ``eval_every`` iterations and every ``eval_nodes`` nodes visited (0: only
     at the end).  ``callback(done, exploitability)`` is called after every chunk, with ``done``
     counting iterations (nodes with ``nodes``); ``exploitability`` is ``None`` when none was
-    measured.
+    measured; ``on_evaluation(evaluation)`` gets each of those evaluations whole (its value
+    too), just before.
 
     With ``checkpoint``, the solver state is written there atomically every
     ``checkpoint_every`` seconds of wall time (checked between chunks) and once at the end, so
@@ -413,7 +435,10 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
                 next_eval_it = solver.iteration + target_gap(done_it, per, min_nodes)
         expl = None
         if due or (at_end and (eval_every or eval_nodes or auto)):
-            expl = evaluate(tree, solver.average_policy()).exploitability
+            evaluation = evaluate(tree, solver.average_policy())
+            expl = evaluation.exploitability
+            if on_evaluation is not None:
+                on_evaluation(evaluation)
             curve.append((solver.iteration, expl))
             curve_nodes.append(solver.nodes_visited)
         if callback is not None:
