@@ -67,6 +67,19 @@ def spec_names() -> list[str]:
     directory = spec_dir()
     if not directory.is_dir():
         return []
+    try:  # listed again when the folder changes (a report asks for every spec, twice)
+        stamp = os.stat(str(directory)).st_mtime_ns
+    except OSError:  # a folder inside a zip: listed every time
+        return _list_specs(directory)
+    return list(_listed(str(directory), stamp))
+
+
+@functools.lru_cache(maxsize=8)
+def _listed(directory: str, stamp: int) -> tuple[str, ...]:
+    return tuple(_list_specs(Path(directory)))
+
+
+def _list_specs(directory: Traversable) -> list[str]:
     return sorted(p.name.removesuffix(".toml") for p in directory.iterdir()
                   if p.name.endswith(".toml") and p.is_file())
 

@@ -28,6 +28,7 @@ the base's.  Every mistake is an :class:`~rcfr.core.errors.RcfrError` with one l
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import itertools
 import json
@@ -125,9 +126,10 @@ class _RunSpecMethods:
         data = {k: v for k, v in self.to_dict().items() if _IDENTITY[k]}
         return json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
-    @property
+    @functools.cached_property
     def hash(self) -> str:
-        """The run's identity: 20 hex digits of the SHA-256 of its canonical JSON."""
+        """The run's identity: 20 hex digits of the SHA-256 of its canonical JSON (computed
+        once: a report asks it of every packaged spec's runs)."""
         return hashlib.sha256(self.canonical_json().encode()).hexdigest()[:20]
 
     @classmethod
@@ -231,7 +233,11 @@ class SweepSpec:
     fresh_workers: bool = False  # each run in a new worker process (the local backend)
 
     def hashes(self) -> list[str]:
-        return [r.hash for r in self.runs]
+        return list(self._hashes)
+
+    @functools.cached_property
+    def _hashes(self) -> tuple[str, ...]:
+        return tuple(r.hash for r in self.runs)
 
 
 MAX_RUNS = 100_000  # runs a sweep spec may expand to (counted before expanding)

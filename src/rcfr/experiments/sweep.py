@@ -63,12 +63,12 @@ def _game_size(game: str) -> int | None:
     """The histories of ``game``: its closed form where it has one, else counted by compiling
     it if it is small (the memory guard stops the walk of a larger one at once); None where
     unknown.  A plan never compiles a large game."""
+    from ..core.budget import estimate_size
     from ..games.registry import load_game
 
     try:
         loaded = load_game(game)
-        estimate = getattr(loaded, "size_estimate", None)
-        estimate = estimate() if callable(estimate) else None
+        estimate = estimate_size(loaded)
         if estimate is not None and not estimate.at_least:
             return int(estimate.histories)
         from ..forms.compile import compile_game
