@@ -32,7 +32,7 @@ from rcfr.experiments.evidence import (
     qualify,
     ratio_text,
 )
-from rcfr.experiments.figures import collect, figure_names, figure_spec
+from rcfr.experiments.figures import KINDS, collect, figure_names, figure_spec
 from rcfr.experiments.report import (
     CLAIMS,
     COLUMNS,
@@ -201,7 +201,7 @@ def test_report_page_and_markdown(report):
 
 
 def test_report_command(report, capsys, monkeypatch):
-    root, db, _ = report
+    root, db, claimed = report
     # by default the store's own runs, without judging the papers' claims (minutes)
     import rcfr.experiments.report as report_module
 
@@ -232,7 +232,7 @@ def test_report_command(report, capsys, monkeypatch):
                  str(docs)])
     assert code == 0, capsys.readouterr().err
     export = json.loads((docs / "data" / "reproduction.json").read_text())
-    assert len(export["claims"]) == len(info["claims"]) > 60  # every claim, as the report has
+    assert len(export["claims"]) == len(claimed["claims"]) > 60  # every claim, as the report
     assert main(["report", "--db", str(root / "none.db")]) == 2
     assert "no results database" in capsys.readouterr().err
 
@@ -249,6 +249,16 @@ def test_figure_command_plots_from_the_store(report, capsys, tmp_path):
     assert code == 2 and "--share applies to convergence" in err
     assert main(["figure", "nope", "--db", str(db)]) == 2
     assert "unknown figure" in capsys.readouterr().err
+    # a spec of one's own: no NAME needed; --help names every plot kind it may use
+    own = root / "experiments" / "gibson_bluff_quick.toml"
+    code = main(["figure", "--spec", str(own), "--db", str(db), "--no-run", "-o",
+                 str(tmp_path / "own.png")])
+    assert code == 0 and (tmp_path / "own.png").read_bytes()[:8] == PNG
+    assert main(["figure", "--db", str(db)]) == 2
+    assert "give a figure NAME" in capsys.readouterr().err
+    assert main(["figure", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert all(f"{kind}:" in text for kind in KINDS)
 
 
 @pytest.mark.skipif(not CHROMIUM.is_file(), reason="Chromium is not installed at "
