@@ -531,6 +531,36 @@ def test_a_run_killed_as_its_checkpoint_reaches_an_evaluation_point_keeps_the_po
             p["value"] for p in clean["points"]]
 
 
+def test_a_node_budget_run_killed_at_an_evaluation_point_keeps_it_too(tmp_path, monkeypatch):
+    """The same with a node budget: the segment ends at the first iteration past its point."""
+    import rcfr.solvers.run as run_module
+    from rcfr.experiments.execute import execute
+
+    spec = RunSpec(game="kuhn", algorithm="es", nodes=3000, eval_log=2, seed=1)
+    fifth = log_schedule(3000, 2)[4]  # (1, 3 and 9 fall within the first iteration)
+    for folder in ("clean", "killed"):
+        (tmp_path / folder).mkdir()
+    clean = execute(spec, tmp_path / "clean")
+    save = run_module._save_checkpoint
+
+    def save_then_die(solver, path):
+        failed = save(solver, path)
+        if solver.nodes_visited >= fifth:
+            raise _Killed
+        return failed
+
+    monkeypatch.setattr(run_module, "_save_checkpoint", save_then_die)
+    with pytest.raises(_Killed):
+        execute(spec, tmp_path / "killed", checkpoint_every=1e9)
+    monkeypatch.setattr(run_module, "_save_checkpoint", save)
+    resumed = execute(spec, tmp_path / "killed")
+    assert resumed["status"] == "done" and resumed["resumed_from"]
+    keys = ("iterations", "nodes", "exploitability", "value")
+    assert [p["nodes"] >= fifth for p in clean["points"]] == [False] * 2 + [True] * 4
+    assert ([[p[k] for k in keys] for p in resumed["points"]]
+            == [[p[k] for k in keys] for p in clean["points"]])
+
+
 def test_a_parts_budget_replaces_the_bases():
     """A ``[[part]]`` (or a grid) with a node budget over a base of iterations runs nodes (it
     was refused as two budgets)."""
