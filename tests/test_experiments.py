@@ -579,7 +579,7 @@ def test_a_parts_budget_replaces_the_bases():
 def test_dry_run_checks_every_run_as_it_would_run_and_compiles_nothing(capsys, tmp_path,
                                                                         monkeypatch):
     """``sweep --dry-run`` refuses the options a run would refuse (int16 tables with pcfr+,
-    a bad game string, a target without evaluations), without compiling a game (sizing a
+    a bad game string, an abstraction on the public form), without compiling a game (sizing a
     large one took minutes): one error line, exit 2."""
     import rcfr.forms.compile as compile_module
 
@@ -598,7 +598,8 @@ def test_dry_run_checks_every_run_as_it_would_run_and_compiles_nothing(capsys, t
     for extra, message in [('storage = "int16"', "2 of 4 runs would fail; the first, run "),
                            ('storage = "int16"', "pcfr+ leduc 100 it seed 0): --storage sets "
                                                  "the tables of the full-width solvers"),
-                           ("target_exploitability = 0.1", "give --eval-every"),
+                           ('form = "public"\nabstraction = "JQK"', "--abstraction solves "
+                                                                    "the abstract game's"),
                            ('game = "no_such_game"', "unknown game")]:
         text = good.read_text().replace("[grid]", f"{extra}\n[grid]")
         if extra.startswith("game"):

@@ -186,8 +186,6 @@ def check_spec(spec: RunSpec) -> None:
                 else "target-mbb"
             raise RcfrError(f"--{name} stops a solve of the full game; leave it out with "
                             f"--abstraction")
-        if not (spec.eval_every or spec.eval_nodes):
-            raise RcfrError("a target is checked at evaluation points: give --eval-every K")
         if spec.target_mbb is not None and not getattr(game, "big_blind", None):
             raise RcfrError(f"--target-mbb counts milli-big-blinds; {game} has no big blind: "
                             f"use --target-exploitability")
