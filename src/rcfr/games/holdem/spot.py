@@ -1,0 +1,179 @@
+"""A hold'em spot file: TOML with the keys postflop-solver names.
+
+```toml
+board = "Td9d6hQc"   # 3, 4 or 5 cards: the spot starts on the flop, turn or river
+pot = 200            # chips in the pot at the start
+stack = 900          # effective stack behind
+[ranges]
+oop = "66+,A8s+"
+ip = "QQ-22,AQs-A2s"
+[bets]               # bet, raise, donk; per street ([bets.turn]) and player ([bets.river.ip])
+bet = "60%, e, a"
+raise = "2.5x"
+[thresholds]         # each 0 (off) unless given
+add_allin = 1.5
+force_allin = 0.15
+merging = 0.1
+```
+
+Bet sizes for a street and player come from the most specific of ``bets.<street>.<player>``,
+``bets.<street>``, ``bets.<player>`` and ``bets`` that has the key (none: no sizes); donk sizes
+(OOP's first bet on the turn or river after calling the last bet) from ``bets.<street>.donk``
+or ``bets.donk`` (none: OOP's bet sizes). Every error is one :class:`RcfrError` line naming
+the key.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ...core.errors import RcfrError
+from .action_tree import STREETS, TreeConfig, build_action_tree
+from .bet_sizes import BetSize, parse_bet_sizes
+from .combos import parse_board, remove_blocked
+from .ranges import parse_range
+
+PLAYERS = ("oop", "ip")
+_TOP = ("board", "pot", "stack", "ranges", "bets", "thresholds")
+_SIZES = ("bet", "raise", "donk")
+THRESHOLDS = ("add_allin", "force_allin", "merging")
+
+
+@dataclass(frozen=True)
+class Spot:
+    """A validated spot: ``board`` (card ids), ``street`` (0 flop, 1 turn, 2 river), ``pot``
+    and ``stack`` in chips, ``ranges`` (two 1,326-weight vectors, OOP's then IP's, the
+    board-blocked combos zeroed), ``bets[street][player] = (bet, raise)`` sizes, ``donks``
+    per street (``None``: the bet sizes) and the ``thresholds``."""
+
+    board: tuple[int, ...]
+    street: int
+    pot: int
+    stack: int
+    ranges: tuple[np.ndarray, np.ndarray]
+    bets: tuple
+    donks: tuple
+    thresholds: dict
+
+    def tree_config(self) -> TreeConfig:
+        """The action tree's inputs."""
+        return TreeConfig(self.street, self.pot, self.stack, self.bets, self.donks,
+                          **self.thresholds)
+
+    def action_tree(self):
+        """The spot's action tree (:func:`~.action_tree.build_action_tree`)."""
+        return build_action_tree(self.tree_config())
+
+
+def load_spot(path) -> Spot:
+    """Read and validate a spot file."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as e:
+        raise RcfrError(f"cannot read the spot file {str(path)!r}: {e.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise RcfrError(f"the spot file {str(path)!r} is not TOML: {e}") from None
+    return spot_from_dict(data)
+
+
+def spot_from_dict(data: dict) -> Spot:
+    """Validate a spot given as the dict a spot file parses to."""
+    _only(data, _TOP, "")
+    for key in ("board", "pot", "stack", "ranges"):
+        if key not in data:
+            raise RcfrError(f"{key}: missing (a spot needs board, pot, stack and ranges)")
+    if not isinstance(data["board"], str):
+        raise RcfrError("board: a board is a string such as \"Td9d6hQc\"")
+    try:
+        board = parse_board(data["board"])
+    except RcfrError as e:
+        raise RcfrError(f"board: {e}") from None
+    pot, stack = _chips(data, "pot"), _chips(data, "stack")
+    ranges = tuple(_range(_table(data, "ranges"), p, board) for p in PLAYERS)
+    bets, donks = _bets(_table(data, "bets"))
+    thresholds = _thresholds(_table(data, "thresholds"))
+    return Spot(board, len(board) - 3, pot, stack, ranges, bets, donks, thresholds)
+
+
+def _only(table: dict, keys, where: str) -> None:
+    for key in table:
+        if key not in keys:
+            known = ", ".join(keys)
+            raise RcfrError(f"{where}{key}: unknown key (known here: {known})")
+
+
+def _table(data: dict, key: str, where: str = "") -> dict:
+    table = data.get(key, {})
+    if not isinstance(table, dict):
+        raise RcfrError(f"{where}{key}: a table, such as [{where}{key}]")
+    return table
+
+
+def _chips(data: dict, key: str) -> int:
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**31:
+        raise RcfrError(f"{key}: a positive whole number of chips below 2^31, not {value!r}")
+    return value
+
+
+def _range(ranges: dict, player: str, board) -> np.ndarray:
+    _only(ranges, PLAYERS, "ranges.")
+    if player not in ranges:
+        raise RcfrError(f"ranges.{player}: missing (a spot needs both ranges)")
+    try:
+        weights = remove_blocked(parse_range(ranges[player]), board)
+    except RcfrError as e:
+        raise RcfrError(f"ranges.{player}: {e}") from None
+    if not weights.any():
+        raise RcfrError(f"ranges.{player}: no combo is left once the board's cards are removed")
+    return weights
+
+
+def _bets(bets: dict) -> tuple[tuple, tuple]:
+    """Resolve ``[bets]`` into per-street, per-player (bet, raise) sizes and donk sizes."""
+    _only(bets, _SIZES + STREETS + PLAYERS, "bets.")
+    tables = {"": bets}
+    for p in PLAYERS:
+        tables[p] = _table(bets, p, "bets.")
+        _only(tables[p], ("bet", "raise"), f"bets.{p}.")
+    for s in STREETS:
+        tables[s] = _table(bets, s, "bets.")
+        _only(tables[s], _SIZES + PLAYERS, f"bets.{s}.")
+        for p in PLAYERS:
+            tables[f"{s}.{p}"] = _table(tables[s], p, f"bets.{s}.")
+            _only(tables[f"{s}.{p}"], ("bet", "raise"), f"bets.{s}.{p}.")
+    if "donk" in tables["flop"]:
+        raise RcfrError("bets.flop.donk: no donk bets on the flop (only the turn and river)")
+    parsed = {}
+    for name, table in tables.items():
+        for key in _SIZES:
+            if key in table:
+                where = f"bets.{name}.{key}" if name else f"bets.{key}"
+                parsed[name, key] = parse_bet_sizes(table[key], key == "raise", where)
+
+    def pick(key: str, *names: str) -> tuple[BetSize, ...] | None:
+        return next((parsed[n, key] for n in names if (n, key) in parsed), None)
+
+    sizes = tuple(tuple(
+        tuple(pick(key, f"{s}.{p}", s, p, "") or () for key in ("bet", "raise"))
+        for p in PLAYERS) for s in STREETS)
+    donks = (None, pick("donk", "turn", ""), pick("donk", "river", ""))
+    return sizes, donks
+
+
+def _thresholds(table: dict) -> dict:
+    _only(table, THRESHOLDS, "thresholds.")
+    out = {}
+    for key in THRESHOLDS:
+        value = table.get(key, 0.0)
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if not number or not 0 <= value < math.inf:
+            raise RcfrError(f"thresholds.{key}: a number, 0 or more, not {value!r}")
+        out[key] = float(value)
+    return out
