@@ -190,6 +190,26 @@ def test_basic_spot_counts_match_postflop_solver():
         assert (counts["flop"], counts["turn"], counts["river"]) == want
 
 
+@pytest.mark.parametrize("street, pot, stack, sizes, donks, thresholds, want", [
+    (0, 60, 500, [("33%, 75%", "3x, 20c2r"), ("e120%", "2e150%"), ("50%, a", "60%")],
+     ("25%", None), (1.5, 0.2, 0.1), (141, 670, 1590)),
+    (2, 7, 1000, [("", "")] * 2 + [("0%, 10c, 3e", "1.1x, a")], (None, None), (0, 0, 0.3),
+     (0, 0, 1251)),
+    (1, 100, 50, [("200%", "2x")] * 3, (None, None), (3, 0.3, 0), (0, 9, 11)),
+])
+def test_counts_match_postflop_solver(street, pot, stack, sizes, donks, thresholds, want):
+    """Chip raises with a cap, geometric raises with a largest size, 0% bets (one chip) and
+    1.1x raises (clamped to the minimum raise), turn donks, small stacks: node counts per
+    street equal postflop-solver's for the same TreeConfig (its action tree built from its own
+    source)."""
+    bets = tuple(((b, r),) * 2 for b, r in (
+        (parse_bet_sizes(b), parse_bet_sizes(r, True)) for b, r in sizes))
+    donks = (None, *(None if d is None else parse_bet_sizes(d) for d in donks))
+    counts = count_nodes(build_action_tree(TreeConfig(street, pot, stack, bets, donks,
+                                                      *thresholds)))
+    assert (counts["flop"], counts["turn"], counts["river"]) == want
+
+
 def test_spot_file(tmp_path):
     path = tmp_path / "spot.toml"
     path.write_text(BASIC)
