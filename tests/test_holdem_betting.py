@@ -128,6 +128,22 @@ def test_add_allin_threshold():
     assert [str(a) for a in _tree(stack=151, add_allin=1.5).actions] == ["check", "bet 50"]
 
 
+def test_add_allin_on_raises():
+    """Facing 50 with 200 behind a pot of 100: the all-in (200) is at most 50 plus 1.5 times the
+    pot after the call (200), so it joins the raises; the first bet gets none (200 > 150)."""
+    root = _tree(stack=200, add_allin=1.5)
+    assert [str(a) for a in root.actions] == ["check", "bet 50"]
+    assert [str(a) for a in root.children[1].actions] == ["fold", "call", "allin 200"]
+
+
+def test_geometric_raise():
+    """e as a raise on the turn facing the street's first bet: 2 streets less the 1 bet made
+    plus 1, so 2; the pot after the call is 200 with 950 behind: 50 + round(200 r), r =
+    (sqrt(10.5) - 1) / 2, raises to 274."""
+    root = _tree(street=TURN, pot=100, stack=1000, raise_="e")
+    assert [str(a) for a in root.children[1].actions] == ["fold", "call", "raise 274"]
+
+
 def test_force_allin_threshold():
     """A pot bet of 100 with 130 behind: the pot after the call is 300 and 15% of it is 45,
     so 100 + 45 >= 130 makes the bet all-in; with 146 behind it stays a bet."""
