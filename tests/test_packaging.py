@@ -314,6 +314,10 @@ def test_the_wheel_ships_the_specs_byte_for_byte(installed):
     ours = {p.name.removesuffix(".toml"): p.read_bytes() for p in SPECS.iterdir()
             if p.name.endswith(".toml")}
     assert shipped == ours and SPEC in shipped
+    published = files("rcfr.experiments") / "data" / "ddcfr_curves.csv"  # the DDCFR curves
+    with zipfile.ZipFile(wheel) as archive:
+        shipped_curves = archive.read("rcfr/experiments/data/ddcfr_curves.csv")
+    assert shipped_curves == published.read_bytes()
 
 
 def test_an_installed_rcfr_runs_packaged_specs_outside_the_checkout(installed):

@@ -18,6 +18,7 @@ from .nl_holdem2 import NLHoldem2
 from .nl_one_card import NLOneCardPoker
 from .protocol import Game
 from .random_game import RandomGame
+from .suite import FACTORIES as SUITE_FACTORIES
 
 OPENSPIEL_PREFIX = "openspiel:"
 _REGISTRY: dict[str, tuple[Callable[..., Game], str]] = {}
@@ -191,6 +192,8 @@ register("goofspiel", Goofspiel,
          "goofspiel, bids hidden: goofspiel(num_cards=5,points_order=descending,imp_info=true)")
 register("liars_dice", LiarsDice, "liar's dice / Bluff: liars_dice(dice=1,faces=6)")
 register("random_game", RandomGame, "seeded random perfect-recall game: random_game(seed=N,...)")
+for _name, (_factory, _description) in SUITE_FACTORIES.items():  # the DCFR/DDCFR suite
+    register(_name, _factory, _description)
 
 # Games listed by `rcfr games`: one instance of each family, with its usual parameters.
 STANDARD_GAMES = ["kuhn", "leduc", "leduc(canonical=true)", "nl_one_card", "goofspiel",

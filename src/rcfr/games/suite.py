@@ -1,0 +1,111 @@
+"""The convergence suite of the DCFR and DDCFR papers (Brown & Sandholm 2019; Xu et al. 2024).
+
+Each game is loadable by a short name (``goofspiel3``, ``battleship2x2``, ...) with the
+parameters of the DDCFR authors' code (``ddcfr/game/game_config.py``): native rcfr games where
+the rules agree with OpenSpiel's (sizes and exploitability checked in the tests), OpenSpiel's
+Battleship through the ``openspiel:`` loader otherwise.  Simultaneous-move Goofspiel and the
+matrix game are played turn-based (player 1 does not see player 0's move), as the DDCFR code
+does with ``pyspiel.convert_to_turn_based``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .goofspiel import Goofspiel
+from .liars_dice import LiarsDice
+from .matrix import MatrixGame
+from .protocol import Game
+
+# The DDCFR code's "Small Matrix": a rock-paper-scissors-like 5 x 3 game whose rows 4 and 5
+# (for the row player) lose 10,000 and 20,000 whatever the column; value 0, uniform
+# exploitability 3000.27.  Payoffs to the row player.
+SMALL_MATRIX = [[0, -1, 2], [1, 0, -2], [-2, 2, 0],
+                [-10000, -10000, -10000], [-20000, -20000, -20000]]
+
+# written as OpenSpiel prints it (parameters sorted), so ``str()`` of the game gives it back
+_BATTLESHIP = ("battleship(allow_repeated_shots=False,board_height={h},board_width=2,"
+               "num_shots=3,ship_sizes=[2],ship_values=[2])")
+
+
+@dataclass(frozen=True)
+class SuiteGame:
+    """One suite game: rcfr's short name, the DDCFR code's name, rcfr's game string, and the
+    OpenSpiel game it equals (``None`` where OpenSpiel needs a file: the matrix game)."""
+
+    name: str
+    ddcfr_name: str
+    game_string: str
+    openspiel: str | None
+
+
+SUITE: tuple[SuiteGame, ...] = (
+    SuiteGame("kuhn", "KuhnPoker", "kuhn", "kuhn_poker"),
+    SuiteGame("leduc", "LeducPoker", "leduc", "leduc_poker"),
+    SuiteGame("small_matrix", "SmallMatrix", "small_matrix", None),
+    SuiteGame("goofspiel3", "GoofSpiel3", "goofspiel(num_cards=3)",
+              "goofspiel(num_cards=3,imp_info=True,points_order=descending)"),
+    SuiteGame("goofspiel4", "GoofSpiel4", "goofspiel(num_cards=4)",
+              "goofspiel(num_cards=4,imp_info=True,points_order=descending)"),
+    SuiteGame("liars_dice3", "LiarsDice3", "liars_dice(faces=3)",
+              "liars_dice(numdice=1,dice_sides=3)"),
+    SuiteGame("liars_dice4", "LiarsDice4", "liars_dice(faces=4)",
+              "liars_dice(numdice=1,dice_sides=4)"),
+    SuiteGame("battleship2x2", "BattleShip2", f"openspiel:{_BATTLESHIP.format(h=2)}",
+              _BATTLESHIP.format(h=2)),
+    SuiteGame("battleship2x3", "BattleShip3", f"openspiel:{_BATTLESHIP.format(h=3)}",
+              _BATTLESHIP.format(h=3)),
+)
+BY_NAME = {g.name: g for g in SUITE}
+
+
+def small_matrix() -> Game:
+    """The DDCFR code's small matrix game (``nfg/1.nfg`` there), turn-based."""
+    return MatrixGame(SMALL_MATRIX)
+
+
+def goofspiel3() -> Game:
+    """Goofspiel, 3 cards, bids hidden, points descending."""
+    return Goofspiel(num_cards=3)
+
+
+def goofspiel4() -> Game:
+    """Goofspiel, 4 cards, bids hidden, points descending."""
+    return Goofspiel(num_cards=4)
+
+
+def liars_dice3() -> Game:
+    """Liar's Dice, one 3-faced die each."""
+    return LiarsDice(faces=3)
+
+
+def liars_dice4() -> Game:
+    """Liar's Dice, one 4-faced die each."""
+    return LiarsDice(faces=4)
+
+
+def battleship2x2() -> Game:
+    """OpenSpiel's Battleship on a 2 x 2 board: one ship of size 2 and value 2, 3 shots."""
+    from .openspiel_game import load_openspiel_game
+
+    return load_openspiel_game(_BATTLESHIP.format(h=2))
+
+
+def battleship2x3() -> Game:
+    """OpenSpiel's Battleship on a 2 x 3 board: one ship of size 2 and value 2, 3 shots."""
+    from .openspiel_game import load_openspiel_game
+
+    return load_openspiel_game(_BATTLESHIP.format(h=3))
+
+
+FACTORIES = {
+    "small_matrix": (small_matrix, "the DCFR/DDCFR suite's 5x3 matrix game, turn-based"),
+    "goofspiel3": (goofspiel3, "suite: goofspiel(num_cards=3), bids hidden, descending"),
+    "goofspiel4": (goofspiel4, "suite: goofspiel(num_cards=4), bids hidden, descending"),
+    "liars_dice3": (liars_dice3, "suite: liars_dice(faces=3), one die each"),
+    "liars_dice4": (liars_dice4, "suite: liars_dice(faces=4), one die each"),
+    "battleship2x2": (battleship2x2, "suite: OpenSpiel battleship 2x2, ship 2 (value 2), "
+                                     "3 shots (needs open_spiel)"),
+    "battleship2x3": (battleship2x3, "suite: OpenSpiel battleship 2x3, ship 2 (value 2), "
+                                     "3 shots (needs open_spiel)"),
+}
