@@ -31,7 +31,7 @@ from .spec import SweepSpec, load_sweep
 from .store import Store
 
 KINDS = ("rcfr_complexity", "mccfr_nodes", "frcfr_links", "convergence", "mccfr_parameters",
-         "mccfr_stacks", "convergence_seconds", "width_vs_sampling")
+         "mccfr_stacks", "convergence_seconds", "width_vs_sampling", "convergence_suite")
 SPECS = "specs"  # the papers' sweep specs: package data of rcfr.experiments (pyproject.toml)
 
 DESCRIPTIONS = {
@@ -51,6 +51,8 @@ DESCRIPTIONS = {
                     "al. 2012, fig 2b)",
     "width_vs_sampling": "exploitability vs nodes visited and vs seconds: full-width CFR+/DCFR/"
                          "PCFR+ beside the sampling schemes (Ceraolo 2021, sec. 4.2)",
+    "convergence_suite": "exploitability vs iterations, one panel per game of the DCFR/DDCFR "
+                         "suite, beside the DDCFR authors' published curves (Xu et al. 2024)",
 }
 
 
@@ -203,6 +205,9 @@ def collect(sweep: SweepSpec, store: Store) -> dict[str, Any]:
         data.update(_collect_parameters(done))
     elif kind == "mccfr_stacks":
         data.update(_collect_stacks(done))
+    elif kind == "convergence_suite":
+        data.update(_collect_suite(done, store, [r.game for r in sweep.runs]))
+        data["scale"], data["unit"] = 1.0, "exploitability (nash_conv / 2, the game's units)"
     return data
 
 
@@ -405,6 +410,30 @@ def _collect_links(done: list[dict], store: Store) -> dict[str, Any]:
             "best": _best_link_curves(cells, store)}
 
 
+def _collect_suite(done: list[dict], store: Store, order: list[str]) -> dict[str, Any]:
+    """Per game (in the spec's order): each rule's curve by iterations (the rules are
+    deterministic: one run each, the first seed's where a spec gives several) and the DDCFR
+    authors' published curves for the game, where they have one."""
+    from .published import ALGORITHMS, published_curve, published_games
+
+    games: dict[str, Any] = {}
+    for game in dict.fromkeys(order):
+        rules: dict[str, Any] = {}
+        for r in sorted((r for r in done if r["spec"]["game"] == game),
+                        key=lambda r: r["spec"].get("seed") or 0):
+            points = store.points(r["hash"])
+            if points and r["spec"]["algorithm"] not in rules:
+                rules[r["spec"]["algorithm"]] = {
+                    "x": [p["iterations"] for p in points],
+                    "exploitability": [p["exploitability"] for p in points],
+                    "seconds": [p["seconds"] for p in points]}
+        published = ({a: [list(p) for p in published_curve(game, a)] for a in ALGORITHMS}
+                     if game in published_games() else {})
+        if rules:
+            games[game] = {"rules": rules, "published": published}
+    return {"axis": "iterations", "games": games}
+
+
 def lowest_mean(groups: dict[Any, list[float]]) -> Any:
     """The key whose values have the lowest mean: D'Orazio et al.'s pick of the best link
     for a number of partitions (lowest mean final exploitability over the seeds)."""
@@ -580,11 +609,35 @@ def _plot_stacks(axes, data) -> None:
     ax.set_title(f"after {budget} nodes visited ({data['name']})")
 
 
+_RULE_COLORS = {"cfr": "C0", "cfr+": "C1", "dcfr": "C2", "ddcfr": "C3", "lcfr": "C4",
+                "pcfr+": "C5", "pdcfr+": "C6"}
+
+
+def _plot_suite(axes, data) -> None:
+    """One panel per game: rcfr's rules as solid lines, the published curves dashed in the
+    same rule's colour (iteration 0, the uniform strategy, is left off the log axis)."""
+    for ax, (game, panel) in zip(axes, data["games"].items(), strict=True):
+        for k, (rule, row) in enumerate(panel["rules"].items()):
+            color = _RULE_COLORS.get(rule, f"C{(7 + k) % 10}")
+            ax.plot(row["x"], _positive(row["exploitability"]), color=color,
+                    label=f"{rule.upper()} (rcfr)")
+        for rule, points in panel["published"].items():
+            points = [(x, y) for x, y in points if x > 0]
+            ax.plot([x for x, _ in points], _positive([y for _, y in points]), linestyle="--",
+                    color=_RULE_COLORS.get(rule, "k"), label=f"{rule.upper()} (published)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("iterations")
+        ax.set_ylabel(data["unit"])
+        ax.set_title(f"{game} ({data['name']})")
+
+
 _PLOTTERS = {"rcfr_complexity": (_plot_complexity, 2), "mccfr_nodes": (_plot_curves, 1),
              "convergence": (_plot_curves, 1), "convergence_seconds": (_plot_curves, 1),
              "frcfr_links": (_plot_links, 3),
              "mccfr_parameters": (_plot_parameters, 1), "mccfr_stacks": (_plot_stacks, 1),
-             "width_vs_sampling": (_plot_width, 2)}
+             "width_vs_sampling": (_plot_width, 2),
+             "convergence_suite": (_plot_suite, 0)}  # 0: one panel per game, three a row
 
 
 def plot(data: dict[str, Any], path: str | os.PathLike) -> None:
@@ -606,10 +659,16 @@ def draw_figure(data: dict[str, Any]):
     from matplotlib.figure import Figure
 
     draw, panels = _PLOTTERS[kind]
-    width = 7.5 * panels + (3.5 if kind == "rcfr_complexity" else 0.0)  # its legend, outside
-    fig = Figure(figsize=(width, 5.2), dpi=110)
+    rows, cols = 1, panels
+    if not panels:  # a panel per game
+        games = data.get("games")
+        panels = max(1, len(games) if isinstance(games, dict) else 0)
+        cols = min(3, panels)
+        rows = -(-panels // cols)
+    width = 7.5 * cols + (3.5 if kind == "rcfr_complexity" else 0.0)  # its legend, outside
+    fig = Figure(figsize=(width, 5.2 * rows), dpi=110)
     FigureCanvasAgg(fig)
-    axes = [fig.add_subplot(1, panels, k + 1) for k in range(panels)]
+    axes = [fig.add_subplot(rows, cols, k + 1) for k in range(panels)]
     try:
         draw(axes, data)
     except (KeyError, TypeError, ValueError, IndexError) as exc:
