@@ -108,7 +108,7 @@ def test_registry_strings():
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("chess", "known games: .*kuhn, leduc, liars_dice, matrix"),
+        ("chess", "known games: .*kuhn, leduc, liars_dice, liars_dice3, liars_dice4, matrix"),
         ("leduc(foo=1)", "no parameter 'foo'"),
         ("leduc(canonical=", "malformed"),
         ("leduc(canonical=no)", "true or false"),
