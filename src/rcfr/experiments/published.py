@@ -1,10 +1,10 @@
 """The DDCFR authors' published exploitability curves (Xu et al., ICLR 2024), shipped with rcfr.
 
 ``data/ddcfr_curves.csv`` keeps their ``results/<algorithm>/<game>/data.csv`` (MIT License;
-the source commit and the notice are in the file's header) at 42 iterations from 0 to 1,000,
+the source commit and the notice are in the file's header) at 39 iterations from 0 to 1,000,
 for CFR, CFR+, DCFR and DDCFR on the twelve games of the DCFR/DDCFR suite.  Games carry
-rcfr's suite names (:mod:`rcfr.games.suite`; ``big_leduc`` and the Libratus endgames have no
-rcfr game yet), algorithms rcfr's names (``ddcfr`` is the authors' learned schedule).
+rcfr's suite names (:mod:`rcfr.games.suite`; the Libratus endgames have no rcfr game yet),
+algorithms rcfr's names (``ddcfr`` is the authors' learned schedule).
 """
 
 from __future__ import annotations

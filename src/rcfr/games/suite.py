@@ -3,9 +3,10 @@
 Each game is loadable by a short name (``goofspiel3``, ``battleship2x2``, ...) with the
 parameters of the DDCFR authors' code (``ddcfr/game/game_config.py``): native rcfr games where
 the rules agree with OpenSpiel's (sizes and exploitability checked in the tests), OpenSpiel's
-Battleship through the ``openspiel:`` loader otherwise.  Simultaneous-move Goofspiel and the
-matrix game are played turn-based (player 1 does not see player 0's move), as the DDCFR code
-does with ``pyspiel.convert_to_turn_based``.
+Battleship through the ``openspiel:`` loader otherwise, and Big Leduc (from the authors'
+PokerRL code: 12 ranks, 2 suits, 6 raises a round) as OpenSpiel's ``universal_poker``.
+Simultaneous-move Goofspiel and the matrix game are played turn-based (player 1 does not see
+player 0's move), as the DDCFR code does with ``pyspiel.convert_to_turn_based``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,15 @@ SMALL_MATRIX = [[0, -1, 2], [1, 0, -2], [-2, 2, 0],
 # written as OpenSpiel prints it (parameters sorted), so ``str()`` of the game gives it back
 _BATTLESHIP = ("battleship(allow_repeated_shots=False,board_height={h},board_width=2,"
                "num_shots=3,ship_sizes=[2],ship_values=[2])")
+# Big Leduc: Leduc's rules (an ante of 1 each, written as two blinds of 1; bets of 2, then 4;
+# one private card, one board card; a pair beats a high card) on 12 ranks x 2 suits, 6 raises
+# a round, stacks of 100 (PokerRL's BigLeduc, which the DDCFR authors ran); with numRanks=3
+# and maxRaises=2 2 the same string is Leduc (the tests).  Parameters sorted as OpenSpiel
+# prints them.
+_UNIVERSAL_LEDUC = ("universal_poker(betting=limit,blind=1 1,firstPlayer=1 1,"
+                    "maxRaises={raises} {raises},numBoardCards=0 1,numHoleCards=1,numPlayers=2,"
+                    "numRanks={ranks},numRounds=2,numSuits=2,raiseSize=2 4,stack=100 100)")
+BIG_LEDUC = _UNIVERSAL_LEDUC.format(ranks=12, raises=6)
 
 
 @dataclass(frozen=True)
@@ -42,6 +52,7 @@ class SuiteGame:
 SUITE: tuple[SuiteGame, ...] = (
     SuiteGame("kuhn", "KuhnPoker", "kuhn", "kuhn_poker"),
     SuiteGame("leduc", "LeducPoker", "leduc", "leduc_poker"),
+    SuiteGame("big_leduc", "BigLeduc", f"openspiel:{BIG_LEDUC}", BIG_LEDUC),
     SuiteGame("small_matrix", "SmallMatrix", "small_matrix", None),
     SuiteGame("goofspiel3", "GoofSpiel3", "goofspiel(num_cards=3)",
               "goofspiel(num_cards=3,imp_info=True,points_order=descending)"),
@@ -98,7 +109,16 @@ def battleship2x3() -> Game:
     return load_openspiel_game(_BATTLESHIP.format(h=3))
 
 
+def big_leduc() -> Game:
+    """Big Leduc (12 ranks, 2 suits, 6 raises a round) as OpenSpiel's ``universal_poker``."""
+    from .openspiel_game import load_openspiel_game
+
+    return load_openspiel_game(BIG_LEDUC)
+
+
 FACTORIES = {
+    "big_leduc": (big_leduc, "suite: Big Leduc, 12 ranks x 2 suits, 6 raises a round, as "
+                             "OpenSpiel universal_poker (needs open_spiel)"),
     "small_matrix": (small_matrix, "the DCFR/DDCFR suite's 5x3 matrix game, turn-based"),
     "goofspiel3": (goofspiel3, "suite: goofspiel(num_cards=3), bids hidden, descending"),
     "goofspiel4": (goofspiel4, "suite: goofspiel(num_cards=4), bids hidden, descending"),
