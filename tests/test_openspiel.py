@@ -240,5 +240,6 @@ def test_policy_without_counterpart_is_refused(game, os_game, message):
 
 def test_missing_openspiel_says_how_to_install(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "pyspiel", None)  # import pyspiel fails
-    with pytest.raises(rcfr.RcfrError, match=r"pip install 'rcfr\[openspiel\]'"):
+    hint = r"pip install -e '\.\[openspiel\]' in the rcfr checkout"  # not on a package index
+    with pytest.raises(rcfr.RcfrError, match=hint):
         rcfr.load_game("openspiel:kuhn_poker")

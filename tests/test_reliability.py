@@ -252,7 +252,7 @@ def test_ctrl_c_outside_the_solver_loop_exits_130(capsys, monkeypatch):
     def boom(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "compile_game", boom)
+    monkeypatch.setattr(cli, "compile_history_form", boom)  # the LP's compile
     code, out, err = run(capsys, "lp", "kuhn")
     assert code == 130
     assert "Traceback" not in err

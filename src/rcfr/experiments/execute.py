@@ -172,13 +172,14 @@ def check_spec(spec: RunSpec) -> None:
     compiling the game (``rcfr sweep --dry-run`` asks it of every run): the game string, the
     solver's options (:func:`rcfr.solvers.run.check_solver`), and how the abstraction, the
     form, the stopping targets and ``release`` combine."""
+    from ..forms.compile import check_history_choice
     from ..games.registry import load_game
     from ..solvers.run import check_solver
 
     if spec.release and spec.abstraction is not None:
         raise RcfrError("release keeps no strategy: it takes no abstraction")
-    if spec.abstraction is not None and spec.form == "public":
-        raise RcfrError(_PUBLIC_ABSTRACTION)
+    if spec.abstraction is not None:
+        check_history_choice(spec.form, _PUBLIC_ABSTRACTION)
     game = load_game(spec.game)
     if spec.target_exploitability is not None or spec.target_mbb is not None:
         if spec.abstraction is not None:

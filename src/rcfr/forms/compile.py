@@ -40,6 +40,13 @@ def check_public_choice(form: str, what: str) -> None:
         raise RcfrError(f"{what} on the public form; leave out --form history")
 
 
+def check_history_choice(form: str | None, message: str) -> None:
+    """Refuse a ``form`` option that asks for the public form, with ``message``, for a
+    workflow that runs only on history trees (the abstractions); checked before compiling."""
+    if form == "public":
+        raise RcfrError(message)
+
+
 def is_compiled(obj) -> bool:
     """Whether ``obj`` is a compiled tree of either form, or a re-solving gadget compiled on a
     public subtree (it passes through :func:`compile_game`)."""
