@@ -71,3 +71,18 @@ def test_a_linear_model_with_too_few_features_says_it_plateaus(capsys):
     info = json.loads(run(capsys, "solve", "leduc", "-a", "rcfr", "--regressor", "ridge",
                           "--features", "hashing:50", "-n", "1", "--json")[1])
     assert info["notes"] == []
+
+
+def test_the_plain_result_prints_when_no_time_passed(capsys):
+    # a run measured at 0 seconds has no rate (None): the line leaves it out (it was a TypeError)
+    import dataclasses
+
+    import rcfr
+    from rcfr.cli import _print_solve
+
+    result = dataclasses.replace(rcfr.solve("kuhn", "cfr", iterations=3), seconds=0.0)
+    info = result.to_dict() | {"notes": []}
+    assert info["iterations_per_second"] is None
+    _print_solve(result, info, result.solver.tree, None)
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("cfr on kuhn: 3 iterations") and "it/s" not in first

@@ -146,3 +146,10 @@ def test_rcfr_solve_runs_xfp_and_fp(capsys):
     assert json.loads(capsys.readouterr().out)["exploitability"] < 0.01
     assert main(["solve", "kuhn", "-a", "cfr", "--episodes", "5"]) == 2
     assert "episodes: the budget of nfsp" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("episodes", [0, -1, 2.5, True])
+def test_fsp_refuses_episode_counts_the_command_line_refuses(episodes):
+    # 0 was read as "not given" and became the default 1,000 in the API
+    with pytest.raises(RcfrError, match="fsp_episodes must be a whole number"):
+        FSPSolver("kuhn", fsp_episodes=episodes).run(1)

@@ -685,9 +685,10 @@ def _print_solve(result, info: dict, tree, out_file) -> None:
         out.print(f"{result.algorithm} on {result.game}: {info['episodes']:,} episodes in "
                   f"{result.seconds:.2f} s ({info['episodes_per_second'] or 0:,.0f} episodes/s)")
     else:
+        rate = info["iterations_per_second"]  # None when no time passed
         out.print(f"{result.algorithm} on {result.game}: {result.iterations:,} iterations, "
-                  f"{info['nodes_visited']:,} nodes visited in {result.seconds:.2f} s "
-                  f"({info['iterations_per_second']:,.0f} it/s)")
+                  f"{info['nodes_visited']:,} nodes visited in {result.seconds:.2f} s"
+                  + (f" ({rate:,.0f} it/s)" if rate is not None else ""))
     out.print(f"  value to player 0   {ev.value:+.6f}")
     out.print(f"  exploitability      {_fmt_expl(ev)}")
     if "tabular_exploitability" in info:

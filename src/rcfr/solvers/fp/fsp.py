@@ -30,6 +30,7 @@ import numpy as np
 
 from ...core import kernels as K
 from ...core.budget import check_allocations
+from ...core.checks import whole_number
 from ...forms.base import Form
 from ...policy import TabularPolicy
 from .base import FPSolverBase, checked, parse_step, step_size
@@ -54,7 +55,8 @@ class FSPSolver(FPSolverBase):
 
     def _init_state(self) -> None:
         self.schedule_ = parse_step(self.step)
-        self.episodes_ = int(self.fsp_episodes or DEFAULT_EPISODES)
+        self.episodes_ = (DEFAULT_EPISODES if self.fsp_episodes is None else
+                          whole_number(self.fsp_episodes, "fsp_episodes"))  # (0 is refused)
         t = self.tree
         # each game in flight: its node, modes, and the rows of its draws (widest action)
         width = int(t.infoset_num_actions.max()) if t.num_infosets else 1
