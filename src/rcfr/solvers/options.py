@@ -182,7 +182,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("nodes", int, "Run until this many histories have been visited, instead of "
            "--iterations.", group=RUN, cli=("--nodes",), low=1, high=MAX_COUNT),
     Option("episodes", int, "nfsp: games of self-play to run, instead of --iterations (one "
-           "nfsp iteration is one episode).", group=RUN, cli=("--episodes",), low=1,
+           "nfsp iteration is one episode; the games are played in batches, so a run ends "
+           "with the batch that reaches the count and reports the episodes it played).",
+           group=RUN, cli=("--episodes",), low=1,
            high=MAX_COUNT),
     Option("epsilon", float, "os/as/dream: exploration (default 0.5 for os and dream, 0.05 "
            "for as).",
