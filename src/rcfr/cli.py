@@ -556,12 +556,7 @@ def _solve_distributed(game, distributed, actors, cut, address, spec, out_file, 
     if as_json:
         _emit(info)
     else:
-        rate = info["iterations_per_second"]
-        out.print(f"{info['algorithm']} on {info['game']}: {info['iterations']:,} iterations, "
-                  f"{info['nodes_visited']:,} nodes visited in {seconds:.2f} s"
-                  + (f" ({rate:,.0f} it/s)" if rate else ""), markup=False, highlight=False)
-        out.print(f"  value to player 0   {evaluation.value:+.6f}")
-        out.print(f"  exploitability      {_fmt_expl(evaluation)}")
+        _print_head(info["algorithm"], info["game"], info, seconds, evaluation)
         out.print(f"  distributed         {info['actors']} actors, {info['subgames']:,} subgames "
                   f"below the cut {info['cut']}; {stats['bytes_per_iteration']:,.0f} bytes "
                   f"moved per iteration; driver {stats['driver_share']:.0%} of the time",
@@ -679,18 +674,23 @@ def solve_notes(run: RunSpec, result, tree) -> list[str]:
     return notes
 
 
-def _print_solve(result, info: dict, tree, out_file) -> None:
-    ev = result.evaluation
+def _print_head(algorithm: str, game: str, info: dict, seconds: float, ev) -> None:
+    """A solve's first lines, in one process or on Ray actors: the work and its speed, the
+    value and the exploitability."""
     if "episodes" in info:  # nfsp: episodes of self-play, no tree walked
-        out.print(f"{result.algorithm} on {result.game}: {info['episodes']:,} episodes in "
-                  f"{result.seconds:.2f} s ({info['episodes_per_second'] or 0:,.0f} episodes/s)")
+        out.print(f"{algorithm} on {game}: {info['episodes']:,} episodes in {seconds:.2f} s "
+                  f"({info['episodes_per_second'] or 0:,.0f} episodes/s)")
     else:
         rate = info["iterations_per_second"]  # None when no time passed
-        out.print(f"{result.algorithm} on {result.game}: {result.iterations:,} iterations, "
-                  f"{info['nodes_visited']:,} nodes visited in {result.seconds:.2f} s"
+        out.print(f"{algorithm} on {game}: {info['iterations']:,} iterations, "
+                  f"{info['nodes_visited']:,} nodes visited in {seconds:.2f} s"
                   + (f" ({rate:,.0f} it/s)" if rate is not None else ""))
     out.print(f"  value to player 0   {ev.value:+.6f}")
     out.print(f"  exploitability      {_fmt_expl(ev)}")
+
+
+def _print_solve(result, info: dict, tree, out_file) -> None:
+    _print_head(result.algorithm, result.game, info, result.seconds, result.evaluation)
     if "tabular_exploitability" in info:
         out.print(f"  tabular average     {info['tabular_exploitability']:.6g} (the model's "
                   "strategy above)")
