@@ -360,7 +360,7 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
     tree = compile_game(game, dtype=tables(algorithm, options, release and not midway))
     target = _target(tree, target_exploitability, target_mbb)
     auto = target is not None and not eval_every and not eval_nodes  # the target's schedule
-    min_nodes = tree.sizes()["histories"] / TARGET_SHARE if auto else 0
+    min_nodes = tree.num_nodes / TARGET_SHARE if auto else 0  # (the game's histories)
     solver = solver if solver is not None else make_solver(tree, algorithm, **options)
     solver._setup()  # validation and kernel loading happen outside the timed runs
     if nodes is None and hasattr(solver, "check_run"):  # state that grows with the run
@@ -372,6 +372,7 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
     next_eval_it = None  # the target's next point in iterations (set after the first chunk)
     curve: list[tuple[int, float]] = []
     curve_nodes: list[int] = []
+    last = None  # (iteration, average policy, its evaluation) of the last evaluation point
     seconds = 0.0
     per_iteration = 0.0  # wall seconds of the last chunk's iterations
     # a node budget runs chunks of whole iterations, each up to the first past its share of
@@ -424,8 +425,9 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
             due = True
             if auto:
                 next_eval_nodes = done_nodes + target_gap(done_nodes, 1.0, min_nodes)
-            while next_eval_nodes <= done_nodes:
-                next_eval_nodes += eval_nodes
+            else:
+                while next_eval_nodes <= done_nodes:
+                    next_eval_nodes += eval_nodes
         if auto and nodes is None:
             done_it = solver.iteration - it0
             if next_eval_it is not None and solver.iteration >= next_eval_it:
@@ -435,7 +437,9 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
                 next_eval_it = solver.iteration + target_gap(done_it, per, min_nodes)
         expl = None
         if due or (at_end and (eval_every or eval_nodes or auto)):
-            evaluation = evaluate(tree, solver.average_policy())
+            policy = solver.average_policy()
+            evaluation = evaluate(tree, policy)
+            last = (solver.iteration, policy, evaluation)
             expl = evaluation.exploitability
             if on_evaluation is not None:
                 on_evaluation(evaluation)
@@ -457,6 +461,8 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
         warnings.warn(failed, RuntimeWarning, stacklevel=2)
     if release and getattr(solver, "releasable", False):  # (deep and FP solvers: no tables)
         policy, evaluation = None, evaluate(tree, solver.release_average())
+    elif last is not None and last[0] == solver.iteration:  # evaluated at the end already
+        _, policy, evaluation = last
     else:
         policy = solver.average_policy()
         evaluation = evaluate(tree, policy)
