@@ -8,6 +8,8 @@ import re
 
 import numpy as np
 
+from .errors import RcfrError
+
 # the arrays that can never be negative (digits in a key read as #): average sums,
 # probabilities, the compressed tables' scales, the memories' sample weights, iterations,
 # information sets and counters, Adam's second moments and step counts, NFSP's counters
@@ -84,6 +86,17 @@ def check_state(arrays: dict[str, np.ndarray], template: dict[str, np.ndarray],
             raise ValueError(f"{key} holds negative values")
         if PROBABILITIES.fullmatch(pattern) and value.size and value.max() > 1 + 1e-6:
             raise ValueError(f"{key} holds probabilities above 1")
+
+
+def check_checkpoint(name: str, arrays: dict[str, np.ndarray],
+                     template: dict[str, np.ndarray], opaque: tuple[str, ...] = (),
+                     growing: tuple[str, ...] = ()) -> None:
+    """:func:`check_state` for the checkpoint file shown as ``name``: one ``RcfrError`` line,
+    "NAME is corrupted: ...", naming the damaged array."""
+    try:
+        check_state(arrays, template, opaque, growing)
+    except ValueError as exc:
+        raise RcfrError(f"{name} is corrupted: {exc}") from None
 
 
 def typed(value, kind: str, shape: tuple[int, ...], key: str) -> np.ndarray:

@@ -17,13 +17,13 @@ from typing import Any
 
 import numpy as np
 
+from ..core.checks import MAX_COUNT
 from ..core.errors import RcfrError
 
 MANIFEST = "manifest.json"
 FORMAT = "rcfr.distributed"
 VERSION = 1
 MAX_PARTS = 1 << 16
-MAX_COUNT = 2**62
 TABLES = ("regrets", "prediction", "strategy", "avg_weights")
 # trunk-ITER.npz, partJ-ITER.npz, each with an optional -GEN (a second checkpoint at ITER)
 _NAME = re.compile(r"(trunk|part(0|[1-9][0-9]{0,5}))-([0-9]{8,19})(?:-([0-9]{1,6}))?\.npz")
@@ -83,7 +83,8 @@ def check_folder(folder: str | os.PathLike, option: str = "--checkpoint") -> Non
         raise RcfrError(f"{option} {path}: cannot create the folder in {parent}")
 
 
-def _is_int(v: Any, low: int = 0, high: int = MAX_COUNT) -> bool:
+def is_count(v: Any, low: int = 0, high: int = MAX_COUNT) -> bool:
+    """Whether ``v`` is a JSON integer (not a bool) from ``low`` to ``high``."""
     return type(v) is int and low <= v <= high
 
 
@@ -96,9 +97,9 @@ _ENTRIES: dict[str, tuple[Any, str]] = {
     "version": (lambda v: type(v) is int and v == VERSION, f"{VERSION}"),
     "game": (lambda v: isinstance(v, str) and v.strip() != "", "a game string"),
     "fingerprint": (lambda v: isinstance(v, str) and v != "", "a string"),
-    "iterations": (_is_int, "a whole number >= 0"),
-    "nodes_visited": (_is_int, "a whole number >= 0"),
-    "parts": (lambda v: _is_int(v, 1, MAX_PARTS), f"a whole number in 1..{MAX_PARTS}"),
+    "iterations": (is_count, "a whole number >= 0"),
+    "nodes_visited": (is_count, "a whole number >= 0"),
+    "parts": (lambda v: is_count(v, 1, MAX_PARTS), f"a whole number in 1..{MAX_PARTS}"),
     "cut": (lambda v: isinstance(v, str) and v != "", "a string"),
     "rule": (lambda v: isinstance(v, str) and v != "", "a string"),
     "link": (lambda v: isinstance(v, str) and v != "", "a string"),
@@ -145,7 +146,7 @@ def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
             raise RcfrError(f"{path} is damaged: it lacks {key!r}")
         if not ok(m[key]):
             raise RcfrError(f"{path} is damaged: {key} must be {what}, got {m[key]!r:.60}")
-    if "seed" in m and not _is_int(m["seed"]):
+    if "seed" in m and not is_count(m["seed"]):
         raise RcfrError(f"{path} is damaged: seed must be a whole number >= 0")
     if len(m["part_files"]) != m["parts"]:
         raise RcfrError(f"{path} is damaged: {len(m['part_files'])} part files for "

@@ -419,7 +419,7 @@ class DistributedSolver:
                 "iterations"]:
             raise RcfrError(f"{trunk_path} does not belong to {path}")
         nodes = tm.get("nodes_visited", 0)
-        if type(nodes) is not int or not 0 <= nodes <= ck.MAX_COUNT:
+        if not ck.is_count(nodes):
             raise RcfrError(f"{trunk_path} is corrupted: nodes_visited {nodes!r}")
         ck.check_tables(trunk_path, arrays, solver.split.trunk.num_sequences, solver.dtype)
         solver.trunk.load_state(arrays)

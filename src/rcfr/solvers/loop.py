@@ -32,7 +32,7 @@ from ..core.kernels import normalize
 from ..core.links import Link, apply_link, parse_link
 from ..core.names import ALGORITHMS, STORAGE_NAMES, TABLE_DTYPE_NAMES
 from ..core.rules import UpdateRule, parse_rule
-from ..core.statecheck import check_state
+from ..core.statecheck import check_checkpoint
 from ..forms.base import Form
 from ..forms.compile import compile_game
 from ..policy import TabularPolicy
@@ -300,12 +300,10 @@ class RegretSolver:
                 raise RcfrError(f"{name} was run with {key} {meta.get(key)!r}, "
                                 f"not {mine[key]!r}")
         S = self.tree.num_sequences
-        try:
-            opaque = getattr(self.estimator_, "opaque_state", ())
-            check_state(arrays, self._state_arrays(), tuple(f"estimator_{k}" for k in opaque),
-                        growing=("estimator_reg",))  # (the regressors' trees grow)
-        except ValueError as exc:
-            raise RcfrError(f"{name} is corrupted: {exc}") from None
+        opaque = getattr(self.estimator_, "opaque_state", ())
+        check_checkpoint(name, arrays, self._state_arrays(),
+                         tuple(f"estimator_{k}" for k in opaque),
+                         growing=("estimator_reg",))  # (the regressors' trees grow)
         try:
             with np.errstate(invalid="raise", over="raise"):  # e.g. NaN cast to an integer
                 self._read_state(arrays, meta, S)

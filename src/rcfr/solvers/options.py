@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.checks import MAX_COUNT as _MAX_COUNT
+from ..core.checks import MAX_COUNT  # (re-exported: counts reach numba as 64-bit integers)
 from ..core.errors import RcfrError
 from ..core.names import (
     ALGORITHMS,
@@ -31,7 +31,6 @@ from ..core.names import (
 )
 
 ALL_ALGORITHMS = (*ALGORITHMS, *RCFR_ALGORITHMS, *SCHEMES, *FP_ALGORITHMS, *DEEP_ALGORITHMS)
-MAX_COUNT = _MAX_COUNT  # counts reach numba as 64-bit integers
 MAX_SEED = 2**63 - 1
 
 # what an option is for: the run itself (not passed to make_solver), the solver, the

@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ...core.checks import whole_number
+from ...core.checks import MAX_COUNT, whole_number
 from ...core.errors import RcfrError
 from ...core.fileio import check_game_matches, read_npz, shown, write_npz
-from ...core.statecheck import check_state
+from ...core.statecheck import check_checkpoint
 from ...forms.base import Form
 from ...forms.compile import compile_game
 from ...policy import TabularPolicy
@@ -158,12 +158,9 @@ class FPSolverBase:
             if meta.get(key) != value:
                 raise RcfrError(f"{name} was run with {key} {meta.get(key)!r}, not {value!r}")
         iteration, nodes = meta.get("iterations", 0), meta.get("nodes_visited", 0)
-        if not all(type(v) is int and 0 <= v <= 2**62 for v in (iteration, nodes)):
+        if not all(type(v) is int and 0 <= v <= MAX_COUNT for v in (iteration, nodes)):
             raise RcfrError(f"{name} is corrupted: bad counters")
-        try:
-            check_state(arrays, self._state(), growing=self._growing_state)
-        except ValueError as exc:
-            raise RcfrError(f"{name} is corrupted: {exc}") from None
+        check_checkpoint(name, arrays, self._state(), growing=self._growing_state)
         try:
             self._load_state(arrays, meta.get("state") or {})
         except (KeyError, ValueError, TypeError, IndexError, RuntimeError):
