@@ -342,12 +342,16 @@ def check_lp(what: str, terminals: int, max_memory: str | float | int | None = N
                         f"{format_bytes(budget)}: see --max-memory, or choose a smaller game")
 
 
+def _parameters(widths) -> int:
+    """Weights and biases of a fully connected network of layer ``widths``."""
+    widths = [int(w) for w in widths]
+    return sum((a + 1) * b for a, b in zip(widths[:-1], widths[1:], strict=True))
+
+
 def network_bytes(inputs: int, hidden: tuple[int, ...], itemsize: int = 4) -> int:
     """Bytes a fully connected ``inputs -> hidden... -> 1`` network holds while it trains:
     each weight and bias, its gradient and Adam's two moments (4 arrays of ``itemsize``)."""
-    widths = (int(inputs), *map(int, hidden), 1)
-    params = sum((a + 1) * b for a, b in zip(widths[:-1], widths[1:], strict=True))
-    return 4 * itemsize * params
+    return 4 * itemsize * _parameters((inputs, *hidden, 1))
 
 
 def check_network(inputs: int, hidden: tuple[int, ...], itemsize: int, what: str,
@@ -371,9 +375,7 @@ MAX_TRAINING_ROWS = 2**50
 def mlp_bytes(sizes: list[int] | tuple[int, ...], arrays: int = 2) -> int:
     """Bytes of a float64 perceptron of layer ``sizes`` (inputs, hidden..., outputs): its
     weights and biases ``arrays`` times (2: with their gradients; 4: and Adam's moments)."""
-    widths = [int(s) for s in sizes]
-    params = sum((a + 1) * b for a, b in zip(widths[:-1], widths[1:], strict=True))
-    return 8 * arrays * params
+    return 8 * arrays * _parameters(sizes)
 
 
 def check_allocations(what: str, parts: dict[str, float],

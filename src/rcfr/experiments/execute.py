@@ -374,12 +374,7 @@ def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
     if hooks.out_abstract is not None:
         result.abstraction.abstract_policy.save(hooks.out_abstract)
     if hooks.out_current is not None:
-        current = solver.current_policy()
-        if abstract is not None:
-            from ..abstraction import lift_policy
-
-            current = lift_policy(tree, abstract, current)
-        current.save(hooks.out_current)
+        _full_policy(tree, abstract, solver.current_policy()).save(hooks.out_current)
     failed = results[-1].checkpoint_error if results else None
     if failed is not None:  # the strategies are written; the previous checkpoint is kept
         written = [str(p) for p in (hooks.out, hooks.out_current, hooks.out_abstract)
@@ -395,17 +390,20 @@ def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunOutcome:
                       share)
 
 
+def _full_policy(tree, abstract, policy):
+    """``policy`` on the full game: lifted from the abstract game where there is one."""
+    if abstract is None:
+        return policy
+    from ..abstraction import lift_policy
+
+    return lift_policy(tree, abstract, policy)
+
+
 def _evaluate_now(tree, solver, abstract):
-    """The evaluation of ``solver``'s average strategy on the full game (lifted from the
-    abstract game where there is one)."""
+    """The evaluation of ``solver``'s average strategy on the full game."""
     from ..evaluate import evaluate
 
-    policy = solver.average_policy()
-    if abstract is not None:
-        from ..abstraction import lift_policy
-
-        policy = lift_policy(tree, abstract, policy)
-    return evaluate(tree, policy)
+    return evaluate(tree, _full_policy(tree, abstract, solver.average_policy()))
 
 
 def _whole(results: list, points: list[dict[str, Any]], measured: int, tree, solver,
@@ -417,11 +415,7 @@ def _whole(results: list, points: list[dict[str, Any]], measured: int, tree, sol
     from ..solvers.run import SolveResult
 
     if not results:  # resumed at its budget: nothing left to run
-        policy = solver.average_policy()
-        if abstract is not None:
-            from ..abstraction import lift_policy
-
-            policy = lift_policy(tree, abstract, policy)
+        policy = _full_policy(tree, abstract, solver.average_policy())
         return SolveResult(str(tree.game), solver.name, solver.iteration, 0.0, policy,
                            evaluate(tree, policy), [], solver, [], 0, False)
     result = results[-1]

@@ -417,18 +417,21 @@ def _collect_suite(done: list[dict], store: Store, order: list[str]) -> dict[str
     from .published import ALGORITHMS, published_curve, published_games
 
     games: dict[str, Any] = {}
+    have = published_games()
     for game in dict.fromkeys(order):
         rules: dict[str, Any] = {}
         for r in sorted((r for r in done if r["spec"]["game"] == game),
                         key=lambda r: r["spec"].get("seed") or 0):
+            if r["spec"]["algorithm"] in rules:  # (a later seed of a rule already drawn)
+                continue
             points = store.points(r["hash"])
-            if points and r["spec"]["algorithm"] not in rules:
+            if points:
                 rules[r["spec"]["algorithm"]] = {
                     "x": [p["iterations"] for p in points],
                     "exploitability": [p["exploitability"] for p in points],
                     "seconds": [p["seconds"] for p in points]}
         published = ({a: [list(p) for p in published_curve(game, a)] for a in ALGORITHMS}
-                     if game in published_games() else {})
+                     if game in have else {})
         if rules:
             games[game] = {"rules": rules, "published": published}
     return {"axis": "iterations", "games": games}

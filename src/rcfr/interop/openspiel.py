@@ -215,27 +215,32 @@ def from_openspiel_policy(os_policy: Any, game: GameTree | Game | str,
         probs = table[np.repeat(rows, tree.infoset_num_actions), tree.seq_action]
     elif callable(getattr(os_policy, "policy_table", None)):  # pyspiel.TabularPolicy
         table = os_policy.policy_table()
-        probs = np.empty(tree.num_sequences)
-        for i, key in enumerate(_infoset_keys(tree, os_game)):
+        dists = []
+        for key in _infoset_keys(tree, os_game):
             if key not in table:
                 raise RcfrError(f"the OpenSpiel policy has no information state {key!r} of "
                                 f"{os_game}")
-            dist = {int(a): float(p) for a, p in table[key]}
-            start = int(tree.infoset_seq_start[i])
-            for k, a in enumerate(tree.infoset_actions(i)):
-                probs[start + k] = dist.get(int(a), 0.0)
+            dists.append(table[key])
+        probs = _by_sequence(tree, dists)
     else:
         python = not _is_cpp(os_policy)
-        probs = np.empty(tree.num_sequences)
-        for i, state in enumerate(openspiel_infosets(tree, os_game)):
-            player = int(tree.infoset_player[i])
-            dist = os_policy.action_probabilities(state, player) if python else \
-                os_policy.action_probabilities(state)  # (a pyspiel.Policy takes the state)
-            dist = dict(dist)
-            start = int(tree.infoset_seq_start[i])
-            for k, a in enumerate(tree.infoset_actions(i)):
-                probs[start + k] = dist.get(int(a), 0.0)
+        probs = _by_sequence(tree, (
+            os_policy.action_probabilities(state, int(tree.infoset_player[i])) if python
+            else os_policy.action_probabilities(state)  # (a pyspiel.Policy takes the state)
+            for i, state in enumerate(openspiel_infosets(tree, os_game))))
     return TabularPolicy(tree, probs, {"source": f"openspiel:{os_game}"})
+
+
+def _by_sequence(tree: GameTree, dists) -> np.ndarray:
+    """Each information set's action distribution (in infoset order; a mapping or pairs of
+    action and probability) as probabilities by sequence; an action left out has 0."""
+    probs = np.empty(tree.num_sequences)
+    for i, dist in enumerate(dists):
+        dist = {int(a): float(p) for a, p in dict(dist).items()}
+        start = int(tree.infoset_seq_start[i])
+        for k, a in enumerate(tree.infoset_actions(i)):
+            probs[start + k] = dist.get(int(a), 0.0)
+    return probs
 
 
 def _is_cpp(os_policy: Any) -> bool:
