@@ -9,18 +9,17 @@ card mask is a ``uint64`` with bit ``c`` set for each card ``c``.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from ...core.errors import RcfrError
-from .cards import card_str, cards_from_str
+from .cards import Deck, card_str, cards_from_str
+from .ehs import hole_number
 
 NUM_CARDS = 52
 NUM_COMBOS = 1326
 
 #: ``COMBO_CARDS[k] = (a, b)``, ``a < b``: the cards of combo ``k``
-COMBO_CARDS = np.array(list(itertools.combinations(range(NUM_CARDS), 2)), dtype=np.int64)
+COMBO_CARDS = Deck().holes  # (the full deck's local ids are the global ones)
 COMBO_CARDS.flags.writeable = False
 
 #: ``COMBO_MASKS[k]``: the card mask of combo ``k``
@@ -36,7 +35,7 @@ def combo_index(a: int, b: int) -> int:
         raise RcfrError(f"({a}, {b}) is not two distinct cards (ids 0..51)")
     if a > b:
         a, b = b, a
-    return a * (2 * NUM_CARDS - a - 1) // 2 + (b - a - 1)
+    return int(hole_number(a, b, NUM_CARDS))
 
 
 def combo_from_str(text: str) -> int:

@@ -25,10 +25,9 @@ import re
 import numpy as np
 
 from ...core.errors import RcfrError
+from .cards import RANK_CHARS, SUIT_CHARS
 from .combos import NUM_COMBOS, combo_index
 
-_RANKS = "23456789TJQKA"
-_SUITS = "cdhs"
 _CLASS = r"[2-9TJQKAtjqka]{2}[so]?|(?:[2-9TJQKAtjqka][cdhs]){2}"
 _TOKEN = re.compile(rf"^(?P<lo>{_CLASS})(?:(?P<plus>\+)|-(?P<hi>{_CLASS}))?"
                     r"(?::(?P<w>\d+\.?\d*|\.\d+))?$")
@@ -83,13 +82,13 @@ def _token_combos(token: str) -> tuple[float, list[int]]:
 
 def _parse_class(token: str, text: str) -> _Class:
     if len(text) == 4:
-        r1, s1, r2, s2 = (_RANKS.index(text[0].upper()), _SUITS.index(text[1]),
-                          _RANKS.index(text[2].upper()), _SUITS.index(text[3]))
+        r1, s1, r2, s2 = (RANK_CHARS.index(text[0].upper()), SUIT_CHARS.index(text[1]),
+                          RANK_CHARS.index(text[2].upper()), SUIT_CHARS.index(text[3]))
         kind: object = (s1, s2)
         if r1 == r2 and s1 == s2:
             raise _bad(token, f"{text} names one card twice")
     else:
-        r1, r2 = _RANKS.index(text[0].upper()), _RANKS.index(text[1].upper())
+        r1, r2 = RANK_CHARS.index(text[0].upper()), RANK_CHARS.index(text[1].upper())
         kind = text[2:]
         if r1 == r2 and kind:
             raise _bad(token, f"a pair ({text[:2]}) is neither suited nor offsuit")
