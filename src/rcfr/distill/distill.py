@@ -94,14 +94,29 @@ def distill(policy: TabularPolicy, model: str = "cart", max_depth: int | None = 
     reach (``weights="uniform"``: equally); returns the predicted policy and both
     exploitabilities."""
     make_model(model, max_depth, seed)  # a bad name or depth fails before any work
+    return _fit(_prepare(policy, game, features, weights), model, max_depth, per_round, seed)
+
+
+def _prepare(policy: TabularPolicy, game: Any, features: str | None, weights: str):
+    """What every fit of ``policy`` shares, whatever the model and depth: the policy on the
+    history form, the feature set, both players' training sets and the original's
+    evaluation."""
     policy = _history_policy(game, policy)
     tree = policy.tree
     spec = features or default_distill_features(tree)
     parse_features(spec)
+    data = [training_set(tree, policy, player, spec, weights) for player in (0, 1)]
+    return policy, spec, weights, data, evaluate(tree, policy)
+
+
+def _fit(prepared, model: str, max_depth: int | None, per_round: bool,
+         seed: int) -> Distilled:
+    """One model per player (and round) fitted to :func:`_prepare`'s training sets."""
+    policy, spec, weights, training, original = prepared
+    tree = policy.tree
     weights_out = np.zeros(tree.num_sequences)
     parts: list[Part] = []
-    for player in (0, 1):
-        data = training_set(tree, policy, player, spec, weights)
+    for player, data in enumerate(training):
         groups = np.unique(data.round) if per_round else [None]
         pred = np.zeros_like(data.Y)
         for r in groups:
@@ -121,11 +136,15 @@ def distill(policy: TabularPolicy, model: str = "cart", max_depth: int | None = 
     small = TabularPolicy.from_weights(tree, weights_out, {
         "distilled": {"model": model, "max_depth": max_depth, "per_round": per_round,
                       "features": spec, "weights": weights}}, consume=True)
-    return Distilled(small, evaluate(tree, small), evaluate(tree, policy), parts)
+    return Distilled(small, evaluate(tree, small), original, parts)
 
 
-def sweep(policy: TabularPolicy, depths: list[int], model: str = "cart",
-          **options: Any) -> list[tuple[int, Distilled]]:
+def sweep(policy: TabularPolicy, depths: list[int], model: str = "cart", *,
+          per_round: bool = False, features: str | None = None, weights: str = "reach",
+          game: Any = None, seed: int = 0) -> list[tuple[int, Distilled]]:
     """:func:`distill` at every depth in ``depths``: the curve of exploitability against model
-    size."""
-    return [(d, distill(policy, model, d, **options)) for d in depths]
+    size (the training sets and the original's evaluation are built once)."""
+    for d in depths:
+        make_model(model, d, seed)  # a bad name or depth fails before any work
+    prepared = _prepare(policy, game, features, weights)
+    return [(d, _fit(prepared, model, d, per_round, seed)) for d in depths]
