@@ -58,14 +58,14 @@ class OptimalTreeModel:
         self.tree = self.solver.get_tree()
         leaf = self._leaves(B)
         ids = np.unique(leaf)
-        self.values = {}
+        self.values, self.shares = {}, {}
         for k in ids:
             rows = leaf == k
             total = w[rows].sum()
             self.values[int(k)] = (w[rows] @ Y[rows] / total if total > 0
                                    else Y[rows].mean(axis=0))
+            self.shares[int(k)] = float(total / max(w.sum(), 1e-300))
         self.width = Y.shape[1]
-        self.shares = {k: float(w[leaf == k].sum() / max(w.sum(), 1e-300)) for k in self.values}
         self.size = int(ids.size)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
@@ -74,23 +74,17 @@ class OptimalTreeModel:
         return np.stack([self.values.get(int(k), uniform) for k in leaf])
 
     def rules(self, names: list[str], actions: list[str]) -> list[str]:
-        from .rules import leaf_text, merged_conditions
+        from .rules import walk_rules
 
-        out = []
-        stack = [(self.tree, 0, {})]
-        while stack:
-            node, path, bounds = stack.pop()
+        def split(at):  # a node and its path number (the key of its leaf's values)
+            node, path = at
             if not node.is_branching_node():
-                if path in self.values:
-                    share = self.shares[path]
-                    out.append((share, leaf_text(merged_conditions(bounds, names),
-                                                 self.values[path], actions, share)))
-                continue
+                return None
             j, t = self.splits[node.feature]
-            lo, hi = bounds.get(j, [None, None])
-            stack.append((node.right_child, 2 * path + 2,
-                          {**bounds, j: [t if lo is None else max(lo, t), hi]}))
-            stack.append((node.left_child, 2 * path + 1,
-                          {**bounds, j: [lo, t if hi is None else min(hi, t)]}))
-        out.sort(key=lambda r: -r[0])
-        return [text for _, text in out]
+            return j, t, (node.left_child, 2 * path + 1), (node.right_child, 2 * path + 2)
+
+        def leaf(at):
+            path = at[1]
+            return (self.values[path], self.shares[path]) if path in self.values else None
+
+        return walk_rules((self.tree, 0), split, leaf, names, actions)

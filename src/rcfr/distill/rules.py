@@ -3,6 +3,8 @@ feature's bounds merged), its action probabilities and its weighted share of pla
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -31,24 +33,39 @@ def leaf_text(conditions: list[str], values: np.ndarray, actions: list[str],
     return f"{'if ' + cond if cond else 'always'}: {act}  (share {100 * share:.1f}%)"
 
 
+def walk_rules(root, split, leaf, names: list[str], actions: list[str]) -> list[str]:
+    """The text rules of any binary tree ("feature <= threshold" goes left), leaves in order of
+    their share, largest first: ``split(node)`` is ``None`` at a leaf, else ``(feature,
+    threshold, left, right)``; ``leaf(node)`` is ``(values, share)``, or ``None`` for a leaf
+    to leave out."""
+    out: list[tuple[float, str]] = []
+    stack: list[tuple[Any, dict[int, list]]] = [(root, {})]
+    while stack:
+        node, bounds = stack.pop()
+        branch = split(node)
+        if branch is None:
+            found = leaf(node)
+            if found is not None:
+                values, share = found
+                out.append((share, leaf_text(merged_conditions(bounds, names), values,
+                                             actions, share)))
+            continue
+        f, t, left, right = branch
+        lo, hi = bounds.get(f, [None, None])
+        stack.append((right, {**bounds, f: [t if lo is None else max(lo, t), hi]}))
+        stack.append((left, {**bounds, f: [lo, t if hi is None else min(hi, t)]}))
+    out.sort(key=lambda r: -r[0])
+    return [text for _, text in out]
+
+
 def tree_rules(tree, names: list[str], actions: list[str]) -> list[str]:
     """``tree``: a scikit-learn ``tree_`` (multi-output regression over ``actions``).  Leaves in
     order of their share, largest first: ``if C1 and C2: raise 0.71, call 0.25, fold 0.04
     (share 12.3%)``, the probabilities normalised and the zero ones left out."""
     left, right = tree.children_left, tree.children_right
     total = float(tree.weighted_n_node_samples[0]) or 1.0
-    out: list[tuple[float, str]] = []
-    stack: list[tuple[int, dict[int, list]]] = [(0, {})]
-    while stack:
-        node, bounds = stack.pop()
-        if left[node] == -1:
-            share = float(tree.weighted_n_node_samples[node]) / total
-            out.append((share, leaf_text(merged_conditions(bounds, names), tree.value[node],
-                                         actions, share)))
-            continue
-        f, t = int(tree.feature[node]), float(tree.threshold[node])
-        lo, hi = bounds.get(f, [None, None])
-        stack.append((int(right[node]), {**bounds, f: [t if lo is None else max(lo, t), hi]}))
-        stack.append((int(left[node]), {**bounds, f: [lo, t if hi is None else min(hi, t)]}))
-    out.sort(key=lambda r: -r[0])
-    return [text for _, text in out]
+    return walk_rules(
+        0, lambda n: None if left[n] == -1 else (int(tree.feature[n]), float(tree.threshold[n]),
+                                                 int(left[n]), int(right[n])),
+        lambda n: (tree.value[n], float(tree.weighted_n_node_samples[n]) / total),
+        names, actions)
