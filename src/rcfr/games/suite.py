@@ -11,10 +11,9 @@ player 0's move), as the DDCFR code does with ``pyspiel.convert_to_turn_based``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from .goofspiel import Goofspiel
-from .liars_dice import LiarsDice
 from .matrix import MatrixGame
 from .protocol import Game
 
@@ -40,32 +39,42 @@ BIG_LEDUC = _UNIVERSAL_LEDUC.format(ranks=12, raises=6)
 
 @dataclass(frozen=True)
 class SuiteGame:
-    """One suite game: rcfr's short name, the DDCFR code's name, rcfr's game string, and the
-    OpenSpiel game it equals (``None`` where OpenSpiel needs a file: the matrix game)."""
+    """One suite game: rcfr's short name, the DDCFR code's name, rcfr's game string, the
+    OpenSpiel game it equals (``None`` where OpenSpiel needs a file: the matrix game) and the
+    description ``rcfr games`` gives its short name (``None``: a name rcfr had before)."""
 
     name: str
     ddcfr_name: str
     game_string: str
     openspiel: str | None
+    description: str | None = None
 
 
+_NEEDS = " (needs open_spiel)"
 SUITE: tuple[SuiteGame, ...] = (
     SuiteGame("kuhn", "KuhnPoker", "kuhn", "kuhn_poker"),
     SuiteGame("leduc", "LeducPoker", "leduc", "leduc_poker"),
-    SuiteGame("big_leduc", "BigLeduc", f"openspiel:{BIG_LEDUC}", BIG_LEDUC),
-    SuiteGame("small_matrix", "SmallMatrix", "small_matrix", None),
+    SuiteGame("big_leduc", "BigLeduc", f"openspiel:{BIG_LEDUC}", BIG_LEDUC,
+              "suite: Big Leduc, 12 ranks x 2 suits, 6 raises a round, as OpenSpiel "
+              "universal_poker" + _NEEDS),
+    SuiteGame("small_matrix", "SmallMatrix", "small_matrix", None,
+              "the DCFR/DDCFR suite's 5x3 matrix game, turn-based"),
     SuiteGame("goofspiel3", "GoofSpiel3", "goofspiel(num_cards=3)",
-              "goofspiel(num_cards=3,imp_info=True,points_order=descending)"),
+              "goofspiel(num_cards=3,imp_info=True,points_order=descending)",
+              "suite: goofspiel(num_cards=3), bids hidden, descending"),
     SuiteGame("goofspiel4", "GoofSpiel4", "goofspiel(num_cards=4)",
-              "goofspiel(num_cards=4,imp_info=True,points_order=descending)"),
+              "goofspiel(num_cards=4,imp_info=True,points_order=descending)",
+              "suite: goofspiel(num_cards=4), bids hidden, descending"),
     SuiteGame("liars_dice3", "LiarsDice3", "liars_dice(faces=3)",
-              "liars_dice(numdice=1,dice_sides=3)"),
+              "liars_dice(numdice=1,dice_sides=3)", "suite: liars_dice(faces=3), one die each"),
     SuiteGame("liars_dice4", "LiarsDice4", "liars_dice(faces=4)",
-              "liars_dice(numdice=1,dice_sides=4)"),
+              "liars_dice(numdice=1,dice_sides=4)", "suite: liars_dice(faces=4), one die each"),
     SuiteGame("battleship2x2", "BattleShip2", f"openspiel:{_BATTLESHIP.format(h=2)}",
-              _BATTLESHIP.format(h=2)),
+              _BATTLESHIP.format(h=2),
+              "suite: OpenSpiel battleship 2x2, ship 2 (value 2), 3 shots" + _NEEDS),
     SuiteGame("battleship2x3", "BattleShip3", f"openspiel:{_BATTLESHIP.format(h=3)}",
-              _BATTLESHIP.format(h=3)),
+              _BATTLESHIP.format(h=3),
+              "suite: OpenSpiel battleship 2x3, ship 2 (value 2), 3 shots" + _NEEDS),
 )
 BY_NAME = {g.name: g for g in SUITE}
 
@@ -75,57 +84,14 @@ def small_matrix() -> Game:
     return MatrixGame(SMALL_MATRIX)
 
 
-def goofspiel3() -> Game:
-    """Goofspiel, 3 cards, bids hidden, points descending."""
-    return Goofspiel(num_cards=3)
+def _by_string(game_string: str) -> Callable[[], Game]:
+    """A factory loading ``game_string`` (the suite's short names are its aliases)."""
+    def factory() -> Game:
+        from .registry import load_game  # (the registry imports this module)
+
+        return load_game(game_string)
+    return factory
 
 
-def goofspiel4() -> Game:
-    """Goofspiel, 4 cards, bids hidden, points descending."""
-    return Goofspiel(num_cards=4)
-
-
-def liars_dice3() -> Game:
-    """Liar's Dice, one 3-faced die each."""
-    return LiarsDice(faces=3)
-
-
-def liars_dice4() -> Game:
-    """Liar's Dice, one 4-faced die each."""
-    return LiarsDice(faces=4)
-
-
-def battleship2x2() -> Game:
-    """OpenSpiel's Battleship on a 2 x 2 board: one ship of size 2 and value 2, 3 shots."""
-    from .openspiel_game import load_openspiel_game
-
-    return load_openspiel_game(_BATTLESHIP.format(h=2))
-
-
-def battleship2x3() -> Game:
-    """OpenSpiel's Battleship on a 2 x 3 board: one ship of size 2 and value 2, 3 shots."""
-    from .openspiel_game import load_openspiel_game
-
-    return load_openspiel_game(_BATTLESHIP.format(h=3))
-
-
-def big_leduc() -> Game:
-    """Big Leduc (12 ranks, 2 suits, 6 raises a round) as OpenSpiel's ``universal_poker``."""
-    from .openspiel_game import load_openspiel_game
-
-    return load_openspiel_game(BIG_LEDUC)
-
-
-FACTORIES = {
-    "big_leduc": (big_leduc, "suite: Big Leduc, 12 ranks x 2 suits, 6 raises a round, as "
-                             "OpenSpiel universal_poker (needs open_spiel)"),
-    "small_matrix": (small_matrix, "the DCFR/DDCFR suite's 5x3 matrix game, turn-based"),
-    "goofspiel3": (goofspiel3, "suite: goofspiel(num_cards=3), bids hidden, descending"),
-    "goofspiel4": (goofspiel4, "suite: goofspiel(num_cards=4), bids hidden, descending"),
-    "liars_dice3": (liars_dice3, "suite: liars_dice(faces=3), one die each"),
-    "liars_dice4": (liars_dice4, "suite: liars_dice(faces=4), one die each"),
-    "battleship2x2": (battleship2x2, "suite: OpenSpiel battleship 2x2, ship 2 (value 2), "
-                                     "3 shots (needs open_spiel)"),
-    "battleship2x3": (battleship2x3, "suite: OpenSpiel battleship 2x3, ship 2 (value 2), "
-                                     "3 shots (needs open_spiel)"),
-}
+FACTORIES = {g.name: (small_matrix if g.name == "small_matrix" else _by_string(g.game_string),
+                      g.description) for g in SUITE if g.description is not None}
