@@ -73,14 +73,14 @@ def check_outputs(outputs: dict[str, str | os.PathLike | None],
     command's ``inputs`` (``{option: path}``: a checkpoint resumed from, a strategy read), which
     writing it would destroy -- except the pairs ``(output, input)`` in ``updates`` (a
     checkpoint written over the one resumed from)."""
-    inputs = {k: v for k, v in (inputs or {}).items() if v is not None}
+    read = {k: Path(os.path.realpath(v)) for k, v in (inputs or {}).items() if v is not None}
     seen: dict[Path, str] = {}
     for option, path in outputs.items():
         if path is None:
             continue
         key = Path(os.path.realpath(path))
-        for source, given in inputs.items():
-            if (option, source) not in updates and Path(os.path.realpath(given)) == key:
+        for source, real in read.items():
+            if (option, source) not in updates and real == key:
                 raise RcfrError(f"{option} {shown(path)} is the file {source} reads: writing "
                                 f"it would destroy it; give the output its own path")
         if key in seen:
