@@ -79,10 +79,7 @@ def solve_with_abstraction(game: GameTree | Game | str, algorithm: str = "cfr+",
                         f"{full.game}")
     run = {k: options.pop(k) for k in ("nodes", "episodes", "eval_nodes", "checkpoint",
                                         "checkpoint_every", "should_stop") if k in options}
-    for k in ("target_exploitability", "target_mbb"):
-        if options.pop(k, None) is not None:  # the abstract game's curve is not the full game's
-            raise RcfrError(f"--{k.replace('_', '-')} stops a solve of the full game; leave it "
-                            f"out with --abstraction")
+    refuse_targets(options.pop("target_exploitability", None), options.pop("target_mbb", None))
     on_evaluation = options.pop("on_evaluation", None)  # the full game's evaluations
     solver = options.pop("solver", None)
     if solver is None:
@@ -142,6 +139,16 @@ class AbstractSolveResult(SolveResult):
             out["complexity_share"] = info.complexity_share
             out["abstract_exploitability"] = info.abstract_evaluation.exploitability
         return out
+
+
+def refuse_targets(target_exploitability: float | None, target_mbb: float | None) -> None:
+    """Refuse a stopping target with an abstraction: the abstract game's curve is not the full
+    game's."""
+    for name, value in (("target-exploitability", target_exploitability),
+                        ("target-mbb", target_mbb)):
+        if value is not None:
+            raise RcfrError(f"--{name} stops a solve of the full game; leave it out with "
+                            f"--abstraction")
 
 
 def standard_abstractions(game: Game | GameTree | str) -> tuple[str, ...]:

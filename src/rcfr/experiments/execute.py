@@ -172,24 +172,19 @@ def check_spec(spec: RunSpec) -> None:
     compiling the game (``rcfr sweep --dry-run`` asks it of every run): the game string, the
     solver's options (:func:`rcfr.solvers.run.check_solver`), and how the abstraction, the
     form, the stopping targets and ``release`` combine."""
+    from ..abstraction.solve import refuse_targets
     from ..forms.compile import check_history_choice
     from ..games.registry import load_game
-    from ..solvers.run import check_solver
+    from ..solvers.run import check_solver, stop_target
 
     if spec.release and spec.abstraction is not None:
         raise RcfrError("release keeps no strategy: it takes no abstraction")
     if spec.abstraction is not None:
         check_history_choice(spec.form, _PUBLIC_ABSTRACTION)
     game = load_game(spec.game)
-    if spec.target_exploitability is not None or spec.target_mbb is not None:
-        if spec.abstraction is not None:
-            name = "target-exploitability" if spec.target_exploitability is not None \
-                else "target-mbb"
-            raise RcfrError(f"--{name} stops a solve of the full game; leave it out with "
-                            f"--abstraction")
-        if spec.target_mbb is not None and not getattr(game, "big_blind", None):
-            raise RcfrError(f"--target-mbb counts milli-big-blinds; {game} has no big blind: "
-                            f"use --target-exploitability")
+    if spec.abstraction is not None:
+        refuse_targets(spec.target_exploitability, spec.target_mbb)
+    stop_target(game, spec.target_exploitability, spec.target_mbb)
     options = spec.solver_options()
     if spec.share is not None:  # the leaves follow from the game's sequences when it runs
         options["leaves"] = 2

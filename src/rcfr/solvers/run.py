@@ -17,6 +17,7 @@ from ..evaluate import Evaluation, evaluate
 from ..forms.base import Form
 from ..forms.compile import compile_game
 from ..forms.sampling import SCHEMES
+from ..games.protocol import Game
 from ..policy import TabularPolicy
 from .deep import DEEP_ALGORITHMS, make_deep_solver
 from .fp import EPISODIC, FP_ALGORITHMS, make_fp_solver
@@ -358,7 +359,7 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
                         f"got {checkpoint_every!r}")
     midway = bool(eval_every or eval_nodes)  # evaluations beside the solver's tables
     tree = compile_game(game, dtype=tables(algorithm, options, release and not midway))
-    target = _target(tree, target_exploitability, target_mbb)
+    target = stop_target(tree.game, target_exploitability, target_mbb)
     auto = target is not None and not eval_every and not eval_nodes  # the target's schedule
     min_nodes = tree.num_nodes / TARGET_SHARE if auto else 0  # (the game's histories)
     solver = solver if solver is not None else make_solver(tree, algorithm, **options)
@@ -480,9 +481,10 @@ def target_gap(done: int, per: float, min_nodes: float) -> int:
     return max(1, math.ceil(done * (TARGET_RATIO - 1)), math.ceil(min_nodes / per))
 
 
-def _target(tree: Form, exploitability: float | None, mbb: float | None) -> float | None:
-    """The exploitability (game units) a run stops at, from ``target_exploitability`` and
-    ``target_mbb``."""
+def stop_target(game: Game, exploitability: float | None, mbb: float | None) -> float | None:
+    """The exploitability (game units) a run of ``game`` stops at, from
+    ``target_exploitability`` and ``target_mbb`` (checked; refused where ``game`` has no big
+    blind to count milli-big-blinds in)."""
     if exploitability is None and mbb is None:
         return None
     for name, value in (("target-exploitability", exploitability), ("target-mbb", mbb)):
@@ -490,9 +492,9 @@ def _target(tree: Form, exploitability: float | None, mbb: float | None) -> floa
             raise RcfrError(f"--{name} must be a positive number, got {value}")
     targets = [] if exploitability is None else [float(exploitability)]
     if mbb is not None:
-        big_blind = getattr(tree.game, "big_blind", None)
+        big_blind = getattr(game, "big_blind", None)
         if not big_blind:
-            raise RcfrError(f"--target-mbb counts milli-big-blinds; {tree.game} has no big "
+            raise RcfrError(f"--target-mbb counts milli-big-blinds; {game} has no big "
                             f"blind: use --target-exploitability")
         targets.append(float(mbb) * big_blind / 1000.0)
     return min(targets)
