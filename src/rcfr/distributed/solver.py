@@ -26,7 +26,7 @@ from ..core.links import parse_link
 from ..core.names import ALGORITHMS
 from ..core.rules import UpdateRule, parse_rule
 from ..forms.compile import compile_game, is_compiled
-from ..forms.public.split import PartState, split_skeleton
+from ..forms.public.split import PartState, cut_key, split_skeleton
 from ..forms.public.tree import compile_skeleton
 from ..games.registry import load_game
 from ..solvers.loop import AVERAGING_NAMES, TABLE_DTYPES, averaging_power
@@ -461,13 +461,9 @@ def _check_expected(path: Path, m: dict[str, Any], expect: dict[str, Any]) -> No
     for key in ("actors", "cut", "seed"):
         if expect.get(key) is not None:
             mine[key] = expect[key]
-    def canonical(cut: str) -> str:
-        key = str(cut).strip().lower()
-        return "flop" if key == "chance" else key  # (two names of one cut)
-
     if "cut" in mine:
-        mine["cut"] = canonical(mine["cut"])
-    theirs = {**m, "actors": m["parts"], "seed": m.get("seed", 0), "cut": canonical(m["cut"])}
+        mine["cut"] = cut_key(mine["cut"])
+    theirs = {**m, "actors": m["parts"], "seed": m.get("seed", 0), "cut": cut_key(m["cut"])}
     for key, value in mine.items():
         if theirs.get(key) != value:
             flag = {"actors": "--actors", "cut": "--cut", "seed": "--seed",

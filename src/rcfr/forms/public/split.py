@@ -96,14 +96,21 @@ def default_cut(tree) -> str:
     return "flop" if bool(np.any(tree.node_kind[1:] == 2)) else "depth:2"
 
 
+def cut_key(cut: str) -> str:
+    """A cut as compared: ``flop`` or ``depth:D``, lower-case (``chance`` is ``flop``'s other
+    name)."""
+    key = str(cut).strip().lower()
+    return "flop" if key == "chance" else key
+
+
 def cut_roots(tree, cut: str) -> np.ndarray:
     """The public nodes that root the subgames: ``flop`` / ``chance`` (each path's first chance
     node below the root) or ``depth:D`` (the non-terminal nodes at public depth ``D``)."""
     depth = _depths(tree)
     kind = tree.node_kind
     parent = tree.node_parent.astype(np.int64)
-    key = str(cut).strip().lower()
-    if key in ("flop", "chance"):
+    key = cut_key(cut)
+    if key == "flop":
         N = tree.num_public_nodes
         above = np.zeros(N, dtype=bool)  # a chance node strictly above (below the root)
         for d in range(1, int(depth.max(initial=0)) + 1):
