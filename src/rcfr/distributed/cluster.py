@@ -54,9 +54,10 @@ def check_address(address: str | None) -> tuple[str, int] | None:
     return host.strip("[]"), int(port)
 
 
-def connect(address: str | None, num_cpus: int) -> None:
+def connect(address: str | None, num_cpus: int):
     """``ray.init``: a local cluster with ``num_cpus`` CPUs where ``address`` is ``None``,
-    else the cluster at ``address``, refused in seconds where nothing listens there."""
+    else the cluster at ``address``, refused in seconds where nothing listens there; returns
+    the ``ray`` module."""
     ray = import_ray()
     where = check_address(address)
     if where is not None:
@@ -66,7 +67,7 @@ def connect(address: str | None, num_cpus: int) -> None:
             raise RcfrError(f"--address {address}: no Ray cluster answers there "
                             f"({exc.strerror or exc})") from None
     if ray.is_initialized():
-        return
+        return ray
     try:
         if address is not None:
             ray.init(address=address.strip(), include_dashboard=False)
@@ -77,6 +78,7 @@ def connect(address: str | None, num_cpus: int) -> None:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise RcfrError(f"cannot start or reach the Ray cluster"
                         f"{f' at {address}' if address else ''}: {first}") from None
+    return ray
 
 
 def _refuse(what: str, need: float, budget: int) -> RcfrError:

@@ -193,8 +193,7 @@ class DistributedSolver:
             self.workers = [PartWorker(self.tree.game, self.cut, n, j, rule, link, fp,
                                        self.dtype, self.tree) for j in range(n)]
             return
-        connect(self.address, max(2, self.num_actors))
-        ray = import_ray()
+        ray = connect(self.address, max(2, self.num_actors))
         remote = ray.remote(num_cpus=0, max_restarts=0)(PartWorker)
         game = _game_key(self.tree.game)
         self.workers = [remote.remote(game, self.cut, n, j, rule, link, fp, self.dtype)
