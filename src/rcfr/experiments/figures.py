@@ -643,11 +643,17 @@ _PLOTTERS = {"rcfr_complexity": (_plot_complexity, 2), "mccfr_nodes": (_plot_cur
              "convergence_suite": (_plot_suite, 0)}  # 0: one panel per game, three a row
 
 
-def plot(data: dict[str, Any], path: str | os.PathLike) -> None:
-    """Draw :func:`collect`'s data into the PNG ``path`` (written atomically)."""
+def _figure_kind(data: Any) -> str:
+    """The plot kind of :func:`collect`'s ``data``, refused where it is none of ours."""
     kind = data.get("figure") if isinstance(data, dict) else None
     if kind not in _PLOTTERS:
         raise RcfrError(f"not figure data: expected 'figure' one of {', '.join(_PLOTTERS)}")
+    return kind
+
+
+def plot(data: dict[str, Any], path: str | os.PathLike) -> None:
+    """Draw :func:`collect`'s data into the PNG ``path`` (written atomically)."""
+    _figure_kind(data)  # (before the path is probed)
     target = check_writable(path)
     fig = draw_figure(data)
     write_atomic(target, lambda handle: fig.savefig(handle, format="png"))
@@ -655,9 +661,7 @@ def plot(data: dict[str, Any], path: str | os.PathLike) -> None:
 
 def draw_figure(data: dict[str, Any]):
     """:func:`collect`'s data drawn on a matplotlib ``Figure`` (what :func:`plot` writes)."""
-    kind = data.get("figure") if isinstance(data, dict) else None
-    if kind not in _PLOTTERS:
-        raise RcfrError(f"not figure data: expected 'figure' one of {', '.join(_PLOTTERS)}")
+    kind = _figure_kind(data)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
