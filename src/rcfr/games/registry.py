@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from .nl_holdem2 import NLHoldem2
 from .nl_one_card import NLOneCardPoker
 from .protocol import Game
 from .random_game import RandomGame
-from .suite import FACTORIES as SUITE_FACTORIES
+from .suite import SUITE, small_matrix
 
 OPENSPIEL_PREFIX = "openspiel:"
 _REGISTRY: dict[str, tuple[Callable[..., Game], str]] = {}
@@ -192,8 +193,10 @@ register("goofspiel", Goofspiel,
          "goofspiel, bids hidden: goofspiel(num_cards=5,points_order=descending,imp_info=true)")
 register("liars_dice", LiarsDice, "liar's dice / Bluff: liars_dice(dice=1,faces=6)")
 register("random_game", RandomGame, "seeded random perfect-recall game: random_game(seed=N,...)")
-for _name, (_factory, _description) in SUITE_FACTORIES.items():  # the DCFR/DDCFR suite
-    register(_name, _factory, _description)
+for _g in SUITE:  # the DCFR/DDCFR suite: new short names for its games' strings
+    if _g.description is not None:
+        register(_g.name, small_matrix if _g.name == "small_matrix" else
+                 functools.partial(load_game, _g.game_string), _g.description)
 
 # Games listed by `rcfr games`: one instance of each family, with its usual parameters.
 STANDARD_GAMES = ["kuhn", "leduc", "leduc(canonical=true)", "nl_one_card", "goofspiel",

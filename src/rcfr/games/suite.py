@@ -11,7 +11,6 @@ player 0's move), as the DDCFR code does with ``pyspiel.convert_to_turn_based``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from .matrix import MatrixGame
@@ -83,15 +82,3 @@ def small_matrix() -> Game:
     """The DDCFR code's small matrix game (``nfg/1.nfg`` there), turn-based."""
     return MatrixGame(SMALL_MATRIX)
 
-
-def _by_string(game_string: str) -> Callable[[], Game]:
-    """A factory loading ``game_string`` (the suite's short names are its aliases)."""
-    def factory() -> Game:
-        from .registry import load_game  # (the registry imports this module)
-
-        return load_game(game_string)
-    return factory
-
-
-FACTORIES = {g.name: (small_matrix if g.name == "small_matrix" else _by_string(g.game_string),
-                      g.description) for g in SUITE if g.description is not None}
