@@ -13,7 +13,7 @@ import numpy as np
 FOLD_RULE, SHOWDOWN_RULE, COUNT_RULE, MATRIX_RULE = 0, 1, 2, 3
 # the compiled trees' node kinds besides the players 0 and 1 (rcfr.forms.base re-exports them)
 KIND_CHANCE, KIND_TERMINAL = 2, 3
-PAIRINGS = ("independent", "exclusive", "dense")
+PAIRINGS = ("independent", "exclusive", "dense", "cards")
 
 # The public tree's nodes in breadth-first order (children in the order of
 # :meth:`PublicState.legal_actions`), as a game may give them directly (``PublicStructure.nodes``)
@@ -92,7 +92,11 @@ class PublicStructure:
 
     ``weights=(w0, w1)`` with ``pairing`` ``"independent"`` or ``"exclusive"`` (one card each
     from one deck: private state ``x`` of both players is the same card) gives the deal
-    ``outer(w0, w1)`` (times ``[x0 != x1]``); ``pairing="dense"`` gives it as ``deal``.
+    ``outer(w0, w1)`` (times ``[x0 != x1]``); ``pairing="dense"`` gives it as ``deal``;
+    ``pairing="cards"`` (hold'em's 1,326 hole-card pairs, the same for both players) gives it
+    as ``outer(w0, w1)`` times ``[x0 and x1 share no card]``, each private state's two cards in
+    ``cards`` (int [n, 2]), ``deal_histories`` a single count for every pair and no
+    observations (its terminal sweeps: :mod:`rcfr.forms.public.card_sweeps`).
     ``deal_histories[x0, x1]``: how many history-form deals (orders of dealing) give the pair
     (where a player observes classes of private states, :meth:`PublicState.observation`, a
     pair of observed classes counts as the most of its members: the history form deals what
@@ -109,6 +113,7 @@ class PublicStructure:
     deal: np.ndarray | None = None
     counts: tuple[np.ndarray, np.ndarray] | None = None
     deal_depth: int = 2  # the history form's chance nodes on one deal's path (cards, dice)
+    cards: np.ndarray | None = None  # pairing "cards": each private state's two cards
     # the public tree's nodes in closed form (:data:`PublicNodes`), where the game gives them
     # without a walk over its public states (2-NL Hold'em(k): millions of nodes)
     nodes: Callable[[], PublicNodes] | None = None

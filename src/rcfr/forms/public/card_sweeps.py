@@ -24,32 +24,28 @@ from ...games.holdem.strength import river_strength
 
 
 @njit(cache=True)
-def fold_kernel(combo_cards, live, reach, amount, out):
-    """``out[i] = amount * sum(reach[j])`` over the live ``j`` that share no card with ``i``,
-    for every ``i`` in ``live`` (indices of the combos the board leaves); 0 elsewhere."""
-    out[:] = 0.0
-    per_card = np.zeros(52)
-    total = 0.0
-    for t in range(live.shape[0]):
-        j = live[t]
+def card_fold(cards, reach, total, per_card, out):
+    """``out[i]``: the ``reach`` (whose sum is ``total``) on the combos that share no card with
+    combo ``i``, for every ``i``: the per-card sums of ``i``'s two cards taken away and ``i``
+    itself, counted in both, added back (``per_card``: 52 scratch floats)."""
+    per_card[:] = 0.0
+    for j in range(reach.shape[0]):
         r = reach[j]
-        total += r
-        per_card[combo_cards[j, 0]] += r
-        per_card[combo_cards[j, 1]] += r
-    for t in range(live.shape[0]):
-        i = live[t]
-        out[i] = amount * (total - per_card[combo_cards[i, 0]] - per_card[combo_cards[i, 1]]
-                           + reach[i])
+        if r != 0.0:
+            per_card[cards[j, 0]] += r
+            per_card[cards[j, 1]] += r
+    for i in range(out.shape[0]):
+        out[i] = total - per_card[cards[i, 0]] - per_card[cards[i, 1]] + reach[i]
 
 
 @njit(cache=True)
-def _walk(combo_cards, seq, strength, reach, ahead, level, out):
+def _walk(cards, seq, strength, reach, ahead, level, passed, group, out):
     """One pass over the strength groups of ``seq``, adding to ``out[i]`` ``ahead`` times the
     disjoint mass in the groups before ``i``'s and, unless ``level`` is 0, ``level`` times the
-    disjoint mass in its own group."""
+    disjoint mass in its own group (``passed``, ``group``: 52 scratch floats each)."""
     n = seq.shape[0]
-    passed = np.zeros(52)  # per card: the mass of the groups walked so far
-    group = np.zeros(52)  # per card: the mass of the current group
+    passed[:] = 0.0  # per card: the mass of the groups walked so far
+    group[:] = 0.0  # per card: the mass of the current group
     before = 0.0
     g = 0
     while g < n:
@@ -57,40 +53,49 @@ def _walk(combo_cards, seq, strength, reach, ahead, level, out):
         while e < n and strength[seq[e]] == strength[seq[g]]:
             e += 1
         gsum = 0.0
-        for t in range(g, e):
-            j = seq[t]
-            gsum += reach[j]
-            group[combo_cards[j, 0]] += reach[j]
-            group[combo_cards[j, 1]] += reach[j]
+        if level != 0.0:
+            for t in range(g, e):
+                j = seq[t]
+                gsum += reach[j]
+                group[cards[j, 0]] += reach[j]
+                group[cards[j, 1]] += reach[j]
         for t in range(g, e):
             i = seq[t]
-            a = combo_cards[i, 0]
-            b = combo_cards[i, 1]
+            a = cards[i, 0]
+            b = cards[i, 1]
             v = ahead * (before - passed[a] - passed[b])
             if level != 0.0:
                 v += level * (gsum - group[a] - group[b] + reach[i])
             out[i] += v
         for t in range(g, e):
             j = seq[t]
-            a = combo_cards[j, 0]
-            b = combo_cards[j, 1]
+            a = cards[j, 0]
+            b = cards[j, 1]
             before += reach[j]
             passed[a] += reach[j]
             passed[b] += reach[j]
-            group[a] = 0.0
-            group[b] = 0.0
+            if level != 0.0:
+                group[a] = 0.0
+                group[b] = 0.0
         g = e
 
 
 @njit(cache=True)
-def showdown_kernel(combo_cards, order, strength, reach, win, tie, lose, out):
+def showdown_kernel(cards, order, strength, reach, win, tie, lose, passed, group, out):
     """``out[i] = win * W + tie * T + lose * L`` for every ``i`` in ``order``, where W, T and
-    L are the opponent's reach on the combos of ``order`` weaker than, as strong as and
-    stronger than ``i`` that share no card with it; ``order`` lists the live combos sorted by
-    ``strength``, weakest first. 0 outside ``order``."""
+    L are the ``reach`` on the combos of ``order`` weaker than, as strong as and stronger than
+    ``i`` that share no card with it; ``order`` lists combos sorted by ``strength``, weakest
+    first. 0 outside ``order``."""
     out[:] = 0.0
-    _walk(combo_cards, order, strength, reach, win, tie, out)
-    _walk(combo_cards, order[::-1], strength, reach, lose, 0.0, out)
+    _walk(cards, order, strength, reach, win, tie, passed, group, out)
+    _walk(cards, order[::-1], strength, reach, lose, 0.0, passed, group, out)
+
+
+@njit(cache=True)
+def card_showdown(cards, strength, order, reach, passed, group, out):
+    """``out[i]``: the disjoint ``reach`` weaker than combo ``i`` less the disjoint reach
+    stronger (a showdown's win minus loss per unit of stake); 0 outside ``order``."""
+    showdown_kernel(cards, order, strength, reach, 1.0, 0.0, -1.0, passed, group, out)
 
 
 def _reach(reach) -> np.ndarray:
@@ -107,14 +112,15 @@ def showdown_values(board, reach, win: float, tie: float, lose: float) -> np.nda
     strength, order = river_strength(board)
     out = np.empty(NUM_COMBOS)
     showdown_kernel(COMBO_CARDS, order, strength, _reach(reach), float(win), float(tie),
-                    float(lose), out)
+                    float(lose), np.empty(52), np.empty(52), out)
     return out
 
 
 def fold_values(board, reach, amount: float) -> np.ndarray:
     """Counterfactual values of every combo at a fold on ``board`` (3 to 5 cards, text or card
     ids), ``amount`` being the player's payoff; 0 for blocked combos."""
-    live = np.flatnonzero(live_combos(as_board(board)))
+    live = live_combos(as_board(board))
+    reach = np.where(live, _reach(reach), 0.0)
     out = np.empty(NUM_COMBOS)
-    fold_kernel(COMBO_CARDS, live, _reach(reach), float(amount), out)
-    return out
+    card_fold(COMBO_CARDS, reach, reach.sum(), np.empty(52), out)
+    return np.where(live, float(amount) * out, 0.0)

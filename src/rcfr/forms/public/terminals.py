@@ -11,6 +11,7 @@ from numba import njit, prange, uint64
 
 from ...games.public import COUNT_RULE, FOLD_RULE, MATRIX_RULE, SHOWDOWN_RULE
 from .. import threads as _threads  # noqa: F401 (numba's threading layer, set before any call)
+from .card_sweeps import card_fold, card_showdown
 
 # Terminal sweeps with less work than this (public terminals times private states) stay on one
 # thread: a parallel region costs more than they do (Leduc, Bluff(1,1)).
@@ -69,6 +70,26 @@ def _dense_values(player, c, rule, value, miss, q, face, ro, joint, rank, counts
 
 
 @njit(cache=True)
+def _card_pairs(player, rule, cards, strength, ro, v):
+    """``v[x] = sum_y ro[y] u(x, y)`` over the ``y`` whose cards miss ``x``'s, ``u`` being 1
+    at a fold and +1 / 0 / -1 by strength at a showdown: the n x n reference of the card
+    sweeps."""
+    for x in range(v.shape[0]):
+        a, b = cards[x, 0], cards[x, 1]
+        total = 0.0
+        for y in range(ro.shape[0]):
+            if cards[y, 0] == a or cards[y, 0] == b or cards[y, 1] == a or cards[y, 1] == b:
+                continue
+            if rule == FOLD_RULE:
+                total += ro[y]
+            elif strength[x] > strength[y]:
+                total += ro[y]
+            elif strength[x] < strength[y]:
+                total -= ro[y]
+        v[x] = total
+
+
+@njit(cache=True)
 def terminal_values(player, plan, T, dense, s_lo, s_hi, acc, threads=1):
     """``acc[s]``: sum over the terminals whose last ``player`` sequence is ``s`` of the
     player's payoff times chance and opponent reach (``acc`` padded, as
@@ -84,7 +105,8 @@ def _terminal_values(player, plan, T, tsb, tst, dense, s_lo, s_hi, acc, threads=
     both map a terminal to the same sequences, so :func:`terminal_groups` serves both).  On
     several numba threads where the tree has groups (bit for bit the one-thread sums)."""
     ngroups = T.term_groups[player] if threads > 1 else 0
-    _sweep(player, plan, dense, s_lo, s_hi, T.num_private, T.exclusive, T.dense_deal, T.term_ctx,
+    _sweep(player, plan, dense, s_lo, s_hi, T.num_private, T.exclusive, T.dense_deal,
+           T.card_deal, T.cards, T.term_ctx,
            T.term_rule, T.term_value, T.term_miss, T.term_q, T.term_face, tsb, tst,
            T.term_row_ctx, T.weight, T.valid, T.row_of, T.full, T.rank,
            T.rank_order, T.rank_lt, T.rank_le, T.num_valid, T.joint, T.counts, T.max_count,
@@ -182,13 +204,16 @@ def _sweep_range(player, plan, flags, terms, opp_rows, own_rows, tables, order, 
                  i_hi, acc):
     """:func:`_sweep`'s loop over the terminals ``order[i_lo:i_hi]`` (``ordered``; else ``i_lo``
     to ``i_hi``), its arguments in tuples (unpacked once: a call takes 30 at most)."""
-    dense, exclusive, dense_deal, empty, sign, empty_reach, n_opp, n_own, nmax, top = flags
+    dense, exclusive, dense_deal, card_deal, empty, sign, empty_reach, n_opp, n_own, nmax, top = (
+        flags)
     term_ctx, term_rule, term_value, term_miss, term_q, term_face = terms
     base_opp, stride_opp, ctx_opp, w_opp, rows_opp, full_opp, cnt_opp, order_opp, nvalid_opp = (
         opp_rows)
     base_own, stride_own, ctx_own, w_own, rows_own, full_own, cnt_own, lt_own, le_own = own_rows
-    joint, rank, counts, matrix, pay = tables
+    joint, rank, counts, matrix, pay, cards = tables
     ro = np.empty(n_opp)
+    per_card = np.empty(52 if card_deal else 0)  # hold'em combos: the sweeps' per-card sums
+    group = np.empty(52 if card_deal else 0)
     v = np.zeros(n_own)
     dst = np.empty(n_own, dtype=np.uint64)
     prefix = np.empty(n_opp + 1)
@@ -246,7 +271,19 @@ def _sweep_range(player, plan, flags, terms, opp_rows, own_rows, tables, order, 
             rr = orc * nmax
             for x in range(n_own):
                 dst[x] = uint64(ob) + uint64(max(rows_own[rr + x], 0)) * ost
-        if dense or (dense_deal and (rule == SHOWDOWN_RULE or rule == COUNT_RULE)):
+        if card_deal:  # hold'em combos: card removal by inclusion-exclusion, O(n + 52)
+            if rule == FOLD_RULE:
+                card_fold(cards, ro, total, per_card, v)
+                scale = sign * term_value[z]
+            else:
+                card_showdown(cards, rank[0, c], order_opp[cw:cw + uint64(nvalid_opp[c])], ro,
+                              per_card, group, v)
+                scale = term_value[z]
+            if dense:  # the n x n reference evaluation
+                _card_pairs(player, rule, cards, rank[0, c], ro, v)
+            for x in range(n_own):
+                acc[dst[x]] += w_own[cw + x] * scale * v[x]
+        elif dense or (dense_deal and (rule == SHOWDOWN_RULE or rule == COUNT_RULE)):
             _dense_values(player, c, rule, term_value[z], term_miss[z], term_q[z], f, ro,
                           joint, rank, counts, matrix, v)
             for x in range(n_own):
@@ -322,10 +359,10 @@ def _sweep_par(player, plan, flags, terms, opp_rows, own_rows, tables, order, gs
 
 
 @njit(cache=True)
-def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, term_ctx, term_rule,
-           term_value, term_miss, term_q, term_face, tsb, tst, trc, weight, valid, row_of, full,
-           rank, rank_order, rank_lt, rank_le, num_valid, joint, counts, max_count, matrix,
-           pay, order, gstart, ngroups, threads, acc):
+def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, card_deal, cards,
+           term_ctx, term_rule, term_value, term_miss, term_q, term_face, tsb, tst, trc, weight,
+           valid, row_of, full, rank, rank_order, rank_lt, rank_le, num_valid, joint, counts,
+           max_count, matrix, pay, order, gstart, ngroups, threads, acc):
     """:func:`terminal_values` on plain arrays (numba handles them far faster than fields
     of a large named tuple inside the loop).  Per terminal: one loop gathers the opponent's
     reach (chance weight times realization weight), one finds the player's sequences, one
@@ -341,7 +378,7 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, 
     n_own = uint64(num_private[player])
     nmax = uint64(weight.shape[2])
     top = max_count[opp]
-    w_opp = (valid[opp] if dense or dense_deal else weight[opp]).ravel()
+    w_opp = (valid[opp] if (dense and not card_deal) or dense_deal else weight[opp]).ravel()
     w_own = weight[player].ravel()
     rows_opp, rows_own = row_of[opp].ravel(), row_of[player].ravel()
     full_opp, full_own = full[opp], full[player]
@@ -362,13 +399,13 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, 
                            tsb, tst, w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, order,
                            False, 0, term_ctx.shape[0], acc)
         return
-    flags = (dense, exclusive, dense_deal, uint64(empty), sign, empty_reach, n_opp, n_own, nmax,
-             top)
+    flags = (dense, exclusive, dense_deal, card_deal, uint64(empty), sign, empty_reach, n_opp,
+             n_own, nmax, top)
     terms = (term_ctx, term_rule, term_value, term_miss, term_q, term_face)
     opp_rows = (base_opp, stride_opp, ctx_opp, w_opp, rows_opp, full_opp, cnt_opp, order_opp,
                 num_valid[opp])
     own_rows = (base_own, stride_own, ctx_own, w_own, rows_own, full_own, cnt_own, lt_own, le_own)
-    tables = (joint, rank, counts, matrix, pay)
+    tables = (joint, rank, counts, matrix, pay, cards)
     if ngroups > 0:
         _sweep_par(player, plan, flags, terms, opp_rows, own_rows, tables, order, gstart,
                    ngroups, threads, acc)

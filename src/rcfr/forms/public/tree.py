@@ -101,6 +101,8 @@ PublicArrays = namedtuple("PublicArrays", [
     "max_count",  # int64 [2]
     "matrix",  # float64 [C, n0, n1]: MATRIX_RULE's payoffs per unit of stake ([1, 1, 1]: none)
     "pay",  # float64 [C, n0, n1]: matrix times the joint weights (dense deal) or [x0 != x1]
+    "card_deal",  # bool: pairing "cards" (hold'em combos; ``joint`` is not kept)
+    "cards",  # int64 [nmax, 2]: the private states' two cards (pairing "cards"; else [0, 2])
 ])
 
 
@@ -409,7 +411,11 @@ def _contexts_root(spec: PublicStructure, n: tuple[int, int]):
     return (w0, w1), _joint(w0, w1, spec.pairing)
 
 
-def _joint(w0: np.ndarray, w1: np.ndarray, pairing: str) -> np.ndarray:
+def _joint(w0: np.ndarray, w1: np.ndarray, pairing: str) -> np.ndarray | None:
+    """The joint weights of factored ones (``None`` for hold'em combos: 14 MB a context,
+    never formed; :func:`_card_contexts` gives what the compile needs of them)."""
+    if pairing == "cards":
+        return None
     W = np.outer(w0, w1)
     if pairing == "exclusive":
         np.fill_diagonal(W, 0.0)
@@ -439,6 +445,8 @@ class _Contexts:
             self.factors.append(nw)
             self.joint.append(_joint(nw[0], nw[1], self.spec.pairing))
         else:
+            if self.spec.pairing == "cards":
+                raise RcfrError("a hold'em deal reweighs by factors, not a matrix")
             self.factors.append(None)
             self.joint.append(self.joint[c] * np.asarray(f, dtype=np.float64))
         self.parent.append(c)
@@ -566,8 +574,9 @@ def _given_contexts(game: Game, spec: PublicStructure, n: tuple[int, int], nodes
 def _compile(game: Game, spec: PublicStructure, node_budget: int | None,
              sequences: bool = True) -> PublicTree:
     n = (len(spec.labels[0]), len(spec.labels[1]))
-    if spec.pairing == "exclusive" and n[0] != n[1]:
-        raise RcfrError("an exclusive deal needs the same private states for both players")
+    if spec.pairing in ("exclusive", "cards") and n[0] != n[1]:
+        raise RcfrError(f"an {spec.pairing} deal needs the same private states for both "
+                        "players")
     if spec.nodes is not None:  # the game gives its public nodes in closed form
         nodes = spec.nodes()
         terminal_nodes = np.flatnonzero(nodes.kind == KIND_TERMINAL).astype(np.int32)
@@ -578,14 +587,21 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None,
     node_kind, node_ctx, node_nact = nodes.kind, nodes.ctx, nodes.num_actions
     C = len(ctxs.joint)
     nmax = max(n)
-    joint = np.stack(ctxs.joint)  # [C, n0, n1]
-    if np.any(joint < 0) or abs(joint[0].sum() - 1.0) > 1e-9:
+    cards = spec.pairing == "cards"
+    if cards:
+        valid, pairs, mass = _card_contexts(spec, ctxs, nmax)
+        joint = np.zeros((1, 1, 1))
+    else:
+        joint = np.stack(ctxs.joint)  # [C, n0, n1]
+        mass = joint[0].sum()
+        valid = np.zeros((2, C, nmax))
+        valid[0, :, : n[0]] = joint.sum(axis=2) > 0
+        valid[1, :, : n[1]] = joint.sum(axis=1) > 0
+    if (np.any(joint < 0) or any(np.any(f < 0) for fs in ctxs.factors if fs for f in fs)
+            or abs(mass - 1.0) > 1e-9):
         raise RcfrError(f"the deal of {game} is not a probability distribution")
 
     # private states possible in each context, their rows, weights and ranks
-    valid = np.zeros((2, C, nmax))
-    valid[0, :, : n[0]] = joint.sum(axis=2) > 0
-    valid[1, :, : n[1]] = joint.sum(axis=1) > 0
     num_valid = valid.sum(axis=2).astype(np.int64)
     row_of, num_rows, rep_of = _rows(valid, ctxs.obs, ctxs.parent, n, game)
     full = np.zeros((2, C), dtype=np.bool_)
@@ -603,19 +619,28 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None,
         for p in (0, 1):
             if c in ctxs.ranks:
                 rank[p, c, : n[p]] = ctxs.ranks[c][p]
-            ok = np.flatnonzero(valid[p, c])
+            # hold'em combos: both players' sweeps walk the states possible for either
+            ok = np.flatnonzero(valid[:, c].any(axis=0) if cards else valid[p, c])
             rank_order[p, c, : ok.size] = ok[np.argsort(rank[p, c, ok], kind="stable")]
-    rank_lt = np.zeros((2, C, nmax), dtype=np.int64)
-    rank_le = np.zeros((2, C, nmax), dtype=np.int64)
-    for c in ctxs.ranks:
+            if cards:
+                num_valid[p, c] = ok.size
+    rank_lt = np.zeros((2, 1, 1) if cards else (2, C, nmax), dtype=np.int64)
+    rank_le = np.zeros_like(rank_lt)
+    for c in () if cards else ctxs.ranks:
         for p in (0, 1):
             theirs = np.sort(rank[1 - p, c, np.flatnonzero(valid[1 - p, c])])
             rank_lt[p, c, : n[p]] = np.searchsorted(theirs, rank[p, c, : n[p]], side="left")
             rank_le[p, c, : n[p]] = np.searchsorted(theirs, rank[p, c, : n[p]], side="right")
-    H = np.asarray(spec.deal_histories, dtype=np.int64) * (joint > 0)
-    ctx_histories = H.reshape(C, -1).sum(axis=1)
-    ctx_joint_states = (joint > 0).reshape(C, -1).sum(axis=1)
-    for c in np.flatnonzero(~(full[0] & full[1])):  # pairs of observed classes
+    if cards:  # every pair of disjoint possible combos, each its own row
+        ctx_joint_states = pairs
+        ctx_histories = pairs * int(np.asarray(spec.deal_histories).ravel()[0])
+        unobserved = ()
+    else:
+        H = np.asarray(spec.deal_histories, dtype=np.int64) * (joint > 0)
+        ctx_histories = H.reshape(C, -1).sum(axis=1)
+        ctx_joint_states = (joint > 0).reshape(C, -1).sum(axis=1)
+        unobserved = np.flatnonzero(~(full[0] & full[1]))
+    for c in unobserved:  # pairs of observed classes
         r0, r1 = row_of[0, c, : n[0]], row_of[1, c, : n[1]]
         key = np.maximum(r0, 0)[:, None] * num_rows[1, c] + np.maximum(r1, 0)[None, :]
         most = np.zeros(num_rows[0, c] * num_rows[1, c], dtype=np.int64)
@@ -659,6 +684,8 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None,
     matrix = np.zeros((1, 1, 1))
     pay = np.zeros((1, 1, 1))
     if ctxs.matrix:
+        if cards:
+            raise RcfrError("payoff-matrix terminals are not offered with hold'em combos")
         matrix = np.zeros((C, n[0], n[1]))
         for c, m in ctxs.matrix.items():
             matrix[c] = m
@@ -707,6 +734,9 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None,
         max_count=max_count,
         matrix=matrix,
         pay=pay,
+        card_deal=cards,
+        cards=(np.ascontiguousarray(spec.cards, dtype=np.int64) if cards
+               else np.zeros((0, 2), dtype=np.int64)),
     )
     return PublicTree(
         game=game,
@@ -736,6 +766,36 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None,
         pairing=spec.pairing,
         skeleton=skeleton,
     )
+
+
+def _card_contexts(spec: PublicStructure, ctxs: _Contexts, nmax: int):
+    """For hold'em combos (pairing ``"cards"``), what the compile needs of each context's
+    joint weights without forming them: which combos are possible for each player (a weight
+    and some opponent weight on combos disjoint from it), how many pairs of possible combos are
+    disjoint, and the root deal's total (1 for a probability distribution)."""
+    if spec.cards is None or np.asarray(spec.cards).shape != (nmax, 2):
+        raise RcfrError(f"a hold'em deal gives each of its {nmax} private states' two cards")
+    if any(x is not None for obs in ctxs.obs for x in obs):
+        raise RcfrError("a hold'em deal's players observe their combos themselves")
+    cards = np.asarray(spec.cards, dtype=np.int64)
+    C = len(ctxs.factors)
+    valid = np.zeros((2, C, nmax))
+    pairs = np.zeros(C, dtype=np.int64)
+    mass = 0.0
+    for c, (w0, w1) in enumerate(ctxs.factors):
+        m0, m1 = _disjoint(cards, w0), _disjoint(cards, w1)  # the other's mass per combo
+        valid[0, c] = (w0 > 0) & (m1 > 0)
+        valid[1, c] = (w1 > 0) & (m0 > 0)
+        pairs[c] = round(valid[0, c] @ _disjoint(cards, valid[1, c]))
+        if c == 0:
+            mass = float(w0 @ m1)
+    return valid, pairs, mass
+
+
+def _disjoint(cards: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``m[x]``: the total of ``w`` over the states whose cards ``x``'s two cards miss."""
+    per_card = np.bincount(cards.ravel(), np.repeat(w, 2), minlength=int(cards.max()) + 1)
+    return w.sum() - per_card[cards[:, 0]] - per_card[cards[:, 1]] + w
 
 
 def _key(f) -> tuple:

@@ -4,6 +4,7 @@
 board = "Td9d6hQc"   # 3, 4 or 5 cards: the spot starts on the flop, turn or river
 pot = 200            # chips in the pot at the start
 stack = 900          # effective stack behind
+big_blind = 10       # optional: chips in a big blind, for mbb/g figures
 [ranges]
 oop = "66+,A8s+"
 ip = "QQ-22,AQs-A2s"
@@ -39,7 +40,7 @@ from .combos import parse_board, remove_blocked
 from .ranges import parse_range
 
 PLAYERS = ("oop", "ip")
-_TOP = ("board", "pot", "stack", "ranges", "bets", "thresholds")
+_TOP = ("board", "pot", "stack", "big_blind", "ranges", "bets", "thresholds")
 _SIZES = ("bet", "raise", "donk")
 THRESHOLDS = ("add_allin", "force_allin", "merging")
 
@@ -49,7 +50,8 @@ class Spot:
     """A validated spot: ``board`` (card ids), ``street`` (0 flop, 1 turn, 2 river), ``pot``
     and ``stack`` in chips, ``ranges`` (two 1,326-weight vectors, OOP's then IP's, the
     board-blocked combos zeroed), ``bets[street][player] = (bet, raise)`` sizes, ``donks``
-    per street (``None``: the bet sizes) and the ``thresholds``."""
+    per street (``None``: the bet sizes), the ``thresholds`` and the ``big_blind`` in chips
+    (``None``: not given)."""
 
     board: tuple[int, ...]
     street: int
@@ -59,6 +61,7 @@ class Spot:
     bets: tuple
     donks: tuple
     thresholds: dict
+    big_blind: int | None = None
 
     def tree_config(self) -> TreeConfig:
         """The action tree's inputs."""
@@ -98,7 +101,8 @@ def spot_from_dict(data: dict) -> Spot:
     ranges = tuple(_range(_table(data, "ranges"), p, board) for p in PLAYERS)
     bets, donks = _bets(_table(data, "bets"))
     thresholds = _thresholds(_table(data, "thresholds"))
-    return Spot(board, len(board) - 3, pot, stack, ranges, bets, donks, thresholds)
+    big_blind = _chips(data, "big_blind") if "big_blind" in data else None
+    return Spot(board, len(board) - 3, pot, stack, ranges, bets, donks, thresholds, big_blind)
 
 
 def _only(table: dict, keys, where: str) -> None:

@@ -1,0 +1,255 @@
+"""Heads-up no-limit hold'em from the flop, turn or river with real cards: a spot as a game.
+
+Each player's private state is one of the 1,326 hole-card pairs (:mod:`.combos`), dealt from
+the two ranges: the pair ``(x0, x1)`` has probability proportional to ``r0[x0] * r1[x1]`` when
+the two combos and the board share no card (0 otherwise). The betting follows an action tree of
+:class:`.action_tree.Node` objects (postflop-solver's for a spot file; the Libratus endgames
+build PokerRL's); the turn and river cards are dealt uniformly from the cards that neither the
+board nor the two hands hold. Payoffs are chips, zero-sum, net of what each player has put in:
+each starts with half of ``pot`` in, a fold loses what the folder has put in, a showdown wins
+``pot / 2 + amount`` (the chips each has matched beyond the starting pot).
+
+The public form (:mod:`rcfr.forms.public.tree`, pairing ``"cards"``) keeps the deal factored,
+``w0[x0] * w1[x1] * [x0, x1 share no card]``, and deals each board card ``c`` as a public
+outcome that reweighs both players' combos by ``[c not in x]`` and the deal by
+``1 / (cards left)``; its terminal sweeps handle card removal in linear time
+(:mod:`rcfr.forms.public.card_sweeps`).  The history form (every pair of hands dealt by chance)
+exists for narrow ranges, to check the public form against the LP.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ...core.errors import RcfrError
+from ..protocol import CHANCE, TERMINAL, Game, State
+from ..public import FOLD_RULE, SHOWDOWN_RULE, PublicState, PublicStructure
+from .action_tree import CHANCE as CHANCE_NODE
+from .action_tree import DECISION, FOLDED, SHOWDOWN, Node, count_nodes
+from .cards import card_str
+from .combos import COMBO_CARDS, COMBO_MASKS, NUM_CARDS, NUM_COMBOS, combo_str, live_combos
+from .spot import load_spot
+from .strength import river_strength
+
+_LABELS = [combo_str(k) for k in range(NUM_COMBOS)]
+
+
+@functools.cache
+def _card_free() -> np.ndarray:
+    """``free[c, k]``: 1.0 where combo ``k`` does not hold card ``c`` (float64 [52, 1326])."""
+    bits = np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)
+    free = (COMBO_MASKS[None, :] & bits[:, None]) == 0
+    out = free.astype(np.float64)
+    out.flags.writeable = False
+    return out
+
+
+def disjoint_mass(weights: np.ndarray) -> np.ndarray:
+    """``m[k]``: the total of ``weights`` over the combos that share no card with combo ``k``
+    (inclusion-exclusion over its two cards)."""
+    per_card = np.bincount(COMBO_CARDS.ravel(), np.repeat(weights, 2), minlength=NUM_CARDS)
+    return weights.sum() - per_card[COMBO_CARDS[:, 0]] - per_card[COMBO_CARDS[:, 1]] + weights
+
+
+def _walk(root: Node):
+    """Every node of an action tree (depth first)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack += node.children
+
+
+class SpotGame(Game):
+    """A real-card hold'em spot: ``board`` (card ids), ``ranges`` (two 1,326-weight vectors,
+    the out-of-position player's first; any scale), ``pot`` and ``stack`` in chips, the betting
+    as an action tree ``root``.  ``short_name`` and ``params`` give its game string;
+    ``big_blind`` (chips) makes mbb/g figures, where the spot has one."""
+
+    def __init__(self, board, ranges, pot: int, stack: int, root: Node, *,
+                 short_name: str = "holdem_spot", big_blind: float | None = None,
+                 **params) -> None:
+        super().__init__(**params)
+        self.short_name = short_name
+        self.big_blind = big_blind
+        self.board = tuple(int(c) for c in board)
+        if len(self.board) not in (3, 4, 5) or len(set(self.board)) != len(self.board):
+            raise RcfrError(f"a spot's board has 3, 4 or 5 distinct cards, not {self.board}")
+        self.pot, self.stack, self.root = int(pot), int(stack), root
+        live = live_combos(self.board)
+        r = [np.where(live, np.asarray(w, dtype=np.float64), 0.0) for w in ranges]
+        if any(w.shape != (NUM_COMBOS,) or np.any(w < 0) or not np.all(np.isfinite(w))
+               for w in r):
+            raise RcfrError(f"a spot's ranges are {NUM_COMBOS} weights, 0 or more")
+        z = float(r[0] @ disjoint_mass(r[1]))
+        if z <= 0:
+            raise RcfrError("the two ranges never meet: every pair of their hands shares a card "
+                            "(with each other or the board)")
+        self.ranges = (r[0], r[1])
+        self.deal_weights = (r[0] / z, r[1])  # sum_x0 w0 * disjoint_mass(w1) = 1
+        self._num_actions = max((len(n.actions) for n in _walk(root) if n.kind == DECISION),
+                                default=1)
+
+    # -- the game protocol (the history form: every pair of hands dealt by chance) ---------
+    def new_initial_state(self) -> SpotState:
+        return SpotState(self, (), self.board, self.root, ())
+
+    def num_distinct_actions(self) -> int:
+        return self._num_actions
+
+    def tree_sizes(self) -> dict[str, int]:
+        """The action tree's nodes by kind and street (:func:`.action_tree.count_nodes`)."""
+        return count_nodes(self.root)
+
+    def info_key(self, combo: int, board: tuple, line: tuple) -> str:
+        """A player's information-state string: the hand, the board so far and the betting
+        (both forms write it so)."""
+        cards = "".join(card_str(c) for c in board)
+        return f"{_LABELS[combo]}|{cards}|{','.join(line)}"
+
+    # -- the public form -------------------------------------------------------------------
+    def public_structure(self) -> PublicStructure:
+        """The public form (:mod:`rcfr.forms.public.tree`, pairing ``"cards"``)."""
+        valid0 = np.count_nonzero(self.deal_weights[0])
+        return PublicStructure(
+            root=SpotPublicState(self, self.root, self.board, ()),
+            labels=(_LABELS, _LABELS), pairing="cards", weights=self.deal_weights,
+            deal_histories=np.ones((1, 1), dtype=np.int64), prefix_histories=1 + int(valid0),
+            cards=COMBO_CARDS)
+
+    def chips(self, node: Node) -> float:
+        """What each player has put in at ``node``: half the pot plus the matched amount."""
+        return self.pot / 2 + node.amount
+
+
+class SpotState(State):
+    """A history of a spot: the hands dealt so far, the board, the action-tree node and the
+    betting line (action names and dealt cards)."""
+
+    __slots__ = ("game", "hands", "board", "node", "line")
+
+    def __init__(self, game: SpotGame, hands: tuple, board: tuple, node: Node,
+                 line: tuple) -> None:
+        self.game, self.hands, self.board, self.node, self.line = game, hands, board, node, line
+
+    def current_player(self) -> int:
+        if len(self.hands) < 2:
+            return CHANCE
+        kind = self.node.kind
+        if kind == DECISION:
+            return self.node.player
+        return CHANCE if kind == CHANCE_NODE else TERMINAL
+
+    def legal_actions(self) -> list[int]:
+        player = self.current_player()
+        if player == CHANCE:
+            return [a for a, _ in self.chance_outcomes()]
+        return [] if player == TERMINAL else list(range(len(self.node.actions)))
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        w0, w1 = self.game.deal_weights
+        if not self.hands:
+            p = w0 * disjoint_mass(w1)
+            return [(int(x), float(p[x])) for x in np.flatnonzero(p)]
+        if len(self.hands) == 1:
+            w = w1 * _card_free()[COMBO_CARDS[self.hands[0]]].prod(axis=0)
+            return [(int(x), float(w[x] / w.sum())) for x in np.flatnonzero(w)]
+        used = set(self.board) | {int(c) for h in self.hands for c in COMBO_CARDS[h]}
+        left = [c for c in range(NUM_CARDS) if c not in used]
+        return [(c, 1.0 / len(left)) for c in left]
+
+    def apply_action(self, action: int) -> None:
+        if len(self.hands) < 2:
+            self.hands = (*self.hands, int(action))
+        elif self.node.kind == CHANCE_NODE:
+            self.board = (*self.board, int(action))
+            self.line = (*self.line, card_str(action))
+            self.node = self.node.children[0]
+        else:
+            self.line = (*self.line, str(self.node.actions[action]))
+            self.node = self.node.children[action]
+
+    def returns(self) -> list[float]:
+        stake = self.game.chips(self.node)
+        if self.node.kind == FOLDED:
+            u = -stake if self.node.player == 0 else stake
+        else:
+            strength = river_strength(self.board)[0]
+            s0, s1 = int(strength[self.hands[0]]), int(strength[self.hands[1]])
+            u = stake if s0 > s1 else (-stake if s0 < s1 else 0.0)
+        return [u, -u]
+
+    def information_state_string(self, player: int | None = None) -> str:
+        p = self.current_player() if player is None else player
+        if len(self.hands) <= p:
+            return f"?|{self.line}"
+        return self.game.info_key(self.hands[p], self.board, self.line)
+
+    def action_to_string(self, player: int, action: int) -> str:
+        if player == CHANCE:
+            return _LABELS[action] if len(self.hands) < 2 else card_str(action)
+        return str(self.node.actions[action])
+
+    def clone(self) -> SpotState:
+        return SpotState(self.game, self.hands, self.board, self.node, self.line)
+
+
+class SpotPublicState(PublicState):
+    """A public state of a spot: the action-tree node, the board and the betting line."""
+
+    __slots__ = ("game", "node", "board", "line")
+
+    def __init__(self, game: SpotGame, node: Node, board: tuple, line: tuple) -> None:
+        self.game, self.node, self.board, self.line = game, node, board, line
+
+    def current_player(self) -> int:
+        kind = self.node.kind
+        if kind == DECISION:
+            return self.node.player
+        return CHANCE if kind == CHANCE_NODE else TERMINAL
+
+    def legal_actions(self) -> list[int]:
+        kind = self.node.kind
+        if kind == DECISION:
+            return list(range(len(self.node.actions)))
+        if kind == CHANCE_NODE:
+            return [c for c in range(NUM_CARDS) if c not in self.board]
+        return []
+
+    def child(self, action: int) -> SpotPublicState:
+        if self.node.kind == CHANCE_NODE:
+            return SpotPublicState(self.game, self.node.children[0], (*self.board, int(action)),
+                                   (*self.line, card_str(action)))
+        return SpotPublicState(self.game, self.node.children[action], self.board,
+                               (*self.line, str(self.node.actions[action])))
+
+    def chance_factor(self, outcome: int):
+        """Card ``outcome`` reweighs both players' combos by whether they hold it, and the
+        deal by one over the cards left besides the board and the two hands."""
+        free = _card_free()[outcome]
+        return free / (NUM_CARDS - len(self.board) - 4), free
+
+    def terminal(self) -> tuple[int, float, int, int]:
+        stake = self.game.chips(self.node)
+        if self.node.kind == FOLDED:
+            return FOLD_RULE, (-stake if self.node.player == 0 else stake), 0, 0
+        assert self.node.kind == SHOWDOWN
+        return SHOWDOWN_RULE, stake, 0, 0
+
+    def ranks(self, player: int) -> np.ndarray:
+        return river_strength(self.board)[0].astype(np.int64)
+
+    def information_state_string(self, player: int, private: int) -> str:
+        return self.game.info_key(private, self.board, self.line)
+
+    def action_to_string(self, player: int, action: int) -> str:
+        return str(self.node.actions[action])
+
+
+def holdem_spot(file: str) -> SpotGame:
+    """The game of a spot file (:mod:`.spot`): ``holdem_spot(file=PATH)``."""
+    spot = load_spot(file)
+    return SpotGame(spot.board, spot.ranges, spot.pot, spot.stack, spot.action_tree(),
+                    big_blind=spot.big_blind, file=str(file))

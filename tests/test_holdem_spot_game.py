@@ -1,0 +1,87 @@
+"""Real-card hold'em spots as games: the public form (pairing "cards") against the history
+form, the LP and the n x n reference of its terminal sweeps."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rcfr import load_game, solve
+from rcfr.core.errors import RcfrError
+from rcfr.evaluate import evaluate, realization_plans
+from rcfr.forms.compile import compile_game
+from rcfr.lp import solve_lp
+from rcfr.policy import TabularPolicy, convert_policy
+
+SPOTS = Path(__file__).parent / "data" / "spots"
+
+
+def spot(name: str):
+    return load_game(f"holdem_spot(file={SPOTS / name})")
+
+
+def random_policy(tree, seed):
+    rng = np.random.default_rng(seed)
+    probs = rng.random(tree.num_sequences) + 0.05
+    starts, counts = tree.infoset_seq_start, tree.infoset_num_actions
+    sums = np.add.reduceat(probs, starts) if starts.size else probs[:0]
+    return probs / np.repeat(sums, counts)
+
+
+@pytest.mark.parametrize("name", ["river_wide.toml", "turn_narrow.toml"])
+def test_card_sweeps_equal_the_pairwise_reference(name):
+    """Folds and showdowns with card removal in O(n + 52) = the sum over every pair of
+    combos that share no card, for both players, on random strategies."""
+    t = compile_game(spot(name), form="public")
+    for seed in range(2):
+        plan = realization_plans(t, random_policy(t, seed))
+        for p in (0, 1):
+            fast, ref = np.zeros(t.num_sequences + 2), np.zeros(t.num_sequences + 2)
+            t.terminal_values(p, plan, fast)
+            t.terminal_values(p, plan, ref, dense=True)
+            assert np.abs(ref).max() > 0.1
+            assert np.allclose(fast, ref, atol=1e-12, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["river_narrow.toml", "turn_narrow.toml"])
+def test_public_form_equals_history_form(name):
+    """Sizes, the uniform profile's values and CFR+'s iterates agree between the forms (the
+    history form deals both hands and every turn and river card by chance).  (Later iterates
+    part where a regret ties at zero in one form and sits at 1e-16 in the other.)"""
+    g = spot(name)
+    h, t = compile_game(g, form="history"), compile_game(g, form="public")
+    sizes = t.sizes()
+    for key, value in h.sizes().items():
+        assert sizes[key] == value, key
+    uh, ut = (evaluate(TabularPolicy.uniform(tree)) for tree in (h, t))
+    assert ut.value == pytest.approx(uh.value, abs=1e-10)
+    assert ut.exploitability == pytest.approx(uh.exploitability, abs=1e-10)
+    ph = solve(h, algorithm="cfr+", iterations=10).policy
+    pt = solve(t, algorithm="cfr+", iterations=10).policy
+    assert np.abs(convert_policy(pt, h).probs - ph.probs).max() < 1e-9
+    assert evaluate(pt).exploitability == pytest.approx(evaluate(ph).exploitability, rel=1e-9)
+
+
+@pytest.mark.parametrize("name", ["river_narrow.toml", "turn_narrow.toml"])
+def test_cfr_plus_reaches_the_lp_value(name):
+    """CFR+ on the public form approaches the equilibrium value the LP finds on the history
+    form: |v - v*| is at most the exploitability, which is small."""
+    g = spot(name)
+    v_star = solve_lp(compile_game(g, form="history")).value
+    ev = solve(compile_game(g, form="public"), algorithm="cfr+", iterations=1000).evaluation
+    assert ev.exploitability < 0.05  # chips, of a pot of 100
+    assert abs(ev.value - v_star) <= ev.exploitability + 1e-9
+
+
+def test_river_narrow_value_from_the_lp():
+    """The river spot's equilibrium value to OOP, in chips net of its 50 in the pot."""
+    assert solve_lp(compile_game(spot("river_narrow.toml"), form="history")).value == (
+        pytest.approx(-25.757575757575758, abs=1e-9))
+
+
+def test_ranges_that_never_meet_are_refused(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text('board = "7s8h9dTc2s"\npot = 10\nstack = 10\n[ranges]\noop = "AcKs"\n'
+                    'ip = "AcKh"\n')
+    with pytest.raises(RcfrError, match="never meet"):
+        load_game(f"holdem_spot(file={path})")
