@@ -208,6 +208,8 @@ def _emit(obj) -> None:
 
 def _fmt_expl(ev) -> str:
     text = f"{ev.exploitability:.6g}"
+    if ev.exploitability_pot is not None:
+        text += f"  ({ev.exploitability_pot:.3g}% of the pot)"
     if ev.exploitability_mbb is not None:
         text += f"  ({ev.exploitability_mbb:.4g} mbb/g)"
     return text

@@ -22,13 +22,21 @@ from .policy import TabularPolicy
 @dataclass(frozen=True)
 class Evaluation:
     """Value of a profile to player 0, each player's best-response value, NashConv and
-    exploitability, in game units (``big_blind`` converts to mbb/g for poker games)."""
+    exploitability, in game units (``big_blind`` converts to mbb/g for poker games, ``pot``
+    to a share of a hold'em spot's starting pot)."""
 
     value: float
     best_response_values: tuple[float, float]
     nash_conv: float
     exploitability: float
     big_blind: float | None = None
+    pot: float | None = None
+
+    @property
+    def exploitability_pot(self) -> float | None:
+        """Exploitability as a percentage of the starting pot (hold'em spots only), as
+        postflop solvers quote it."""
+        return None if not self.pot else 100.0 * self.exploitability / self.pot
 
     @property
     def exploitability_mbb(self) -> float | None:
@@ -44,6 +52,8 @@ class Evaluation:
         }
         if self.big_blind is not None:
             out["exploitability_mbb"] = self.exploitability_mbb
+        if self.pot:
+            out["exploitability_pot_pct"] = self.exploitability_pot
         return out
 
 
@@ -125,7 +135,8 @@ def evaluate(game, policy=None) -> Evaluation:
     tree = _tree_of(game, policy)
     value, br0, br1 = tree.evaluate(_probs(tree, policy))  # the form's evaluator
     nash_conv = br0 + br1
-    return Evaluation(value, (br0, br1), nash_conv, nash_conv / 2.0, tree.game.big_blind)
+    return Evaluation(value, (br0, br1), nash_conv, nash_conv / 2.0, tree.game.big_blind,
+                      getattr(tree.game, "starting_pot", None))
 
 
 def exploitability(game, policy=None) -> float:

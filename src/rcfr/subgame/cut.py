@@ -20,8 +20,10 @@ from . import kernels as K
 
 CUT_KINDS = ("chance", "actions")
 # where each poker game's subgames usually start: Leduc's second round, one-card poker after
-# the first wager, 2-NL Hold'em(k)'s flop (after both players' flop buckets)
-DEFAULT_CUTS = {"leduc": "chance:3", "nl_one_card": "actions:1", "nl_holdem2": "chance:4"}
+# the first wager, 2-NL Hold'em(k)'s flop (after both players' flop buckets), a hold'em
+# spot's next street (after both hands and its first card)
+DEFAULT_CUTS = {"leduc": "chance:3", "nl_one_card": "actions:1", "nl_holdem2": "chance:4",
+                "holdem_spot": "chance:3"}
 
 
 @dataclass(frozen=True)

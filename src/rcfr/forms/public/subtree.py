@@ -111,7 +111,7 @@ def compile_subtree(game, actions) -> PublicSubtree:
     ``mass``, the root's chance probability; its root rows' reach is 1 (give the blueprint's
     to :func:`rcfr.forms.public.gadget.gadget_form`)."""
     from ...games.registry import load_game
-    from .tree import _compile
+    from .tree import _compile, _disjoint
 
     game = load_game(game)
     # the game's closed-form node table (spec.nodes) is the whole tree's: the subtree is walked
@@ -132,11 +132,14 @@ def compile_subtree(game, actions) -> PublicSubtree:
             raise RcfrError(f"action {a} is not legal in the public state after {actions[:i]}")
         state = state.child(int(a))
     if factors is not None:
-        W = np.outer(*factors)
-        if spec.pairing == "exclusive":
-            np.fill_diagonal(W, 0.0)
-        mass = float(W.sum())
-        k = np.sqrt(mass)
+        if spec.pairing == "cards":  # (hold'em combos: the pairs that share no card)
+            mass = float(factors[0] @ _disjoint(np.asarray(spec.cards), factors[1]))
+        else:
+            W = np.outer(*factors)
+            if spec.pairing == "exclusive":
+                np.fill_diagonal(W, 0.0)
+            mass = float(W.sum())
+        k = np.sqrt(max(mass, 0.0))
         spec = dataclasses.replace(spec, root=state, weights=(factors[0] / k, factors[1] / k),
                                    nodes=None)
     else:

@@ -263,6 +263,10 @@ class PublicTree(SequenceIndex):
                      seed: int | None) -> PublicSampledPass:
         """A Monte Carlo pass of ``scheme`` over the public nodes of a sampled deal
         (:mod:`rcfr.forms.public.sampled`)."""
+        if self.arrays.card_deal:
+            raise RcfrError("Monte Carlo sampling is not offered on real-card hold'em (its "
+                            "deal over 1,326 x 1,326 hands is never formed); use a full-width "
+                            "algorithm: cfr, cfr+, lcfr, dcfr, pcfr+ or pdcfr+")
         return PublicSampledPass(self, scheme, epsilon, beta, tau, seed)
 
     def terminal_values(self, player: int, plan: np.ndarray, acc: np.ndarray,

@@ -78,6 +78,7 @@ class SpotGame(Game):
         if len(self.board) not in (3, 4, 5) or len(set(self.board)) != len(self.board):
             raise RcfrError(f"a spot's board has 3, 4 or 5 distinct cards, not {self.board}")
         self.pot, self.stack, self.root = int(pot), int(stack), root
+        self.starting_pot = float(self.pot)  # (exploitability as a share of it)
         live = live_combos(self.board)
         r = [np.where(live, np.asarray(w, dtype=np.float64), 0.0) for w in ranges]
         if any(w.shape != (NUM_COMBOS,) or np.any(w < 0) or not np.all(np.isfinite(w))
@@ -98,6 +99,40 @@ class SpotGame(Game):
 
     def num_distinct_actions(self) -> int:
         return self._num_actions
+
+    def _counts(self) -> tuple[int, int]:
+        """Public nodes and histories in closed form: an action-tree node below ``k`` deals
+        stands for the product of the cards each deal could give (the board's live cards in
+        the public form, less the two hands' four in the history form) times, in the history
+        form, the pairs of hands that meet."""
+        cached = self.__dict__.get("_count_cache")
+        if cached is None:
+            w0, w1 = self.deal_weights
+            v0 = (w0 > 0) & (disjoint_mass(w1) > 0)
+            v1 = (w1 > 0) & (disjoint_mass(w0) > 0)
+            pairs = int(round(float(v0 @ disjoint_mass(v1.astype(np.float64)))))
+            public = per_pair = 0
+            stack = [(self.root, len(self.board), 1, 1)]
+            while stack:
+                node, cards, pub, hist = stack.pop()
+                public += pub
+                per_pair += hist
+                if node.kind == CHANCE_NODE:
+                    left = NUM_CARDS - cards
+                    stack.append((node.children[0], cards + 1, pub * left, hist * (left - 4)))
+                else:
+                    stack += [(c, cards, pub, hist) for c in node.children]
+            cached = self.__dict__["_count_cache"] = (public, 1 + int(v0.sum()) + pairs * per_pair)
+        return cached
+
+    def num_public_nodes(self) -> int:
+        """Public nodes of the public form (exact)."""
+        return self._counts()[0]
+
+    def num_histories(self) -> int:
+        """Histories of the history form (exact): the deal's chance nodes plus every node of
+        the action tree for every pair of hands and every runout."""
+        return self._counts()[1]
 
     def tree_sizes(self) -> dict[str, int]:
         """The action tree's nodes by kind and street (:func:`.action_tree.count_nodes`)."""
