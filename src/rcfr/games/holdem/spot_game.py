@@ -138,11 +138,17 @@ class SpotGame(Game):
         """The action tree's nodes by kind and street (:func:`.action_tree.count_nodes`)."""
         return count_nodes(self.root)
 
-    def info_key(self, combo: int, board: tuple, line: tuple) -> str:
-        """A player's information-state string: the hand, the board so far and the betting
-        (both forms write it so)."""
-        cards = "".join(card_str(c) for c in board)
-        return f"{_LABELS[combo]}|{cards}|{','.join(line)}"
+    def info_key(self, combo: int, line: tuple) -> str:
+        """A player's information-state string, as both forms write it: the hand, the spot's
+        board, then each street's actions, a dealt card between streets
+        (``AhAd|Td9d6hQc|check,check|2c|bet 75``)."""
+        text = f"{_LABELS[combo]}|{''.join(card_str(c) for c in self.board)}|"
+        for i, token in enumerate(line):
+            if isinstance(token, int):  # a dealt card
+                text += f"|{card_str(token)}|"
+            else:
+                text += token if i == 0 or isinstance(line[i - 1], int) else "," + token
+        return text
 
     # -- the public form -------------------------------------------------------------------
     def public_structure(self) -> PublicStructure:
@@ -161,7 +167,7 @@ class SpotGame(Game):
 
 class SpotState(State):
     """A history of a spot: the hands dealt so far, the board, the action-tree node and the
-    betting line (action names and dealt cards)."""
+    betting line (action names, and dealt cards as card ids)."""
 
     __slots__ = ("game", "hands", "board", "node", "line")
 
@@ -200,7 +206,7 @@ class SpotState(State):
             self.hands = (*self.hands, int(action))
         elif self.node.kind == CHANCE_NODE:
             self.board = (*self.board, int(action))
-            self.line = (*self.line, card_str(action))
+            self.line = (*self.line, int(action))
             self.node = self.node.children[0]
         else:
             self.line = (*self.line, str(self.node.actions[action]))
@@ -220,7 +226,7 @@ class SpotState(State):
         p = self.current_player() if player is None else player
         if len(self.hands) <= p:
             return f"?|{self.line}"
-        return self.game.info_key(self.hands[p], self.board, self.line)
+        return self.game.info_key(self.hands[p], self.line)
 
     def action_to_string(self, player: int, action: int) -> str:
         if player == CHANCE:
@@ -256,7 +262,7 @@ class SpotPublicState(PublicState):
     def child(self, action: int) -> SpotPublicState:
         if self.node.kind == CHANCE_NODE:
             return SpotPublicState(self.game, self.node.children[0], (*self.board, int(action)),
-                                   (*self.line, card_str(action)))
+                                   (*self.line, int(action)))
         return SpotPublicState(self.game, self.node.children[action], self.board,
                                (*self.line, str(self.node.actions[action])))
 
@@ -277,9 +283,11 @@ class SpotPublicState(PublicState):
         return river_strength(self.board)[0].astype(np.int64)
 
     def information_state_string(self, player: int, private: int) -> str:
-        return self.game.info_key(private, self.board, self.line)
+        return self.game.info_key(private, self.line)
 
     def action_to_string(self, player: int, action: int) -> str:
+        if self.node.kind == CHANCE_NODE:
+            return card_str(action)
         return str(self.node.actions[action])
 
 
