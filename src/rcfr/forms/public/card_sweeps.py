@@ -16,25 +16,28 @@ functions below them read a board.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, uint64
 
 from ...core.errors import RcfrError
 from ...games.holdem.combos import COMBO_CARDS, NUM_COMBOS, as_board, live_combos
 from ...games.holdem.strength import river_strength
+from ...games.public import FOLD_RULE
 
 
 @njit(cache=True)
-def card_fold(cards, reach, total, per_card, out):
-    """``out[i]``: the ``reach`` (whose sum is ``total``) on the combos that share no card with
-    combo ``i``, for every ``i``: the per-card sums of ``i``'s two cards taken away and ``i``
-    itself, counted in both, added back (``per_card``: 52 scratch floats)."""
+def card_fold(cards, live, reach, total, per_card, out):
+    """``out[i]``: the ``reach`` (whose sum over ``live`` is ``total``) on the combos of
+    ``live`` that share no card with combo ``i``, for every ``i`` in ``live``: the per-card
+    sums of ``i``'s two cards taken away and ``i`` itself, counted in both, added back
+    (``per_card``: 52 scratch floats)."""
     per_card[:] = 0.0
-    for j in range(reach.shape[0]):
+    for t in range(live.shape[0]):
+        j = live[t]
         r = reach[j]
-        if r != 0.0:
-            per_card[cards[j, 0]] += r
-            per_card[cards[j, 1]] += r
-    for i in range(out.shape[0]):
+        per_card[cards[j, 0]] += r
+        per_card[cards[j, 1]] += r
+    for t in range(live.shape[0]):
+        i = live[t]
         out[i] = total - per_card[cards[i, 0]] - per_card[cards[i, 1]] + reach[i]
 
 
@@ -85,8 +88,9 @@ def showdown_kernel(cards, order, strength, reach, win, tie, lose, passed, group
     """``out[i] = win * W + tie * T + lose * L`` for every ``i`` in ``order``, where W, T and
     L are the ``reach`` on the combos of ``order`` weaker than, as strong as and stronger than
     ``i`` that share no card with it; ``order`` lists combos sorted by ``strength``, weakest
-    first. 0 outside ``order``."""
-    out[:] = 0.0
+    first; ``out`` is left alone outside ``order``."""
+    for t in range(order.shape[0]):
+        out[order[t]] = 0.0
     _walk(cards, order, strength, reach, win, tie, passed, group, out)
     _walk(cards, order[::-1], strength, reach, lose, 0.0, passed, group, out)
 
@@ -94,8 +98,65 @@ def showdown_kernel(cards, order, strength, reach, win, tie, lose, passed, group
 @njit(cache=True)
 def card_showdown(cards, strength, order, reach, passed, group, out):
     """``out[i]``: the disjoint ``reach`` weaker than combo ``i`` less the disjoint reach
-    stronger (a showdown's win minus loss per unit of stake); 0 outside ``order``."""
+    stronger (a showdown's win minus loss per unit of stake), for ``i`` in ``order``."""
     showdown_kernel(cards, order, strength, reach, 1.0, 0.0, -1.0, passed, group, out)
+
+
+@njit(cache=True)
+def card_terminals(player, plan, term_ctx, term_rule, term_value, tsb, tst, trc, w_opp, w_own,
+                   rows_opp, rows_own, nmax, strength, live_order, num_live, cards, order,
+                   ordered, i_lo, i_hi, acc):
+    """The public form's terminal sweep for hold'em combos (pairing ``"cards"``) over the
+    terminals ``order[i_lo:i_hi]`` (``ordered``; else ``i_lo`` to ``i_hi``): per terminal, the
+    opponent's reach on the context's live combos (``live_order[c]``: the combos either player
+    may hold there, by strength; every other combo has weight 0), then :func:`card_fold` or
+    :func:`card_showdown`, and the player's values added to its sequences, all in
+    O(live + 52).  Arguments as :func:`rcfr.forms.public.terminals._sweep` unpacks them
+    (flat per-context rows at unsigned offsets)."""
+    opp = 1 - player
+    empty = uint64(acc.shape[0] - 2 + player)
+    empty_reach = plan[plan.shape[0] - 2 + opp]
+    sign = 1.0 if player == 0 else -1.0
+    ro = np.zeros(nmax)
+    v = np.zeros(nmax)
+    per_card = np.empty(52)
+    group = np.empty(52)
+    base_opp, stride_opp, ctx_opp = tsb[opp], tst[opp], trc[opp]
+    base_own, stride_own, ctx_own = tsb[player], tst[player], trc[player]
+    for i in range(i_lo, i_hi):
+        z = order[i] if ordered else i
+        c = term_ctx[z]
+        cw = uint64(c) * nmax
+        live = live_order[cw:cw + uint64(num_live[c])]
+        total = 0.0
+        base = base_opp[z]
+        if base < 0:
+            for t in range(live.shape[0]):
+                x = live[t]
+                ro[x] = w_opp[cw + x] * empty_reach
+                total += ro[x]
+        else:
+            ub, stride = uint64(base), uint64(stride_opp[z])
+            rr = uint64(ctx_opp[z]) * nmax
+            for t in range(live.shape[0]):  # (a state the opponent cannot hold: weight 0)
+                x = live[t]
+                ro[x] = w_opp[cw + x] * plan[ub + uint64(max(rows_opp[rr + x], 0)) * stride]
+                total += ro[x]
+        if term_rule[z] == FOLD_RULE:
+            card_fold(cards, live, ro, total, per_card, v)
+            scale = sign * term_value[z]
+        else:
+            card_showdown(cards, strength[cw:cw + nmax], live, ro, per_card, group, v)
+            scale = term_value[z]
+        ob = base_own[z]
+        ost = uint64(stride_own[z])
+        orr = uint64(ctx_own[z]) * nmax
+        for t in range(live.shape[0]):
+            x = live[t]
+            w = w_own[cw + x]
+            if w != 0.0:
+                d = empty if ob < 0 else uint64(ob) + uint64(max(rows_own[orr + x], 0)) * ost
+                acc[d] += w * scale * v[x]
 
 
 def _reach(reach) -> np.ndarray:
@@ -110,7 +171,7 @@ def showdown_values(board, reach, win: float, tie: float, lose: float) -> np.nda
     card ids): ``win``, ``tie`` and ``lose`` are the player's payoffs, ``reach`` the
     opponent's weights over the combos (blocked ones are ignored); 0 for blocked combos."""
     strength, order = river_strength(board)
-    out = np.empty(NUM_COMBOS)
+    out = np.zeros(NUM_COMBOS)
     showdown_kernel(COMBO_CARDS, order, strength, _reach(reach), float(win), float(tie),
                     float(lose), np.empty(52), np.empty(52), out)
     return out
@@ -121,6 +182,6 @@ def fold_values(board, reach, amount: float) -> np.ndarray:
     ids), ``amount`` being the player's payoff; 0 for blocked combos."""
     live = live_combos(as_board(board))
     reach = np.where(live, _reach(reach), 0.0)
-    out = np.empty(NUM_COMBOS)
-    card_fold(COMBO_CARDS, reach, reach.sum(), np.empty(52), out)
-    return np.where(live, float(amount) * out, 0.0)
+    out = np.zeros(NUM_COMBOS)
+    card_fold(COMBO_CARDS, np.flatnonzero(live), reach, reach.sum(), np.empty(52), out)
+    return float(amount) * out

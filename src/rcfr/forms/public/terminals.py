@@ -11,7 +11,7 @@ from numba import njit, prange, uint64
 
 from ...games.public import COUNT_RULE, FOLD_RULE, MATRIX_RULE, SHOWDOWN_RULE
 from .. import threads as _threads  # noqa: F401 (numba's threading layer, set before any call)
-from .card_sweeps import card_fold, card_showdown
+from .card_sweeps import card_terminals
 
 # Terminal sweeps with less work than this (public terminals times private states) stay on one
 # thread: a parallel region costs more than they do (Leduc, Bluff(1,1)).
@@ -199,6 +199,21 @@ def _one_die_par(player, plan, term_ctx, term_value, term_miss, term_q, term_fac
                        gstart[_chunk_start(gstart, ngroups, c + 1, nchunks)], acc)
 
 
+@njit(cache=True, parallel=True)
+def _card_par(player, plan, term_ctx, term_rule, term_value, tsb, tst, trc, w_opp, w_own,
+              rows_opp, rows_own, nmax, strength, live_order, num_live, cards, order, gstart,
+              ngroups, threads, acc):
+    """:func:`~rcfr.forms.public.card_sweeps.card_terminals` on ``threads`` threads (as
+    :func:`_one_die_par`: each group of terminals that add into the same sequences on one
+    thread, in increasing order)."""
+    nchunks = min(ngroups, threads)  # (numba gives each thread one chunk)
+    for c in prange(nchunks):
+        card_terminals(player, plan, term_ctx, term_rule, term_value, tsb, tst, trc, w_opp,
+                       w_own, rows_opp, rows_own, nmax, strength, live_order, num_live, cards,
+                       order, True, gstart[_chunk_start(gstart, ngroups, c, nchunks)],
+                       gstart[_chunk_start(gstart, ngroups, c + 1, nchunks)], acc)
+
+
 @njit(cache=True)
 def _sweep_range(player, plan, flags, terms, opp_rows, own_rows, tables, order, ordered, i_lo,
                  i_hi, acc):
@@ -212,8 +227,6 @@ def _sweep_range(player, plan, flags, terms, opp_rows, own_rows, tables, order, 
     base_own, stride_own, ctx_own, w_own, rows_own, full_own, cnt_own, lt_own, le_own = own_rows
     joint, rank, counts, matrix, pay, cards = tables
     ro = np.empty(n_opp)
-    per_card = np.empty(52 if card_deal else 0)  # hold'em combos: the sweeps' per-card sums
-    group = np.empty(52 if card_deal else 0)
     v = np.zeros(n_own)
     dst = np.empty(n_own, dtype=np.uint64)
     prefix = np.empty(n_opp + 1)
@@ -271,16 +284,9 @@ def _sweep_range(player, plan, flags, terms, opp_rows, own_rows, tables, order, 
             rr = orc * nmax
             for x in range(n_own):
                 dst[x] = uint64(ob) + uint64(max(rows_own[rr + x], 0)) * ost
-        if card_deal:  # hold'em combos: card removal by inclusion-exclusion, O(n + 52)
-            if rule == FOLD_RULE:
-                card_fold(cards, ro, total, per_card, v)
-                scale = sign * term_value[z]
-            else:
-                card_showdown(cards, rank[0, c], order_opp[cw:cw + uint64(nvalid_opp[c])], ro,
-                              per_card, group, v)
-                scale = term_value[z]
-            if dense:  # the n x n reference evaluation
-                _card_pairs(player, rule, cards, rank[0, c], ro, v)
+        if card_deal:  # hold'em combos, the n x n reference (card_terminals: the sweeps)
+            _card_pairs(player, rule, cards, rank[0, c], ro, v)
+            scale = sign * term_value[z] if rule == FOLD_RULE else term_value[z]
             for x in range(n_own):
                 acc[dst[x]] += w_own[cw + x] * scale * v[x]
         elif dense or (dense_deal and (rule == SHOWDOWN_RULE or rule == COUNT_RULE)):
@@ -389,6 +395,17 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, 
     base_own, stride_own, ctx_own = tsb[player], tst[player], trc[player]
     sign = 1.0 if player == 0 else -1.0
     empty_reach = plan[plan.shape[0] - 2 + opp]
+    if card_deal and not dense:
+        strength = rank[0].ravel()
+        if ngroups > 0:
+            _card_par(player, plan, term_ctx, term_rule, term_value, tsb, tst, trc, w_opp, w_own,
+                      rows_opp, rows_own, nmax, strength, order_opp, num_valid[opp], cards,
+                      order, gstart, ngroups, threads, acc)
+        else:
+            card_terminals(player, plan, term_ctx, term_rule, term_value, tsb, tst, trc, w_opp,
+                           w_own, rows_opp, rows_own, nmax, strength, order_opp, num_valid[opp],
+                           cards, order, False, 0, term_ctx.shape[0], acc)
+        return
     if not dense and not dense_deal and _one_die_everywhere(term_rule, max_count, full):
         if ngroups > 0:
             _one_die_par(player, plan, term_ctx, term_value, term_miss, term_q, term_face, tsb,
