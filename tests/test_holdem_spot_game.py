@@ -1,10 +1,12 @@
 """Real-card hold'em spots as games: the public form (pairing "cards") against the history
 form, the LP and the n x n reference of its terminal sweeps."""
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import one_line_error, run_cli
 
 from rcfr import load_game, solve
 from rcfr.core.errors import RcfrError
@@ -85,3 +87,33 @@ def test_ranges_that_never_meet_are_refused(tmp_path):
                     'ip = "AcKh"\n')
     with pytest.raises(RcfrError, match="never meet"):
         load_game(f"holdem_spot(file={path})")
+
+
+def test_range_from_a_weights_file(tmp_path):
+    """A range given as a file of 1,326 weights (postflop-solver's raw order) is the same game
+    as the range string it writes out; bad files are one error line naming them."""
+    from rcfr.games.holdem.ranges import parse_range
+
+    weights = parse_range("QQ,T9s:0.5")
+    (tmp_path / "ip.txt").write_text("\n".join(f"{w:g}" for w in weights))
+    text = (SPOTS / "turn_narrow.toml").read_text()
+    (tmp_path / "s.toml").write_text(text.replace('ip = "QQ,T9s:0.5"', 'ip = { file = "ip.txt" }'))
+    a, b = spot("turn_narrow.toml"), load_game(f"holdem_spot(file={tmp_path / 's.toml'})")
+    # QQ less the three combos with the board's Qc, T9s at 0.5 less Td9d
+    assert np.array_equal(a.ranges[1], b.ranges[1]) and a.ranges[1].sum() == 3 + 0.5 * 3
+    (tmp_path / "ip.txt").write_text("1 0.5")
+    with pytest.raises(RcfrError, match="ranges.ip: the range file .* needs 1,326 weights"):
+        load_game(f"holdem_spot(file={tmp_path / 's.toml'})")
+
+
+def test_cli_prints_the_pot_share_and_refuses_sampling(capsys):
+    """``rcfr solve`` on a spot prints the exploitability in chips and as % of the pot; a
+    Monte Carlo algorithm on the public form is one error line."""
+    game = f"holdem_spot(file={SPOTS / 'river_narrow.toml'})"
+    code, out, err = run_cli(capsys, "solve", game, "-a", "cfr+", "-n", "50", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    ev = result["evaluation"] if "evaluation" in result else result
+    assert ev["exploitability_pot_pct"] == pytest.approx(ev["exploitability"], rel=1e-12)
+    code, out, err = run_cli(capsys, "solve", game, "-a", "os", "-n", "5", "--form", "public")
+    assert one_line_error(code, err).startswith("error: Monte Carlo sampling is not offered")

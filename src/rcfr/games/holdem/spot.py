@@ -36,7 +36,7 @@ import numpy as np
 from ...core.errors import RcfrError
 from .action_tree import STREETS, TreeConfig, build_action_tree
 from .bet_sizes import BetSize, parse_bet_sizes
-from .combos import parse_board, remove_blocked
+from .combos import NUM_COMBOS, parse_board, remove_blocked
 from .ranges import parse_range
 
 PLAYERS = ("oop", "ip")
@@ -82,11 +82,12 @@ def load_spot(path) -> Spot:
         raise RcfrError(f"cannot read the spot file {str(path)!r}: {e.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise RcfrError(f"the spot file {str(path)!r} is not TOML: {e}") from None
-    return spot_from_dict(data)
+    return spot_from_dict(data, path.parent)
 
 
-def spot_from_dict(data: dict) -> Spot:
-    """Validate a spot given as the dict a spot file parses to."""
+def spot_from_dict(data: dict, base: Path | None = None) -> Spot:
+    """Validate a spot given as the dict a spot file parses to (``base``: the folder that a
+    range's ``file`` is read from; default the working folder)."""
     _only(data, _TOP, "")
     for key in ("board", "pot", "stack", "ranges"):
         if key not in data:
@@ -98,7 +99,7 @@ def spot_from_dict(data: dict) -> Spot:
     except RcfrError as e:
         raise RcfrError(f"board: {e}") from None
     pot, stack = _chips(data, "pot"), _chips(data, "stack")
-    ranges = tuple(_range(_table(data, "ranges"), p, board) for p in PLAYERS)
+    ranges = tuple(_range(_table(data, "ranges"), p, board, base) for p in PLAYERS)
     bets, donks = _bets(_table(data, "bets"))
     thresholds = _thresholds(_table(data, "thresholds"))
     big_blind = _chips(data, "big_blind") if "big_blind" in data else None
@@ -126,16 +127,45 @@ def _chips(data: dict, key: str) -> int:
     return value
 
 
-def _range(ranges: dict, player: str, board) -> np.ndarray:
+def _range(ranges: dict, player: str, board, base: Path | None) -> np.ndarray:
     _only(ranges, PLAYERS, "ranges.")
     if player not in ranges:
         raise RcfrError(f"ranges.{player}: missing (a spot needs both ranges)")
+    value = ranges[player]
     try:
-        weights = remove_blocked(parse_range(ranges[player]), board)
+        if isinstance(value, dict):
+            _only(value, ("file",), f"ranges.{player}.")
+            weights = read_weights(Path(base or ".") / str(value.get("file", "")))
+        elif isinstance(value, str):
+            weights = parse_range(value)
+        else:
+            raise RcfrError('a range string such as "66+,A8s+" or a table such as '
+                            '{ file = "oop.txt" }')
+        weights = remove_blocked(weights, board)
     except RcfrError as e:
         raise RcfrError(f"ranges.{player}: {e}") from None
     if not weights.any():
         raise RcfrError(f"ranges.{player}: no combo is left once the board's cards are removed")
+    return weights
+
+
+def read_weights(path: Path) -> np.ndarray:
+    """A range as a text file of 1,326 weights from 0 to 1 (whitespace or commas between
+    them), one per combo in :mod:`.combos`'s order (postflop-solver's raw range order)."""
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise RcfrError(f"cannot read the range file {str(path)!r}: "
+                        f"{getattr(e, 'strerror', None) or e}") from None
+    try:
+        weights = np.array([float(t) for t in text.replace(",", " ").split()])
+    except ValueError as e:
+        raise RcfrError(f"the range file {str(path)!r} holds something other than numbers: "
+                        f"{e}") from None
+    if weights.shape != (NUM_COMBOS,) or not np.all((weights >= 0) & (weights <= 1)):
+        raise RcfrError(f"the range file {str(path)!r} needs {NUM_COMBOS:,} weights from 0 to "
+                        f"1, not {weights.size:,} numbers"
+                        + ("" if weights.shape != (NUM_COMBOS,) else " (one is outside)"))
     return weights
 
 
