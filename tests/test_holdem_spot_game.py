@@ -2,6 +2,7 @@
 form, the LP and the n x n reference of its terminal sweeps."""
 
 import json
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +19,11 @@ from rcfr.policy import TabularPolicy, convert_policy
 SPOTS = Path(__file__).parent / "data" / "spots"
 
 
-def spot(name: str):
-    return load_game(f"holdem_spot(file={SPOTS / name})")
+def spot(which: str):
+    """A packaged spot (``spot=NAME``) or one of this folder's (``file=NAME``)."""
+    key, _, name = which.partition("=")
+    return load_game(f"holdem_spot(file={SPOTS / name})" if key == "file"
+                     else f"holdem_spot(spot={name})")
 
 
 def random_policy(tree, seed):
@@ -30,7 +34,7 @@ def random_policy(tree, seed):
     return probs / np.repeat(sums, counts)
 
 
-@pytest.mark.parametrize("name", ["river_wide.toml", "turn_narrow.toml"])
+@pytest.mark.parametrize("name", ["spot=river_small", "spot=turn_small"])
 def test_card_sweeps_equal_the_pairwise_reference(name):
     """Folds and showdowns with card removal in O(n + 52) = the sum over every pair of
     combos that share no card, for both players, on random strategies."""
@@ -45,7 +49,7 @@ def test_card_sweeps_equal_the_pairwise_reference(name):
             assert np.allclose(fast, ref, atol=1e-12, rtol=1e-12)
 
 
-@pytest.mark.parametrize("name", ["river_narrow.toml", "turn_narrow.toml"])
+@pytest.mark.parametrize("name", ["file=river_narrow.toml", "spot=turn_small"])
 def test_public_form_equals_history_form(name):
     """Sizes, the uniform profile's values and CFR+'s iterates agree between the forms (the
     history form deals both hands and every turn and river card by chance).  (Later iterates
@@ -64,7 +68,7 @@ def test_public_form_equals_history_form(name):
     assert evaluate(pt).exploitability == pytest.approx(evaluate(ph).exploitability, rel=1e-9)
 
 
-@pytest.mark.parametrize("name", ["river_narrow.toml", "turn_narrow.toml"])
+@pytest.mark.parametrize("name", ["file=river_narrow.toml", "spot=turn_small"])
 def test_cfr_plus_reaches_the_lp_value(name):
     """CFR+ on the public form approaches the equilibrium value the LP finds on the history
     form: |v - v*| is at most the exploitability, which is small."""
@@ -77,7 +81,7 @@ def test_cfr_plus_reaches_the_lp_value(name):
 
 def test_river_narrow_value_from_the_lp():
     """The river spot's equilibrium value to OOP, in chips net of its 50 in the pot."""
-    assert solve_lp(compile_game(spot("river_narrow.toml"), form="history")).value == (
+    assert solve_lp(compile_game(spot("file=river_narrow.toml"), form="history")).value == (
         pytest.approx(-25.757575757575758, abs=1e-9))
 
 
@@ -96,9 +100,9 @@ def test_range_from_a_weights_file(tmp_path):
 
     weights = parse_range("QQ,T9s:0.5")
     (tmp_path / "ip.txt").write_text("\n".join(f"{w:g}" for w in weights))
-    text = (SPOTS / "turn_narrow.toml").read_text()
+    text = resources.files("rcfr.games.holdem").joinpath("spots/turn_small.toml").read_text()
     (tmp_path / "s.toml").write_text(text.replace('ip = "QQ,T9s:0.5"', 'ip = { file = "ip.txt" }'))
-    a, b = spot("turn_narrow.toml"), load_game(f"holdem_spot(file={tmp_path / 's.toml'})")
+    a, b = spot("spot=turn_small"), load_game(f"holdem_spot(file={tmp_path / 's.toml'})")
     # QQ less the three combos with the board's Qc, T9s at 0.5 less Td9d
     assert np.array_equal(a.ranges[1], b.ranges[1]) and a.ranges[1].sum() == 3 + 0.5 * 3
     (tmp_path / "ip.txt").write_text("1 0.5")

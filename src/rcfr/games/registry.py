@@ -191,7 +191,8 @@ register("nl_holdem2", NLHoldem2,
          "2-NL Hold'em(k), five E[HS^2] buckets a round (Gibson et al. 2012): "
          "nl_holdem2(stack=36,buckets=5,ranks=13,suits=4)")
 register("holdem_spot", holdem_spot,
-         "real-card no-limit hold'em from the flop, turn or river: holdem_spot(file=SPOT.toml)")
+         "real-card no-limit hold'em from the flop, turn or river: holdem_spot(file=SPOT.toml) "
+         "or holdem_spot(spot=basic_turn)")
 register("goofspiel", Goofspiel,
          "goofspiel, bids hidden: goofspiel(num_cards=5,points_order=descending,imp_info=true)")
 register("liars_dice", LiarsDice, "liar's dice / Bluff: liars_dice(dice=1,faces=6)")

@@ -20,6 +20,7 @@ exists for narrow ranges, to check the public form against the LP.
 from __future__ import annotations
 
 import functools
+from importlib import resources
 
 import numpy as np
 
@@ -291,8 +292,26 @@ class SpotPublicState(PublicState):
         return str(self.node.actions[action])
 
 
-def holdem_spot(file: str) -> SpotGame:
-    """The game of a spot file (:mod:`.spot`): ``holdem_spot(file=PATH)``."""
-    spot = load_spot(file)
-    return SpotGame(spot.board, spot.ranges, spot.pot, spot.stack, spot.action_tree(),
-                    big_blind=spot.big_blind, file=str(file))
+def packaged_spots() -> list[str]:
+    """The names of the spots shipped with rcfr (``holdem_spot(spot=NAME)``)."""
+    return sorted(p.name[:-5] for p in resources.files(__package__).joinpath("spots").iterdir()
+                  if p.name.endswith(".toml"))
+
+
+def holdem_spot(file: str | None = None, spot: str | None = None) -> SpotGame:
+    """The game of a spot file (:mod:`.spot`): ``holdem_spot(file=PATH)``, or of a spot
+    shipped with rcfr, ``holdem_spot(spot=basic_turn)`` (:func:`packaged_spots`)."""
+    if (file is None) == (spot is None):
+        raise RcfrError("holdem_spot takes file=PATH (a spot file) or spot=NAME (one of "
+                        f"{', '.join(packaged_spots())})")
+    if spot is not None:
+        if str(spot) not in packaged_spots():
+            raise RcfrError(f"no spot named {spot!r} ships with rcfr; the spots are "
+                            f"{', '.join(packaged_spots())}")
+        with resources.as_file(resources.files(__package__) / "spots" / f"{spot}.toml") as path:
+            loaded = load_spot(path)
+        params = {"spot": str(spot)}
+    else:
+        loaded, params = load_spot(file), {"file": str(file)}
+    return SpotGame(loaded.board, loaded.ranges, loaded.pot, loaded.stack,
+                    loaded.action_tree(), big_blind=loaded.big_blind, **params)
