@@ -121,3 +121,23 @@ def test_cli_prints_the_pot_share_and_refuses_sampling(capsys):
     assert ev["exploitability_pot_pct"] == pytest.approx(ev["exploitability"], rel=1e-12)
     code, out, err = run_cli(capsys, "solve", game, "-a", "os", "-n", "5", "--form", "public")
     assert one_line_error(code, err).startswith("error: Monte Carlo sampling is not offered")
+
+
+def test_thread_count_changes_no_number():
+    """One and two threads give the same tables and evaluation bit for bit (the terminal
+    sweeps split into their groups even though the spot is small)."""
+    from rcfr.forms.public.tree import compile_public
+    from rcfr.forms.threads import kernel_threads
+    from rcfr.solvers.run import make_solver
+
+    tree = compile_public("holdem_spot(spot=river_small)")
+    runs = []
+    for n, t in ((1, tree), (1, tree.with_thread_groups(0, 0)), (2, tree.with_thread_groups(0, 0)),
+                 (2, tree)):
+        with kernel_threads(n):
+            s = make_solver(t, "dcfr").run(6)
+            runs.append((s.strategy_.copy(), s.avg_weights_.copy(),
+                         np.array(t.evaluate(s.average_policy().probs))))
+    for other in runs[1:]:
+        for a, b in zip(runs[0], other, strict=True):
+            assert np.array_equal(a, b)

@@ -53,10 +53,13 @@ def kernel_threads(threads: int | None = None) -> Iterator[int]:
         numba.set_num_threads(before)
 
 
-def thread_args(*more) -> tuple:
+def thread_args(*more, always: bool = False) -> tuple:
     """The trailing arguments of a threaded kernel: ``(n, *more)`` on ``n`` > 1 numba threads,
     else none, so that one thread runs the kernel compiled without its threaded branches (a
     reachable parallel region, even one never entered, made Leduc's CFR+ iteration three times
-    slower)."""
+    slower).  ``always``: ``(n, *more)`` on one thread too, so that every thread count runs
+    one compilation: two compilations of a kernel may fuse a multiply and an add into one
+    rounding (FMA) in one and not the other, which changed the last bits of hold'em spots'
+    values between one thread and two."""
     n = numba.get_num_threads()
-    return (n, *more) if n > 1 else ()
+    return (n, *more) if n > 1 or always else ()

@@ -507,7 +507,7 @@ class PublicFullWidthPass:
         self._scratch = self._row_values = None
 
     def run(self, players, strategy, weight, avg, inst) -> int:
-        extra = thread_args()
+        extra = thread_args(always=self.tree.arrays.card_deal)
         (public_pass if extra else public_pass_serial)(
             players[0], players[-1] + 1, weight, self.arrays, self.tree.arrays, self.dense,
             strategy, avg, self.work._replace(inst=inst), *extra)
@@ -525,7 +525,7 @@ class PublicFullWidthPass:
     def _thread_args(self) -> tuple:
         """:func:`run_public`'s threaded arguments: the thread count and the tree's levels (built
         on the first threaded call), or none on one thread."""
-        extra = thread_args()
+        extra = thread_args(always=self.tree.arrays.card_deal)
         return (*extra, self.tree._levels) if extra else ()
 
     def layout_fuses(self, solver) -> bool:
@@ -558,7 +558,7 @@ class PublicFullWidthPass:
                              solver.avg_power_, solver.rule_.params.kind == CLIPPED,
                              self.arrays, self.tree.arrays, L, est.regrets, solver.strategy_,
                              solver.avg_weights_, self.work, self._scratch, self._row_values,
-                             *thread_args())
+                             *thread_args(always=self.tree.arrays.card_deal))
         else:
             run_public(iterations, solver.iteration, solver.alternating, solver.avg_power_,
                        solver.rule_.params, solver.link_.kind, solver.link_.param, self.arrays,

@@ -373,7 +373,8 @@ class GadgetForm(SequenceIndex):
         (:func:`evaluate_gadget`; the values sum to zero)."""
         S = self.num_sequences
         return evaluate_gadget(np.ascontiguousarray(probs, dtype=np.float64), *self._args(),
-                               K.padded(S), np.zeros(S + 2), np.zeros(S), *thread_args())
+                               K.padded(S), np.zeros(S + 2), np.zeros(S),
+                               *thread_args(always=self.layout.T.card_deal))
 
     def terminal_values(self, player: int, plan: np.ndarray, acc: np.ndarray) -> None:
         raise RcfrError("a gadget's terminal values come with its passes (evaluate it whole)")
@@ -401,7 +402,8 @@ class GadgetPass:
 
     def run(self, players, strategy, weight, avg, inst) -> int:
         gadget_pass(players[0], players[-1] + 1, weight, *self.form._args(), strategy, avg,
-                    self.work.plan, self.work.acc, inst, *thread_args())
+                    self.work.plan, self.work.acc, inst,
+                    *thread_args(always=self.form.layout.T.card_deal))
         return len(players) * self.form.num_nodes
 
     def fuses(self, rule) -> bool:
@@ -417,7 +419,7 @@ class GadgetPass:
                    solver.rule_.params, solver.link_.kind, solver.link_.param,
                    *self.form._args(), est.regrets, est.prediction, est.values_,
                    solver.strategy_, solver.avg_weights_, self.work.plan, self.work.acc,
-                   self.work.inst, *thread_args())
+                   self.work.inst, *thread_args(always=self.form.layout.T.card_deal))
         solver.iteration += iterations
         solver.nodes_visited += iterations * per
 

@@ -353,7 +353,7 @@ def root_values(sub: PublicSubtree, player: int, reach: np.ndarray, probs: np.nd
                            term_value=np.full_like(T.term_value, 1.0 if opp == 0 else -1.0))
         acc = np.zeros(S + 2)
         terminal_values(opp, plan, T, False, A.seq_bounds[opp], A.seq_bounds[opp + 1], acc,
-                        *thread_args())  # (the full tree's argument types: one compilation)
+                        *thread_args(always=T.card_deal))  # (the full tree's argument types)
         br = np.zeros(S)
         if opponent_probs is None or ones:
             K.best_response(opp, A.bounds[opp], A.bounds[opp + 1], A.seq_start, A.num_actions,

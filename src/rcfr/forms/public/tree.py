@@ -276,7 +276,7 @@ class PublicTree(SequenceIndex):
         :func:`rcfr.core.kernels.terminal_values`).  ``dense`` uses the n0 x n1 matrices."""
         seqs = self.player_sequences(player)
         _terminal_values(player, plan, self.arrays, dense, seqs.start, seqs.stop, acc,
-                         *thread_args())
+                         *thread_args(always=self.arrays.card_deal))
 
     def evaluate(self, probs: np.ndarray) -> tuple[float, float, float]:
         """Player 0's value and both best-response values of the behavioural profile
@@ -297,7 +297,7 @@ class PublicTree(SequenceIndex):
         if not (isinstance(probs, np.ndarray) and probs.dtype == np.float32):
             probs = np.asarray(probs, dtype=np.float64)  # (float32 is read as it is)
         probs = np.ascontiguousarray(probs)
-        extra = thread_args()  # (the levels are built on the first threaded call)
+        extra = thread_args(always=self.arrays.card_deal)  # (the levels: built on first use)
         if layout:
             v, b0, b1 = evaluate_layout(probs, self._full_arrays, self.arrays, self._layout,
                                         plan, second, np.empty(self._layout.max_rows), *extra)
