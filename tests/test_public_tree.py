@@ -72,8 +72,8 @@ def test_one_pass_gives_the_history_forms_regrets(game):
     pol = random_policy(h, 3)
     pub = convert_policy(pol, t)
     sh, st = CFRSolver(h, "cfr", alternating=False), CFRSolver(t, "cfr", alternating=False)
-    sh._setup()
-    st._setup()
+    sh.setup()
+    st.setup()
     sh.strategy_[:], st.strategy_[:] = pol.probs, pub.probs
     sh.run(1)
     st.run(1)
@@ -116,7 +116,7 @@ def test_every_update_rule_runs_on_the_public_form(game, rule):
     a = CFRSolver(h, rule).run(30)
     b = CFRSolver(t, rule).run(30)
     stepped = CFRSolver(t, rule)
-    stepped._setup()
+    stepped.setup()
     stepped.fused_ = False  # the Python path: PublicFullWidthPass.run and the estimator
     stepped.run(30)
     assert np.array_equal(stepped.average_policy().probs, b.average_policy().probs)
@@ -136,7 +136,7 @@ def test_fused_loop_is_the_python_step(rule, link, alternating):
     opts = {"link": link, "alternating": alternating}
     fused = CFRSolver(t, rule, **opts).run(20)
     stepped = CFRSolver(t, rule, **opts)
-    stepped._setup()
+    stepped.setup()
     stepped.fused_ = False
     stepped.run(20)
     assert np.array_equal(stepped.average_policy().probs, fused.average_policy().probs)
@@ -436,7 +436,7 @@ def test_coarse_observations_in_sampled_passes():
     rng = np.random.default_rng(5)
     policy = TabularPolicy.from_weights(h, rng.random(h.num_sequences) + 0.25)
     solver = MCCFRSolver(compile_public(t), "es", seed=1)
-    solver._setup()
+    solver.setup()
     solver.strategy_[:] = convert_policy(policy, t).probs
     back = sequence_map(t, h)
     for player in (0, 1):

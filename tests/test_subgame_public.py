@@ -267,7 +267,7 @@ def test_gadget_fused_loop_equals_python_loop(exact, algorithm):
         for alternating in (True, False):
             fused = make_solver(form, algorithm, alternating=alternating).run(30)
             slow = make_solver(form, algorithm, alternating=alternating)
-            slow._setup()
+            slow.setup()
             slow.fused_ = False
             slow.run(30)
             assert fused.fused_

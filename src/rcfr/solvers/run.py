@@ -363,7 +363,7 @@ def solve(game: Form | str, algorithm: str = "cfr+", iterations: int = 1000,
     auto = target is not None and not eval_every and not eval_nodes  # the target's schedule
     min_nodes = tree.num_nodes / TARGET_SHARE if auto else 0  # (the game's histories)
     solver = solver if solver is not None else make_solver(tree, algorithm, **options)
-    solver._setup()  # validation and kernel loading happen outside the timed runs
+    solver.setup()  # validation and kernel loading happen outside the timed runs
     if nodes is None and hasattr(solver, "check_run"):  # state that grows with the run
         solver.check_run(iterations)
     it0, nodes0 = solver.iteration, solver.nodes_visited

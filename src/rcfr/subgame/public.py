@@ -88,7 +88,7 @@ def solve_gadget(sub: PublicSubtree, kind: str, player: int, reach, iterations: 
                         f"({', '.join(ALGORITHMS)}), not {algorithm!r}")
     form = gadget_form(sub, kind, player, reach, alternative, weight)
     solver = make_solver(form, key, **options)
-    solver._setup()  # (validation and kernel loading outside the timed iterations)
+    solver.setup()  # (validation and kernel loading outside the timed iterations)
     t0 = time.process_time()
     if seconds is None:
         if int(iterations) > 0:
