@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from conftest import SIZE_KEYS, assert_same_forms
 
-from rcfr.abstraction import AbstractGame, CardAbstraction, lift_policy, solve_with_abstraction
+from rcfr.abstraction import AbstractGame, CardAbstraction, lift_policy
+from rcfr.api import solve
 from rcfr.core.errors import RcfrError
 from rcfr.evaluate import evaluate, realization_plans
 from rcfr.forms import compile as tree_module
@@ -415,7 +416,7 @@ def test_coarse_observations_give_the_abstract_game():
     # (J, J is a pair of classes: two jacks), after it every board leaves 5 class pairs
     assert t.ctx_joint_states[0] == 4
     full = compile_game("leduc")
-    ref = solve_with_abstraction(full, "cfr+", 100, abstraction=h)
+    ref = solve(full, "cfr+", 100, abstraction=h)
     ours = CFRSolver(t, "cfr+").run(100).average_policy()
     conv = convert_policy(ours, h)
     # 3e-12 measured (CFR+'s zero regrets, see test_cfr_gives_the_history_forms_strategies)

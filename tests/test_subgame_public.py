@@ -378,7 +378,8 @@ def test_gadget_in_the_run_loop_with_curve_and_checkpoint(exact, tmp_path):
     exploitability curve that ends where the average strategy's evaluation does, a target
     that stops the run, and a checkpoint that resumes bit for bit."""
     from rcfr.forms.public.gadget import gadget_form
-    from rcfr.solvers.run import make_solver, solve
+    from rcfr.run.engine import solve
+    from rcfr.solvers.run import make_solver
 
     pub, probs, plan, subs = exact
     reach, alt, w, _ = _gadget_inputs(subs[0], plan, probs, 1, "maxmargin")

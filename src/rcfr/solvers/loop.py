@@ -242,7 +242,7 @@ class RegretSolver:
         precision (float32 tables: a float32 profile), normalised in place of the average
         sums after the regret and current-strategy tables are dropped, so the profile costs
         no second vector over the sequences.  For evaluating the end of a run that does not
-        fit beside the solver's tables (:func:`rcfr.solvers.run.solve`'s ``release``); the
+        fit beside the solver's tables (:func:`rcfr.run.engine.drive`'s ``release``); the
         solver cannot run, checkpoint or give its average again."""
         self.setup()
         complexity = self.complexity

@@ -1,4 +1,4 @@
-"""What the fictitious-play solvers share: the interface :func:`rcfr.solvers.run.solve` drives
+"""What the fictitious-play solvers share: the interface :mod:`rcfr.run.engine` drives
 (``run(n)``, ``iteration``, ``nodes_visited``, ``average_policy()``, ``current_policy()``,
 ``save_checkpoint`` / ``load_checkpoint``, ``setup()``, ``name``) and their checkpoints
 (``.npz`` + JSON header, :func:`rcfr.core.fileio.write_npz`; never pickle).
@@ -55,10 +55,10 @@ def step_size(schedule: tuple[str, float], t: int) -> float:
 
 
 class FPSolverBase:
-    """The driver interface of :func:`rcfr.solvers.run.solve` for the fictitious-play family.
-    A subclass sets ``name``, fills :meth:`_init_state`, :meth:`_iterate`, :meth:`_average`,
-    and names its checkpoint arrays (:meth:`_state` / :meth:`_load_state`) and the options a
-    resumed run must share (:meth:`_config`)."""
+    """The run engine's driver interface (:class:`rcfr.run.protocol.Solver`) for the
+    fictitious-play family.  A subclass sets ``name``, fills :meth:`_init_state`,
+    :meth:`_iterate`, :meth:`_average`, and names its checkpoint arrays (:meth:`_state` /
+    :meth:`_load_state`) and the options a resumed run must share (:meth:`_config`)."""
 
     name = "fp"
     complexity = None  # no estimator: tables over sequences (or networks: see NFSP)
