@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..abstraction.solve import AbstractedSolver, abstract_form, refuse_targets
-from ..core.checks import whole_number
+from ..core.checks import MAX_COUNT, whole_number
 from ..core.errors import RcfrError
 from ..core.fileio import write_json
 from ..core.names import EPISODIC
@@ -81,11 +81,17 @@ class RunHooks:
 # -- the loop -------------------------------------------------------------------------------
 def drive(tree: Form, solver: Solver, iterations: int | None = None, eval_every: int = 0, *,
           nodes: int | None = None, eval_nodes: int = 0, target: float | None = None,
-          release: bool = False, hooks: RunHooks | None = None) -> RunResult:
+          release: bool = False, time_budget: float | None = None,
+          clock: Callable[[], float] = time.perf_counter, measure: bool = True,
+          hooks: RunHooks | None = None) -> RunResult:
     """Run the set-up ``solver`` (its policies index ``tree``) for ``iterations`` more
     iterations -- or, with ``nodes``, whole iterations until that many more histories have
-    been visited -- evaluating its average strategy every ``eval_every`` iterations and every
-    ``eval_nodes`` nodes (0: only at the end).  With ``target`` (exploitability, game units)
+    been visited, or, with ``time_budget``, whole chunks until that many seconds of ``clock``
+    time have been spent iterating (a subgame re-solved for a time) -- evaluating its average
+    strategy every ``eval_every`` iterations and every ``eval_nodes`` nodes (0: only at the
+    end; ``measure=False``: not even then, the result's ``evaluation`` is None: a re-solved
+    subgame is measured in the whole game).  The result's ``seconds`` count ``clock`` time
+    spent iterating.  With ``target`` (exploitability, game units)
     the run stops at the first evaluation point that close to equilibrium; without a schedule
     the target sets its own points (:func:`~rcfr.run.schedule.target_gap`).  With
     ``release`` the run ends by turning the solver's average sums into the final profile in
@@ -97,10 +103,12 @@ def drive(tree: Form, solver: Solver, iterations: int | None = None, eval_every:
     iterations = iterations or 0
     auto = target is not None and not eval_every and not eval_nodes  # the target's schedule
     min_nodes = tree.num_nodes / TARGET_SHARE if auto else 0  # (the game's histories)
-    if nodes is None and hasattr(solver, "check_run"):  # state that grows with the run
-        solver.check_run(iterations)
+    if nodes is None and time_budget is None and hasattr(solver, "check_run"):
+        solver.check_run(iterations)  # (state that grows with the run)
     it0, nodes0 = solver.iteration, solver.nodes_visited
     chunk = eval_every if eval_every else max(1, min(1000, (iterations or 1000) // 100))
+    if time_budget is not None:  # whole chunks until the time is spent
+        iterations = MAX_COUNT
     by_eval_nodes = bool(eval_nodes) or (auto and nodes is not None)
     next_eval_nodes = eval_nodes or (target_gap(0, 1.0, min_nodes) if by_eval_nodes else 0)
     next_eval_it = None  # the target's next point in iterations (set after the first chunk)
@@ -121,14 +129,16 @@ def drive(tree: Form, solver: Solver, iterations: int | None = None, eval_every:
         done_it, done_nodes = solver.iteration - it0, solver.nodes_visited - nodes0
         if (done_it >= iterations) if nodes is None else (done_nodes >= nodes):
             break
+        if time_budget is not None and seconds >= time_budget:
+            break
         before = solver.iteration
         if by_nodes:  # whole iterations up to the first past the budget or evaluation point
             goal = min(nodes, next_eval_nodes) if by_eval_nodes else nodes
             step = goal - done_nodes
             step = min(step, max(1, int(CHUNK_SECONDS / per_node)) if per_node > 0 else 1)
-            t0 = time.perf_counter()
+            t0 = clock()
             solver.run_nodes(step)
-            elapsed = time.perf_counter() - t0
+            elapsed = clock() - t0
             per_node = elapsed / max(1, solver.nodes_visited - nodes0 - done_nodes)
         else:
             n = chunk - (solver.iteration % chunk)
@@ -146,13 +156,14 @@ def drive(tree: Form, solver: Solver, iterations: int | None = None, eval_every:
                 per = done_nodes / done_it if done_it else float("inf")
                 goal = min(nodes, next_eval_nodes) if by_eval_nodes else nodes
                 n = max(1, min(n, int(-(-(goal - done_nodes) // per)) if done_it else 1))
-            t0 = time.perf_counter()
+            t0 = clock()
             solver.run(n)
-            elapsed = time.perf_counter() - t0
+            elapsed = clock() - t0
             per_iteration = elapsed / n
         seconds += elapsed
         done_nodes = solver.nodes_visited - nodes0
         at_end = (solver.iteration - it0 >= iterations) if nodes is None else done_nodes >= nodes
+        at_end = at_end or (time_budget is not None and seconds >= time_budget)
         # an evaluation point passed (an episodic solver may end a chunk a few past it)
         due = eval_every and solver.iteration // eval_every > before // eval_every
         if by_eval_nodes and done_nodes >= next_eval_nodes:
@@ -198,7 +209,7 @@ def drive(tree: Form, solver: Solver, iterations: int | None = None, eval_every:
         _, policy, evaluation = last
     else:
         policy = solver.average_policy()
-        evaluation = evaluate(tree, policy)
+        evaluation = evaluate(tree, policy) if measure else None
     return _result(tree, solver, seconds=seconds, policy=policy, evaluation=evaluation,
                    curve=curve, curve_nodes=curve_nodes, iterations_run=solver.iteration - it0,
                    interrupted=interrupted, checkpoint_error=failed, target_reached=reached)
