@@ -31,7 +31,6 @@ from .core.lazy import Deferred
 from .core.names import DEEP_ALGORITHMS, FP_ALGORITHMS
 from .games.registry import STANDARD_GAMES, load_game, registered_games
 from .run.curve import checkpoint_seed, curve_path
-from .run.engine import RunHooks, run_spec
 from .run.spec import RunSpec, load_run_spec
 from .solvers.options import (
     DEEP_PANEL,
@@ -409,6 +408,8 @@ def solve(
             "--resume": resume, "--abstraction": run.abstraction, "--out-abstract": out_abstract})
         return _solve_rounds(run.game, rounds, run.algorithm, run.iterations, run.nodes,
                              as_json, out_file, **run.solver_options())
+    from .run.engine import RunHooks, run_spec  # (the numerical core: not for --help)
+
     hooks = RunHooks(checkpoint=checkpoint, checkpoint_every=checkpoint_every or 60.0,
                      resume=resume, further=True, out=out_file, out_current=current_file,
                      out_abstract=out_abstract,  # the curve kept beside the checkpoint

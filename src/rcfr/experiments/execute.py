@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import RcfrError
-from ..run.engine import RunHooks, run_spec
 from ..run.spec import RunSpec
 
 
@@ -110,6 +109,8 @@ def _execute(spec: RunSpec, directory: Path, checkpoint_every: float,
              max_memory: str | int | None = None) -> dict[str, Any]:
     """A sweep's run: :func:`run_spec` checkpointing to ``<hash>.ckpt.npz`` (its curve in
     ``<hash>.curve.json``) and resuming from there; the store's row."""
+    from ..run.engine import RunHooks, run_spec  # (the numerical core: not for --help)
+
     gc.collect()  # a worker's previous run's tables (cycles would keep them beside this one;
     # collected here, not after that run, so its result reached the driver at once)
     ckpt = directory / f"{spec.hash}.ckpt.npz"
