@@ -374,7 +374,7 @@ def test_gadgets_in_fresh_interpreters(tmp_path):
 
 
 def test_gadget_in_the_run_loop_with_curve_and_checkpoint(exact, tmp_path):
-    """The gadget goes through ``rcfr.solvers.run.solve`` like any compiled game: an
+    """The gadget goes through ``rcfr.run.engine.solve`` like any compiled game: an
     exploitability curve that ends where the average strategy's evaluation does, a target
     that stops the run, and a checkpoint that resumes bit for bit."""
     from rcfr.forms.public.gadget import gadget_form
