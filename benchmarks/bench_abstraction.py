@@ -28,8 +28,8 @@ try:
 except ImportError:  # running from a checkout without an installed package
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import rcfr
-from rcfr.abstraction import abstraction_baselines
-from rcfr.abstraction.thesis import run_variant
+
+from rcfr.experiments.thesis import abstraction_baselines, run_variant
 
 GAMES = {"leduc": ("leduc(canonical=true)", ("BF", "BF_BS", "BF+", "BF+_BS", "RP")),
          "nl_one_card": ("nl_one_card", ("BF", "BF_BS", "BF+", "BF+_BS"))}

@@ -59,7 +59,7 @@ def run_rcfr(game: str, key: str, iterations: int, points: list[int], seed: int,
     solver = make_solver(tree, key, seed=seed, **options)
     if network != "mlp":
         key = f"{key} ({network})"
-    solver._setup()
+    solver.setup()
     rows, cpu = [], 0.0
     for it in range(1, iterations + 1):
         t0 = time.process_time()

@@ -163,7 +163,7 @@ def openspiel_nfsp(game: str, episodes: int, evals: list[int], hidden: int, seed
 
 def rcfr_nfsp(game: str, evals: list[int], options: dict, seed: int) -> list:
     solver = make_solver(game, "nfsp", seed=seed, **options)
-    solver._setup()
+    solver.setup()
     curve, cpu = [], 0.0
     for target in evals:
         c = _cpu()

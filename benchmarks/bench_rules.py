@@ -95,7 +95,7 @@ def time_to(make, n: int, repeats: int = 3) -> dict[str, float]:
     cpu, wall = [], []
     for _ in range(repeats):
         solver = make()
-        solver._setup()  # validation and kernel loading outside the timing
+        solver.setup()  # validation and kernel loading outside the timing
         c0, w0 = time.process_time(), time.perf_counter()
         solver.run(n)
         cpu.append(time.process_time() - c0)

@@ -56,7 +56,7 @@ def measure(game: str, rules: list[str], iterations: int, chunks: int) -> list[d
         base: dict[str, Any] = {}
         for name, kw in VARIANTS.items():
             s = CFRSolver(tree, rule, seed=0, **kw)
-            s._setup()  # compile the kernels outside the timing
+            s.setup()  # compile the kernels outside the timing
             per = max(1, iterations // chunks)
             times = []
             while s.iteration < iterations:

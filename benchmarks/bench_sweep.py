@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from timing import median_time, version_of  # noqa: E402
 
 from rcfr.experiments import RunSpec, Store, SweepSpec, execute, run_sweep
-from rcfr.solvers.run import solve  # noqa: E402
+from rcfr.run.engine import solve  # noqa: E402
 
 
 def sweep_seconds(runs: list[RunSpec], workers: int, stamps: list | None = None) -> float:

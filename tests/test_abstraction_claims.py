@@ -12,8 +12,7 @@ from __future__ import annotations
 import pytest
 
 import rcfr
-from rcfr.abstraction import abstraction_baselines
-from rcfr.abstraction.thesis import run_variant
+from rcfr.experiments.thesis import abstraction_baselines, run_variant
 
 ABSTRACT_ITERATIONS = 20_000
 RCFR_ITERATIONS = 500

@@ -14,7 +14,8 @@ from conftest import run_cli as run
 
 import rcfr
 from rcfr.core.errors import RcfrError
-from rcfr.solvers.run import TARGET_RATIO, make_solver
+from rcfr.run.schedule import TARGET_RATIO
+from rcfr.solvers.run import make_solver
 
 
 def _first_reaching(target: float) -> int:

@@ -10,10 +10,11 @@ import pytest
 from rcfr.cli import main
 from rcfr.evaluate import evaluate
 from rcfr.forms.compile import compile_game
+from rcfr.run.engine import solve
 from rcfr.solvers.deep.memory import Reservoir
 from rcfr.solvers.deep.nets import ADVANTAGE, POLICY, NetModel
 from rcfr.solvers.memory import reservoir_slots
-from rcfr.solvers.run import make_solver, solve
+from rcfr.solvers.run import make_solver
 
 SMALL = {"traversals": 40, "train_steps": 20, "batch_size": 32, "memory": 100}
 

@@ -147,3 +147,28 @@ def test_cli_refusals_before_ray(capsys, monkeypatch):
         code, _, err = run_cli(capsys, "solve", LEDUC, "-n", "1", "--distributed", "ray",
                                "--address", address)
         one_line_error(code, err)
+
+
+def test_the_distributed_solver_keeps_the_solver_protocol(tmp_path):
+    """The run engine's protocol: ``setup()``, the policies, and ``load_checkpoint`` into a
+    running solver of the same run (the same tables as :meth:`resume`); a checkpoint of
+    another run is refused with one line."""
+    from rcfr.run.protocol import Solver
+
+    d = DistributedSolver(LEDUC, "cfr+", actors=2, ray=False)
+    assert isinstance(d, Solver)
+    d.setup()
+    d.run(7)
+    d.save_checkpoint(tmp_path / "a")
+    d.run(3)
+    fresh = DistributedSolver(LEDUC, "cfr+", actors=2, ray=False)
+    fresh.load_checkpoint(tmp_path / "a")
+    resumed = DistributedSolver.resume(tmp_path / "a", ray=False)
+    assert fresh.iteration == resumed.iteration == 7
+    assert fresh.nodes_visited == resumed.nodes_visited
+    for k, v in _tables(resumed).items():
+        assert np.array_equal(fresh.global_arrays()[k], v)
+    current = fresh.current_policy()
+    assert np.array_equal(current.probs, resumed.global_arrays()["strategy"])
+    with pytest.raises(RcfrError, match="--actors 2, not 3"):
+        DistributedSolver(LEDUC, "cfr+", actors=3, ray=False).load_checkpoint(tmp_path / "a")

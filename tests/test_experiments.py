@@ -19,10 +19,10 @@ from conftest import run_cli as run
 import rcfr
 from rcfr.core.errors import RcfrError
 from rcfr.experiments import RunSpec, Store, load_sweep, parse_sweep, plan, run_sweep
-from rcfr.experiments.execute import RunHooks, log_schedule, run_spec
 from rcfr.experiments.figures import mean_ci
 from rcfr.experiments.store import MIGRATIONS, SCHEMA_VERSION
-from rcfr.solvers.run import solve
+from rcfr.run.engine import RunHooks, run_spec, solve
+from rcfr.run.schedule import log_schedule
 
 SMALL = """
 name = "small"
@@ -426,31 +426,32 @@ def test_eval_from_bounds_a_log_schedule_from_below(tmp_path):
 
 
 def test_a_segmented_run_keeps_only_its_last_segments_average(monkeypatch):
-    """A run evaluated on a log schedule is one ``solve`` call per segment; the segments'
+    """A run evaluated on a log schedule is one ``drive`` call per segment; the segments'
     averages are evaluated, not kept beside the next segment's tables (at 2-NL Hold'em(36)
     each is 1.6 GB), and the run's result is the last segment's, with the whole curve."""
     import gc
     import weakref
 
-    import rcfr.api
+    import rcfr.run.engine as engine
 
     made, alive = [], []
+    drive = engine.drive
 
-    def solving(*args, **kwargs):
+    def driving(*args, **kwargs):
         gc.collect()
         alive.append(sum(ref() is not None for ref in made))  # as the segment starts
-        result = solve(*args, **kwargs)
+        result = drive(*args, **kwargs)
         made.append(weakref.ref(result.policy))
         return result
 
-    monkeypatch.setattr(rcfr.api, "solve", solving)
+    monkeypatch.setattr(engine, "drive", driving)
     spec = RunSpec(game="kuhn", algorithm="cfr+", iterations=300, eval_log=2)
     run = run_spec(spec, RunHooks())
     assert len(made) == len(log_schedule(300, 2)) == 6
     assert alive == [0] * 6
-    assert run.result.policy is made[-1]()
+    assert run.policy is made[-1]()
     assert [p["iterations"] for p in run.points] == log_schedule(300, 2)
-    np.testing.assert_array_equal(run.result.policy.probs,
+    np.testing.assert_array_equal(run.policy.probs,
                                   solve("kuhn", "cfr+", 300).policy.probs)
 
 
@@ -491,7 +492,7 @@ def test_a_run_killed_as_its_checkpoint_reaches_an_evaluation_point_keeps_the_po
     """A segment's checkpoint is written as its solve() returns, before its curve point is
     committed: killed in between, the run resumed past the point and lost it (points 1, 2, 25
     of 1, 2, 8, 25).  The resumed run measures it; every point's value is filled."""
-    import rcfr.solvers.run as run_module
+    import rcfr.run.engine as run_module
     from rcfr.experiments.execute import execute
 
     spec = RunSpec(game="kuhn", algorithm="cfr", iterations=25, eval_log=2)
@@ -533,7 +534,7 @@ def test_a_run_killed_as_its_checkpoint_reaches_an_evaluation_point_keeps_the_po
 
 def test_a_node_budget_run_killed_at_an_evaluation_point_keeps_it_too(tmp_path, monkeypatch):
     """The same with a node budget: the segment ends at the first iteration past its point."""
-    import rcfr.solvers.run as run_module
+    import rcfr.run.engine as run_module
     from rcfr.experiments.execute import execute
 
     spec = RunSpec(game="kuhn", algorithm="es", nodes=3000, eval_log=2, seed=1)

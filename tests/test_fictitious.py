@@ -12,10 +12,11 @@ from rcfr import solve_lp
 from rcfr.core.errors import RcfrError
 from rcfr.evaluate import evaluate
 from rcfr.games.matrix import MatrixGame
+from rcfr.run.engine import solve
 from rcfr.solvers.fp.fictitious import FictitiousPlay
 from rcfr.solvers.fp.fsp import FSPSolver
 from rcfr.solvers.fp.xfp import XFPSolver
-from rcfr.solvers.run import make_solver, solve
+from rcfr.solvers.run import make_solver
 
 
 # Leduc to 12 iterations (1.03 from 2.60 at the first; OpenSpiel's Python best responses make

@@ -177,7 +177,7 @@ def test_compact_full_width_keeps_one_sequence_vector(game, monkeypatch):
             for threads in (1, 2):
                 with kernel_threads(threads), monkeypatch.context() as m:
                     s = rcfr.solvers.run.make_solver(tree, alg, storage="int16")
-                    s._setup()
+                    s.setup()
                     if not lean:
                         m.setattr(type(s.pass_), "lean_work", lambda self: self.work)
                     s.run(3)

@@ -67,7 +67,7 @@ def test_minibatch_fits_exactly_the_touched_information_sets(leduc):
     regs = [Lookup(), Lookup()]
     est = RegressionRegrets(regs, "onehot", rule="cfr", minibatch=True)
     solver = MCCFRSolver(leduc, "es", seed=2, estimator=est)
-    solver._setup()
+    solver.setup()
     inst = np.zeros(leduc.num_sequences)
     solver.pass_.run((0,), solver.strategy_, 1.0, solver.avg_weights_, inst)
     lo, hi = est.bounds_[0]

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from rcfr.evaluate import evaluate
+from rcfr.run.engine import solve
 from rcfr.solvers.memory import ReservoirBuffer
 from rcfr.solvers.mlp import MLP, cross_entropy_grad, squared_error_grad
-from rcfr.solvers.run import make_solver, solve
+from rcfr.solvers.run import make_solver
 
 SMALL = {"envs": 32, "batch_size": 32, "rl_memory": 5000, "sl_memory": 5000,
          "learn_every": 32, "sl_lr": 0.05, "rl_lr": 0.05}

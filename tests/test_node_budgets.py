@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import rcfr.solvers.run as run_module
-from rcfr.solvers.run import make_solver, solve
+import rcfr.run.engine as run_module
+from rcfr.run.engine import solve
+from rcfr.solvers.run import make_solver
 
 
 def _run(scheme: str, seed: int):

@@ -78,8 +78,8 @@ def test_layout_kernels_equal_the_contract_order_exactly(game):
     for alg, alternating in (("cfr", True), ("cfr+", True), ("cfr+", False)):
         fast = CFRSolver(t, alg, alternating=alternating)
         slow = CFRSolver(t, alg, alternating=alternating)
-        slow._setup()
-        assert fast._setup() is None and fast.pass_.layout_fuses(fast)
+        slow.setup()
+        assert fast.setup() is None and fast.pass_.layout_fuses(fast)
         slow.pass_.layout_fuses = lambda solver: False  # the contract-order kernel
         for n in (1, 6, 13):
             fast.run(n)
@@ -100,7 +100,7 @@ def test_large_trees_keep_the_contract_order(monkeypatch):
     monkeypatch.setattr(public_layout, "LAYOUT_MAX_SEQUENCES", t.num_sequences - 1)
     probs = random_policy(t, 5).probs
     big = CFRSolver(t, "cfr+")
-    big._setup()
+    big.setup()
     assert not big.pass_.layout_fuses(big)
     expected = t.evaluate(probs)  # (the contract-order evaluation)
     big.run(5)

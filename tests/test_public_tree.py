@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from conftest import SIZE_KEYS, assert_same_forms
 
-from rcfr.abstraction import AbstractGame, CardAbstraction, lift_policy, solve_with_abstraction
+from rcfr.abstraction import AbstractGame, CardAbstraction, lift_policy
+from rcfr.api import solve
 from rcfr.core.errors import RcfrError
 from rcfr.evaluate import evaluate, realization_plans
 from rcfr.forms import compile as tree_module
@@ -72,8 +73,8 @@ def test_one_pass_gives_the_history_forms_regrets(game):
     pol = random_policy(h, 3)
     pub = convert_policy(pol, t)
     sh, st = CFRSolver(h, "cfr", alternating=False), CFRSolver(t, "cfr", alternating=False)
-    sh._setup()
-    st._setup()
+    sh.setup()
+    st.setup()
     sh.strategy_[:], st.strategy_[:] = pol.probs, pub.probs
     sh.run(1)
     st.run(1)
@@ -116,7 +117,7 @@ def test_every_update_rule_runs_on_the_public_form(game, rule):
     a = CFRSolver(h, rule).run(30)
     b = CFRSolver(t, rule).run(30)
     stepped = CFRSolver(t, rule)
-    stepped._setup()
+    stepped.setup()
     stepped.fused_ = False  # the Python path: PublicFullWidthPass.run and the estimator
     stepped.run(30)
     assert np.array_equal(stepped.average_policy().probs, b.average_policy().probs)
@@ -136,7 +137,7 @@ def test_fused_loop_is_the_python_step(rule, link, alternating):
     opts = {"link": link, "alternating": alternating}
     fused = CFRSolver(t, rule, **opts).run(20)
     stepped = CFRSolver(t, rule, **opts)
-    stepped._setup()
+    stepped.setup()
     stepped.fused_ = False
     stepped.run(20)
     assert np.array_equal(stepped.average_policy().probs, fused.average_policy().probs)
@@ -415,7 +416,7 @@ def test_coarse_observations_give_the_abstract_game():
     # (J, J is a pair of classes: two jacks), after it every board leaves 5 class pairs
     assert t.ctx_joint_states[0] == 4
     full = compile_game("leduc")
-    ref = solve_with_abstraction(full, "cfr+", 100, abstraction=h)
+    ref = solve(full, "cfr+", 100, abstraction=h)
     ours = CFRSolver(t, "cfr+").run(100).average_policy()
     conv = convert_policy(ours, h)
     # 3e-12 measured (CFR+'s zero regrets, see test_cfr_gives_the_history_forms_strategies)
@@ -436,7 +437,7 @@ def test_coarse_observations_in_sampled_passes():
     rng = np.random.default_rng(5)
     policy = TabularPolicy.from_weights(h, rng.random(h.num_sequences) + 0.25)
     solver = MCCFRSolver(compile_public(t), "es", seed=1)
-    solver._setup()
+    solver.setup()
     solver.strategy_[:] = convert_policy(policy, t).probs
     back = sequence_map(t, h)
     for player in (0, 1):

@@ -23,7 +23,7 @@ def test_sampled_regrets_are_unbiased(spec, scheme, samples):
     rng = np.random.default_rng(11)
     policy = rcfr.TabularPolicy.from_weights(h, rng.random(h.num_sequences) + 0.25)
     solver = MCCFRSolver(compile_public(t), scheme, seed=3)
-    solver._setup()
+    solver.setup()
     solver.strategy_[:] = convert_policy(policy, t).probs
     solver.avg_weights_[:] = rng.random(t.num_sequences) * 10  # what AS samples from
     back = sequence_map(t, h)  # the public sequence of each history-form sequence
@@ -58,7 +58,7 @@ def _reference(spec, scheme, seed, rule):
     """A solver whose passes go through the deal's history-form node arrays and the history
     form's sampled pass (the Python step)."""
     solver = MCCFRSolver(compile_public(spec), scheme, seed=seed, rule=rule)
-    solver._setup()
+    solver.setup()
     solver.fused_ = False
     ps = solver.pass_
     ps.run = lambda players, *args: ps.reference_run(players[0], *args)
@@ -78,7 +78,7 @@ def test_fused_pass_is_the_history_form_pass_on_the_deal(spec, scheme, rule):
     trajectory)."""
     fused = MCCFRSolver(compile_public(spec), scheme, seed=7, rule=rule).run(40)
     step = MCCFRSolver(compile_public(spec), scheme, seed=7, rule=rule)
-    step._setup()
+    step.setup()
     step.fused_ = False
     step.run(40)
     ref = _reference(spec, scheme, 7, rule).run(40)

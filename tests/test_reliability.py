@@ -536,9 +536,9 @@ def test_two_sweep_drivers_on_one_store_share_the_runs(tmp_path):
     """Issue 30: two ``rcfr sweep`` processes on one store run each of a 12-run spec once
     between them (the second skips the runs the first holds): exactly 12 rows afterwards,
     each equal to a direct solve."""
-    from rcfr.experiments.execute import run_spec
     from rcfr.experiments.spec import load_sweep
     from rcfr.experiments.store import Store
+    from rcfr.run.engine import run_spec
 
     spec = tmp_path / "s.toml"
     spec.write_text("[base]\ngame = \"kuhn\"\neval_every = 0\n[grid]\n"
@@ -558,7 +558,7 @@ def test_two_sweep_drivers_on_one_store_share_the_runs(tmp_path):
     assert len(rows) == 12 and set(rows) == set(sweep.hashes())
     for one in sweep.runs:
         row = rows[one.hash]
-        direct = run_spec(one).result.evaluation
+        direct = run_spec(one).evaluation
         assert row["status"] == "done" and row["exploitability"] == direct.exploitability
         assert row["value"] == direct.value
 

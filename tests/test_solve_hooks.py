@@ -5,7 +5,8 @@ import pytest
 
 import rcfr
 from rcfr.core.errors import RcfrError
-from rcfr.solvers.run import make_solver, solve
+from rcfr.run.engine import solve
+from rcfr.solvers.run import make_solver
 
 
 def test_stop_after_a_chunk_then_resume_equals_an_uninterrupted_run(tmp_path):

@@ -267,7 +267,7 @@ def test_gadget_fused_loop_equals_python_loop(exact, algorithm):
         for alternating in (True, False):
             fused = make_solver(form, algorithm, alternating=alternating).run(30)
             slow = make_solver(form, algorithm, alternating=alternating)
-            slow._setup()
+            slow.setup()
             slow.fused_ = False
             slow.run(30)
             assert fused.fused_
@@ -374,11 +374,12 @@ def test_gadgets_in_fresh_interpreters(tmp_path):
 
 
 def test_gadget_in_the_run_loop_with_curve_and_checkpoint(exact, tmp_path):
-    """The gadget goes through ``rcfr.solvers.run.solve`` like any compiled game: an
+    """The gadget goes through ``rcfr.run.engine.solve`` like any compiled game: an
     exploitability curve that ends where the average strategy's evaluation does, a target
     that stops the run, and a checkpoint that resumes bit for bit."""
     from rcfr.forms.public.gadget import gadget_form
-    from rcfr.solvers.run import make_solver, solve
+    from rcfr.run.engine import solve
+    from rcfr.solvers.run import make_solver
 
     pub, probs, plan, subs = exact
     reach, alt, w, _ = _gadget_inputs(subs[0], plan, probs, 1, "maxmargin")

@@ -211,7 +211,7 @@ def test_parallel_batch_sums_its_threads_passes_in_order():
     rng = np.random.default_rng(2)
     for scheme in ("es", "as", "cs"):
         s = MCCFRSolver(tree, scheme, seed=9, threads=3, batch=2)
-        s._setup()
+        s.setup()
         p = s.pass_
         strategy = TabularPolicy.from_weights(tree, rng.random(tree.num_sequences) + .1).probs
         avg0 = rng.random(tree.num_sequences) * 10
@@ -228,7 +228,7 @@ def test_parallel_batch_sums_its_threads_passes_in_order():
         part = slice(S0, None) if scheme == "cs" else slice(0, S0)
         want, want_avg, want_nodes = np.zeros_like(inst), avg0.copy(), 0
         serial = MCCFRSolver(tree, scheme, seed=9)
-        serial._setup()
+        serial.setup()
         for j in range(3):
             serial.pass_.rng = states[j].copy()
             acc, davg = np.zeros_like(inst), avg0.copy()
@@ -287,7 +287,7 @@ def test_parallel_sampled_regrets_are_unbiased(scheme, samples):
     rng = np.random.default_rng(11)
     policy = TabularPolicy.from_weights(h, rng.random(h.num_sequences) + 0.25)
     solver = MCCFRSolver(t, scheme, seed=3, threads=2, batch=2)
-    solver._setup()
+    solver.setup()
     solver.strategy_[:] = convert_policy(policy, t).probs
     solver.avg_weights_[:] = rng.random(t.num_sequences) * 10
     back = sequence_map(t, h)

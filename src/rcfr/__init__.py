@@ -23,7 +23,8 @@ if TYPE_CHECKING:  # what the package exports; imported on first use (PEP 562), 
     from .games import Game, State, load_game, registered_games
     from .lp import LPSolution, solve_lp
     from .policy import TabularPolicy
-    from .solvers import CFRSolver, MCCFRSolver, RCFRSolver, RegretSolver, SolveResult
+    from .run.result import RunResult, SolveResult
+    from .solvers import CFRSolver, MCCFRSolver, RCFRSolver, RegretSolver
 
 _LAZY = {"solve": "api", "Evaluation": "evaluate", "best_response": "evaluate",
          "evaluate": "evaluate", "expected_value": "evaluate", "exploitability": "evaluate",
@@ -31,7 +32,8 @@ _LAZY = {"solve": "api", "Evaluation": "evaluate", "best_response": "evaluate",
          "Game": "games", "State": "games", "load_game": "games",
          "registered_games": "games", "LPSolution": "lp", "solve_lp": "lp",
          "TabularPolicy": "policy", "CFRSolver": "solvers", "MCCFRSolver": "solvers",
-         "RCFRSolver": "solvers", "RegretSolver": "solvers", "SolveResult": "solvers"}
+         "RCFRSolver": "solvers", "RegretSolver": "solvers", "RunResult": "run.result",
+         "SolveResult": "run.result"}
 
 
 __getattr__, __dir__ = lazy_exports(__name__, {k: f".{v}" for k, v in _LAZY.items()})
@@ -54,7 +56,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CFRSolver", "Evaluation", "Game", "GameTree", "LPSolution", "MCCFRSolver", "RCFRSolver",
-    "RcfrError", "RegretSolver", "SolveResult", "State", "TabularPolicy", "best_response",
-    "compile_game", "evaluate", "expected_value", "exploitability", "load_game", "nash_conv",
-    "registered_games", "solve", "solve_lp",
+    "RcfrError", "RegretSolver", "RunResult", "SolveResult", "State", "TabularPolicy",
+    "best_response", "compile_game", "evaluate", "expected_value", "exploitability",
+    "load_game", "nash_conv", "registered_games", "solve", "solve_lp",
 ]

@@ -29,9 +29,9 @@ from .core.errors import RcfrError
 from .core.fileio import check_outputs, shown
 from .core.lazy import Deferred
 from .core.names import DEEP_ALGORITHMS, FP_ALGORITHMS
-from .experiments.execute import RunHooks, checkpoint_seed, curve_path, run_spec
-from .experiments.spec import RunSpec, load_run_spec
 from .games.registry import STANDARD_GAMES, load_game, registered_games
+from .run.curve import checkpoint_seed, curve_path
+from .run.spec import RunSpec, load_run_spec
 from .solvers.options import (
     DEEP_PANEL,
     FP_PANEL,
@@ -408,6 +408,8 @@ def solve(
             "--resume": resume, "--abstraction": run.abstraction, "--out-abstract": out_abstract})
         return _solve_rounds(run.game, rounds, run.algorithm, run.iterations, run.nodes,
                              as_json, out_file, **run.solver_options())
+    from .run.engine import RunHooks, run_spec  # (the numerical core: not for --help)
+
     hooks = RunHooks(checkpoint=checkpoint, checkpoint_every=checkpoint_every or 60.0,
                      resume=resume, further=True, out=out_file, out_current=current_file,
                      out_abstract=out_abstract,  # the curve kept beside the checkpoint
@@ -429,8 +431,7 @@ def solve(
 
         hooks.progress, hooks.should_stop = tick, stop
         with kernel_threads(run.threads or available_cores()):  # (the same numbers on any count)
-            outcome = run_spec(run, hooks)
-    result = outcome.result
+            result = run_spec(run, hooks)
     info = result.to_dict()
     info.update({"out": str(out_file) if out_file else None,
                  "out_current": str(current_file) if current_file else None, "seed": run.seed,
@@ -438,14 +439,14 @@ def solve(
     if out_abstract is not None:
         info["out_abstract"] = str(out_abstract)
     info["run"] = run.hash  # the run's identity, as a sweep stores it
-    info["notes"] = solve_notes(run, result, outcome.tree)
+    info["notes"] = solve_notes(run, result, result.tree)
     if spec is not None:  # what solve --spec printed before it shared this path
         info.update({"hash": run.hash, "spec": run.to_dict(), "nodes": info["nodes_visited"],
-                     "points": outcome.points})
+                     "points": result.points})
     if as_json:
         _emit(info)
     else:
-        _print_solve(result, info, outcome.tree, out_file)
+        _print_solve(result, info, result.tree, out_file)
     if stop.signum is not None:
         written = [f"{what} -> {path}" for what, path in (
             ("checkpoint", checkpoint), ("average strategy", out_file),
@@ -604,7 +605,7 @@ def run_from_options(game: str, values: dict[str, Any]) -> RunSpec:
         iterations = run["episodes"] or iterations
     if run["eval_every"] is None:
         targeted = run["target_exploitability"] is not None or run["target_mbb"] is not None
-        if targeted:  # the target's own schedule (rcfr.solvers.run.target_gap)
+        if targeted:  # the target's own schedule (rcfr.run.schedule.target_gap)
             run["eval_every"], run["eval_nodes"] = 0, 0
         else:
             run["eval_every"] = 0 if nodes is not None else max(1, iterations // 10)

@@ -8,17 +8,17 @@ from ..games.transforms.cards import LEDUC_ABSTRACTIONS, CardAbstraction, LeducC
 from ..games.transforms.parse import ABSTRACTIONS, parse_abstraction
 from .lift import lift
 from .solve import (
-    AbstractSolveResult,
+    AbstractedSolver,
+    AbstractionInfo,
+    abstract_form,
     abstract_game,
-    abstraction_baselines,
     lift_policy,
-    solve_with_abstraction,
     standard_abstractions,
 )
 
 __all__ = [
-    "ABSTRACTIONS", "LEDUC_ABSTRACTIONS", "NAMED_BETS", "AbstractGame", "AbstractSolveResult",
-    "AbstractState", "Abstraction", "BetAbstraction", "CardAbstraction", "LeducCardAbstraction",
-    "abstract_game", "abstraction_baselines", "geometric_translation", "lift", "lift_policy",
-    "parse_abstraction", "parse_bets", "solve_with_abstraction", "standard_abstractions",
+    "ABSTRACTIONS", "LEDUC_ABSTRACTIONS", "NAMED_BETS", "AbstractGame", "AbstractState",
+    "AbstractedSolver", "Abstraction", "AbstractionInfo", "BetAbstraction", "CardAbstraction",
+    "LeducCardAbstraction", "abstract_form", "abstract_game", "geometric_translation", "lift",
+    "lift_policy", "parse_abstraction", "parse_bets", "standard_abstractions",
 ]

@@ -1,18 +1,19 @@
-"""Solving a game through an abstraction: solve the abstract game with any solver, play its
-strategy in the full game (lifted or translated, :mod:`rcfr.abstraction.lift`), and measure it
-there.  Complexity is the abstract game's number of sequences, as the thesis measures a static
+"""Solving a game through an abstraction: :class:`AbstractedSolver` runs any solver on the
+abstract game and plays its strategy in the full game (lifted or translated,
+:mod:`rcfr.abstraction.lift`), so the run engine measures it there as any solver's.
+Complexity is the abstract game's number of sequences, as the thesis measures a static
 abstraction's size (Morrill 2016, sec. 4.3, "Results")."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
+import os
 from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import RcfrError
 from ..evaluate import Evaluation, evaluate
 from ..forms import GameTree
+from ..forms.base import Form
 from ..forms.compile import compile_game, is_compiled
 from ..games.protocol import Game
 from ..games.transforms.base import AbstractGame, Abstraction
@@ -22,7 +23,6 @@ from ..games.transforms.parse import (  # noqa: F401 (ABSTRACTIONS: re-exported)
     standard_abstractions_of,
 )
 from ..policy import TabularPolicy
-from ..solvers.run import SolveResult, make_solver, solve
 from .lift import lift
 
 
@@ -48,26 +48,20 @@ def lift_policy(full: GameTree | Game | str, abstract: GameTree,
 
 @dataclass
 class AbstractionInfo:
-    """What an abstract solve adds to a :class:`~rcfr.solvers.run.SolveResult`."""
+    """What a run through an abstraction adds to its result: the abstraction's name, its
+    complexity (the abstract game's sequences, or the regressors' size) and its share of the
+    full game's sequences, the abstract game's average strategy and its evaluation there."""
 
     name: str
     complexity: int
     complexity_share: float
     abstract_policy: TabularPolicy
     abstract_evaluation: Evaluation
-    lift_seconds: float
 
 
-def solve_with_abstraction(game: GameTree | Game | str, algorithm: str = "cfr+",
-                           iterations: int = 1000, eval_every: int = 0, *,
-                           abstraction: str | Abstraction | GameTree,
-                           callback: Callable[[int, float | None], None] | None = None,
-                           **options):
-    """:func:`rcfr.solve` through an abstraction: the result's policy, evaluation and curve
-    are the full game's; ``complexity`` is the abstract game's sequences and
-    ``complexity_share`` divides it by the full game's; ``result.abstraction`` holds the
-    abstract strategy."""
-    full = compile_game(game)
+def abstract_form(full: Form, abstraction: str | Abstraction | GameTree) -> GameTree:
+    """The compiled abstract game of the compiled ``full`` game: ``abstraction`` a name or an
+    object, or an abstract game compiled already (checked to abstract ``full``)."""
     if is_compiled(abstraction):
         if not isinstance(abstraction.game, AbstractGame):
             raise RcfrError(f"{abstraction.game} is not an abstract game")
@@ -77,68 +71,76 @@ def solve_with_abstraction(game: GameTree | Game | str, algorithm: str = "cfr+",
     if str(abstract.game.base) != str(full.game):
         raise RcfrError(f"the abstract game {abstract.game} is not an abstraction of "
                         f"{full.game}")
-    run = {k: options.pop(k) for k in ("nodes", "episodes", "eval_nodes", "checkpoint",
-                                        "checkpoint_every", "should_stop") if k in options}
-    refuse_targets(options.pop("target_exploitability", None), options.pop("target_mbb", None))
-    on_evaluation = options.pop("on_evaluation", None)  # the full game's evaluations
-    solver = options.pop("solver", None)
-    if solver is None:
-        solver = make_solver(abstract, algorithm, **options)
-    elif compile_game(solver.game).fingerprint() != abstract.fingerprint():
-        raise RcfrError(f"the solver is for {compile_game(solver.game).game}, not for the "
-                        f"abstract game {abstract.game}")
-    curve: list[tuple[int, float]] = []
-    lift_seconds = [0.0]
-
-    def tick(done: int, expl: float | None) -> None:
-        if expl is not None:  # an evaluation point: measure the lifted strategy instead
-            t0 = time.perf_counter()
-            lifted = lift_policy(full, abstract, solver.average_policy())
-            evaluation = evaluate(full, lifted)
-            expl = evaluation.exploitability
-            if on_evaluation is not None:
-                on_evaluation(evaluation)
-            curve.append((solver.iteration, expl))
-            lift_seconds[0] += time.perf_counter() - t0
-        if callback is not None:
-            callback(done, expl)
-
-    result = solve(abstract, algorithm, iterations, eval_every, solver=solver, callback=tick,
-                   **run)
-    t0 = time.perf_counter()
-    policy = lift_policy(full, abstract, result.policy)
-    evaluation = evaluate(full, policy)
-    lift_seconds[0] += time.perf_counter() - t0
-    # a regressor's complexity is its size; a tabular solver's, and the fictitious-play and
-    # deep drivers' (which give none), the abstract game's sequences
-    complexity = getattr(result.solver, "complexity", None)
-    complexity = int(abstract.num_sequences if complexity is None else complexity)
-    info = AbstractionInfo(abstract.game.abstraction.name, complexity,
-                           complexity / full.num_sequences, result.policy,
-                           result.evaluation, lift_seconds[0])
-    return AbstractSolveResult(str(full.game), result.algorithm, result.iterations,
-                               result.seconds, policy, evaluation, curve, result.solver,
-                               result.curve_nodes, result.iterations_run, result.interrupted,
-                               result.checkpoint_error, result.target_reached,
-                               abstraction=info)
+    return abstract
 
 
-@dataclass
-class AbstractSolveResult(SolveResult):
-    """A :class:`~rcfr.solvers.run.SolveResult` of a solve through an abstraction: full-game
-    policy, evaluation and curve; the abstract game's complexity."""
+class AbstractedSolver:
+    """A solver of the abstract game seen from the full game: it runs ``solver`` (on
+    ``abstract``, the compiled abstract game of ``full``) and gives its policies lifted to the
+    full game, so the run engine runs, evaluates and checkpoints it as any solver
+    (:class:`rcfr.run.protocol.Solver`).  Its complexity is the abstract game's sequences, or
+    the regressors' size (Morrill 2016, sec. 4.3); what the solver offers beyond the protocol
+    (``run_nodes``, ``check_run``) is the solver's own."""
 
-    abstraction: AbstractionInfo | None = None
+    releasable = False  # its average is lifted, never the tables' own
 
-    def to_dict(self) -> dict:
-        out = super().to_dict()
-        info = self.abstraction
-        if info is not None:
-            out["abstraction"] = info.name
-            out["complexity"] = info.complexity
-            out["complexity_share"] = info.complexity_share
-            out["abstract_exploitability"] = info.abstract_evaluation.exploitability
-        return out
+    def __init__(self, solver: Any, full: Form, abstract: GameTree) -> None:
+        game = getattr(solver, "game", abstract)
+        if compile_game(game).fingerprint() != abstract.fingerprint():
+            raise RcfrError(f"the solver is for {compile_game(game).game}, not for the "
+                            f"abstract game {abstract.game}")
+        self.inner, self.full, self.abstract = solver, full, abstract
+        self.name = solver.name
+        self.tree = full
+
+    def __getattr__(self, name: str) -> Any:  # (called for names not found on the adaptor)
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    @property
+    def iteration(self) -> int:
+        return self.inner.iteration
+
+    @property
+    def nodes_visited(self) -> int:
+        return self.inner.nodes_visited
+
+    def setup(self) -> None:
+        self.inner.setup()
+
+    def run(self, iterations: int) -> AbstractedSolver:
+        self.inner.run(iterations)
+        return self
+
+    def average_policy(self) -> TabularPolicy:
+        return lift_policy(self.full, self.abstract, self.inner.average_policy())
+
+    def current_policy(self) -> TabularPolicy:
+        return lift_policy(self.full, self.abstract, self.inner.current_policy())
+
+    def save_checkpoint(self, path: str | os.PathLike) -> None:
+        self.inner.save_checkpoint(path)
+
+    def load_checkpoint(self, path: str | os.PathLike) -> AbstractedSolver:
+        self.inner.load_checkpoint(path)
+        return self
+
+    @property
+    def complexity(self) -> int:
+        own = getattr(self.inner, "complexity", None)
+        return int(self.abstract.num_sequences if own is None else own)
+
+    @property
+    def complexity_share(self) -> float:
+        return self.complexity / self.full.num_sequences
+
+    def info(self, policy: TabularPolicy | None = None) -> AbstractionInfo:
+        """The abstraction's part of a run's result: the abstract average strategy
+        (``policy``, if given) and its evaluation in the abstract game."""
+        policy = self.inner.average_policy() if policy is None else policy
+        return AbstractionInfo(self.abstract.game.abstraction.name, self.complexity,
+                               self.complexity_share, policy, evaluate(self.abstract, policy))
 
 
 def refuse_targets(target_exploitability: float | None, target_mbb: float | None) -> None:
@@ -155,24 +157,3 @@ def standard_abstractions(game: Game | GameTree | str) -> tuple[str, ...]:
     """The thesis's baseline abstractions for ``game`` (sec. 4.3): Leduc's four card
     abstractions or the five wager abstractions."""
     return standard_abstractions_of(compile_game(game).game)
-
-
-def abstraction_baselines(game: Game | GameTree | str, iterations: int = 100_000,
-                          algorithm: str = "cfr+", abstractions: tuple[str, ...] | None = None,
-                          **options) -> list[dict]:
-    """The thesis's abstraction baseline points for ``game``: one row per abstraction with its
-    name, complexity (abstract sequences), complexity share, full-game exploitability (and in
-    mbb/g), abstract-game exploitability and seconds (Morrill 2016, figs. 4.1 and 4.3)."""
-    full = compile_game(game)
-    rows = []
-    for name in abstractions or standard_abstractions(full):
-        t0 = time.perf_counter()
-        result = solve_with_abstraction(full, algorithm, iterations, abstraction=name, **options)
-        d = result.to_dict()
-        rows.append({"abstraction": name, "complexity": d["complexity"],
-                     "complexity_share": d["complexity_share"],
-                     "exploitability": d["exploitability"],
-                     "exploitability_mbb": d.get("exploitability_mbb"),
-                     "abstract_exploitability": d["abstract_exploitability"],
-                     "iterations": iterations, "seconds": time.perf_counter() - t0})
-    return rows

@@ -48,7 +48,7 @@ BYTES_PER_PUBLIC_SEQUENCE_WIDTH_FLOAT32 = 85
 BYTES_PER_PUBLIC_SEQUENCE_PREDICTIVE = 120
 BYTES_PER_PUBLIC_SEQUENCE_PREDICTIVE_FLOAT32 = 110
 # A sampled float32 or compact full-width run evaluated only at its end, released first
-# (rcfr.solvers.run.solve's release): the larger of the run (measured at k = 40, one thread:
+# (rcfr.run.engine.drive's release): the larger of the run (measured at k = 40, one thread:
 # CS 38.7 bytes a sequence, ES, OS, AS 32.8, CFR+ int16 38.1) and its end (the tree 20.3, the
 # profile 4 or 8, the evaluation 9.4, the tree's levels on several threads 2.7; measured
 # at k = 24 with the evaluation: CS 39.6, CFR+ int16 41.0, with the process's fixed costs).

@@ -316,6 +316,18 @@ class DistributedSolver:
                 out[k][where] = v
         return out
 
+    def setup(self) -> None:
+        """Nothing left to set up: the trunk is built and the actors started with the solver
+        (the run engine's :class:`~rcfr.run.protocol.Solver`)."""
+
+    def current_policy(self):
+        """The current strategy (the link applied to the regrets) as a
+        :class:`rcfr.policy.TabularPolicy` of the whole tree."""
+        from ..policy import TabularPolicy
+        tree = compile_game(self.tree.game, form="public")
+        return TabularPolicy(tree, self.global_arrays()["strategy"].astype(np.float64),
+                             self.info())
+
     def average_policy(self):
         """The average strategy as a :class:`rcfr.policy.TabularPolicy` of the whole tree."""
         from ..policy import TabularPolicy
@@ -410,26 +422,57 @@ class DistributedSolver:
             raise RcfrError(f"{path} holds a checkpoint for {m['game']!r} whose information "
                             f"sets or actions differ from {m['game']!r} here: it was written "
                             f"by another version of the game's rules")
-        solver.iteration = m["iterations"]
-        meta = solver._meta()
-        trunk_path = m["trunk_path"]
-        arrays, tm = read_npz(trunk_path, TRUNK_FORMAT)
-        if tm.get("fingerprint") != meta["fingerprint"] or tm.get("iterations") != meta[
-                "iterations"]:
-            raise RcfrError(f"{trunk_path} does not belong to {path}")
-        nodes = tm.get("nodes_visited", 0)
-        if not ck.is_count(nodes):
-            raise RcfrError(f"{trunk_path} is corrupted: nodes_visited {nodes!r}")
-        ck.check_tables(trunk_path, arrays, solver.split.trunk.num_sequences, solver.dtype)
-        solver.trunk.load_state(arrays)
-        solver.nodes_visited = nodes
+        solver._load_trunk(path, m)
         solver._start_workers()
         try:
-            solver._map("load", [(str(p.resolve()), meta) for p in m["part_paths"]])
+            solver._load_parts(m)
         except BaseException:
             solver.close()
             raise
         return solver
+
+    def load_checkpoint(self, folder: str | os.PathLike) -> DistributedSolver:
+        """Load the checkpoint in ``folder`` into this solver's trunk and running actors: a
+        checkpoint of the same run (game, rule, actors, cut and options; the run engine's
+        :class:`~rcfr.run.protocol.Solver`).  :meth:`resume` starts a run from one."""
+        path = Path(folder) / MANIFEST
+        m = ck.read_manifest(Path(folder))
+        _check_expected(path, m, {
+            "game": self.tree.game, "algorithm": self.rule_.spec(), "actors": self.num_actors,
+            "cut": self.cut, "alternating": self.alternating, "averaging": self.averaging_,
+            "link": self.link_.spec(), "dtype": self.dtype, "seed": self.seed})
+        if self.tree.fingerprint() != m["fingerprint"]:
+            raise RcfrError(f"{path} holds a checkpoint whose information sets or actions "
+                            f"differ from {m['game']!r} here")
+        self._load_trunk(path, m)
+        self._load_parts(m)
+        return self
+
+    def _load_trunk(self, path: Path, m: dict[str, Any]) -> None:
+        """The trunk's tables and the counters from the manifest ``m`` read at ``path``."""
+        iteration = self.iteration
+        self.iteration = m["iterations"]
+        meta = self._meta()
+        trunk_path = m["trunk_path"]
+        try:
+            arrays, tm = read_npz(trunk_path, TRUNK_FORMAT)
+            if tm.get("fingerprint") != meta["fingerprint"] or tm.get("iterations") != meta[
+                    "iterations"]:
+                raise RcfrError(f"{trunk_path} does not belong to {path}")
+            nodes = tm.get("nodes_visited", 0)
+            if not ck.is_count(nodes):
+                raise RcfrError(f"{trunk_path} is corrupted: nodes_visited {nodes!r}")
+            ck.check_tables(trunk_path, arrays, self.split.trunk.num_sequences, self.dtype)
+        except BaseException:
+            self.iteration = iteration
+            raise
+        self.trunk.load_state(arrays)
+        self.nodes_visited = nodes
+
+    def _load_parts(self, m: dict[str, Any]) -> None:
+        """The actors' tables from the part files the manifest ``m`` names."""
+        meta = self._meta()
+        self._map("load", [(str(p.resolve()), meta) for p in m["part_paths"]])
 
 
 def _check_expected(path: Path, m: dict[str, Any], expect: dict[str, Any]) -> None:

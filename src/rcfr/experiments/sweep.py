@@ -127,9 +127,9 @@ def plan(sweep: SweepSpec, store: Store) -> Plan:
 
 def check_runs(runs: list[RunSpec]) -> None:
     """Refuse ``runs`` if any would fail before its first iteration
-    (:func:`.execute.check_spec`, what a run checks, without compiling a game): one error
+    (:func:`rcfr.run.engine.check_spec`, what a run checks, without compiling a game): one error
     line naming the first such run and how many there are."""
-    from .execute import check_spec
+    from ..run.engine import check_spec
 
     errors: dict[str, str | None] = {}  # by the run without its seed: one check a setting
     failing = []

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from .options import OPTIONS, Option
     from .rcfr import RCFRSolver
     from .regression import LinearRegrets, RegressionRegrets
-    from .run import SolveResult, make_solver, solve
+    from .run import make_solver
     from .sampling import MCCFRSolver
     from .tabular import TabularRegrets
 
@@ -25,13 +25,13 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "parse_rule": "..core.rules", "TreePass": "..forms.base", "SCHEMES": "..core.names",
     "RegretEstimator": ".estimator", "ALGORITHMS": "..core.names", "CFRSolver": ".loop",
     "RegretSolver": ".loop", "OPTIONS": ".options", "Option": ".options", "RCFRSolver": ".rcfr",
-    "LinearRegrets": ".regression", "RegressionRegrets": ".regression", "SolveResult": ".run",
-    "make_solver": ".run", "solve": ".run", "MCCFRSolver": ".sampling",
+    "LinearRegrets": ".regression", "RegressionRegrets": ".regression",
+    "make_solver": ".run", "MCCFRSolver": ".sampling",
     "TabularRegrets": ".tabular"})
 
 __all__ = [
     "ALGORITHMS", "OPTIONS", "RULES", "SCHEMES", "CFRSolver", "LinearRegrets",
     "MCCFRSolver", "Option", "RCFRSolver", "RegressionRegrets", "RegretEstimator",
-    "RegretSolver", "SolveResult", "TabularRegrets", "TreePass", "UpdateRule", "dcfr",
-    "make_solver", "parse_rule", "solve",
+    "RegretSolver", "TabularRegrets", "TreePass", "UpdateRule", "dcfr", "make_solver",
+    "parse_rule",
 ]

@@ -87,7 +87,7 @@ class RegretSolver:
         self._released: int | None = None  # release_average's complexity, once it ran
 
     # -- set-up --------------------------------------------------------------------------
-    def _setup(self) -> None:
+    def setup(self) -> None:
         if self._ready:
             if self._released is not None:
                 raise RcfrError(f"this {self.name} solver released its tables "
@@ -144,7 +144,7 @@ class RegretSolver:
     def run(self, iterations: int) -> RegretSolver:
         """Advance ``iterations`` iterations."""
         iterations = whole_number(iterations, "iterations")
-        self._setup()
+        self.setup()
         if self.fused_:
             self.pass_.run_fused(self, iterations, UNLIMITED)
         else:
@@ -157,7 +157,7 @@ class RegretSolver:
         iteration may overshoot): the cost measure of Gibson et al. 2012, sec. 5.  A
         full-width pass for one player visits every history once."""
         budget = whole_number(budget, "the node budget")
-        self._setup()
+        self.setup()
         if self.fused_:
             self.pass_.run_fused(self, UNLIMITED, budget)
         else:
@@ -210,7 +210,7 @@ class RegretSolver:
         weights (both players together)."""
         if self._released is not None:
             return self._released
-        self._setup()
+        self.setup()
         return int(self.estimator_.complexity)
 
     @property
@@ -220,14 +220,14 @@ class RegretSolver:
 
     def average_policy(self) -> TabularPolicy:
         """The average strategy (the one that converges to an equilibrium)."""
-        self._setup()
+        self.setup()
         compact = getattr(self.estimator_, "compact", None) is not None  # decoded afresh
         return TabularPolicy.from_weights(self.tree, self.average_weights(), self._info(),
                                           consume=compact)
 
     def average_weights(self) -> np.ndarray:
         """The average-strategy sums over sequences (decoded from compressed tables)."""
-        self._setup()
+        self.setup()
         if getattr(self.estimator_, "compact", None) is not None:
             return self.estimator_.decoded("average")
         return self.avg_weights_
@@ -242,9 +242,9 @@ class RegretSolver:
         precision (float32 tables: a float32 profile), normalised in place of the average
         sums after the regret and current-strategy tables are dropped, so the profile costs
         no second vector over the sequences.  For evaluating the end of a run that does not
-        fit beside the solver's tables (:func:`rcfr.solvers.run.solve`'s ``release``); the
+        fit beside the solver's tables (:func:`rcfr.run.engine.drive`'s ``release``); the
         solver cannot run, checkpoint or give its average again."""
-        self._setup()
+        self.setup()
         complexity = self.complexity
         self.pass_ = self.strategy_ = self._inst = None  # (the full-width pass's plan too)
         self.fused_ = False
@@ -261,14 +261,14 @@ class RegretSolver:
 
     def current_policy(self) -> TabularPolicy:
         """The current strategy (the link applied to the current estimates)."""
-        self._setup()
+        self.setup()
         return TabularPolicy(self.tree, self.strategy_.copy(), self._info())
 
     # -- checkpoints ---------------------------------------------------------------------
     def save_checkpoint(self, path: str | os.PathLike) -> None:
         """Write the solver's full state (``.npz`` + JSON header, atomic); the header records
         the algorithm, the update rule and the options a resumed run must share."""
-        self._setup()
+        self.setup()
         meta = {"format": CHECKPOINT_FORMAT, "version": 1, "game": str(self.tree.game),
                 "fingerprint": self.tree.fingerprint(), **self._info()}
         write_npz(path, self._state_arrays(), meta)
@@ -284,7 +284,7 @@ class RegretSolver:
     def load_checkpoint(self, path: str | os.PathLike) -> RegretSolver:
         """Resume from a checkpoint of the same game, algorithm and update rule."""
         name = shown(path)
-        self._setup()
+        self.setup()
         arrays, meta = read_npz(path, CHECKPOINT_FORMAT)
         check_game_matches(path, "a checkpoint", meta, self.tree)
         if meta.get("algorithm") != self.name:

@@ -3,7 +3,7 @@ run (its name, type, default, help text, the algorithms, sampling schemes or upd
 take it, its command-line spelling and its checks).
 
 Everything else is derived from :data:`OPTIONS`: ``rcfr solve``'s options (:mod:`rcfr.cli`),
-the fields of :class:`rcfr.experiments.RunSpec` and their checks, and which options
+the fields of :class:`rcfr.run.spec.RunSpec` and their checks, and which options
 :func:`rcfr.solvers.run.make_solver` refuses for an algorithm that would ignore them
 (:data:`RCFR_OPTIONS`, :data:`AVERAGE_OPTIONS`, :data:`SCHEME_OPTIONS`, :data:`RULE_OPTIONS`,
 :data:`NUMERIC_OPTIONS`).  The game is not an option (it is a run's argument), nor is what only
@@ -55,7 +55,7 @@ class Option:
     """One option of a run.
 
     ``default`` is what a run holds when the option is not given; ``None`` leaves the option
-    out of the run's identity (:attr:`rcfr.experiments.RunSpec.hash`) and to the solver's own
+    out of the run's identity (:attr:`rcfr.run.spec.RunSpec.hash`) and to the solver's own
     default.  ``cli`` is the command line's spelling (long flag first; empty: not on the
     command line), ``cli_default`` its default there when it differs, and ``invert`` marks a
     flag that sets the option false (``--simultaneous`` for ``alternating``).  ``algorithms``,

@@ -165,7 +165,7 @@ class RCFRSolver(RegretSolver):
         super().__init__(game, estimator=None, rule=rule, link=link, alternating=alternating,
                          averaging=averaging, seed=seed, name=key)
 
-    def _setup(self) -> None:
+    def setup(self) -> None:
         if not self._ready and self.estimator is None:
             tree = compile_game(self.game)
             self.game = tree
@@ -176,7 +176,7 @@ class RCFRSolver(RegretSolver):
                 threshold=self.threshold, criterion=self.criterion, alpha=self.alpha,
                 hidden=self.hidden, seed=0 if self.seed is None else int(self.seed))
         if not self._ready:
-            super()._setup()
+            super().setup()
             self._setup_average()
 
     def _setup_average(self) -> None:
@@ -208,7 +208,7 @@ class RCFRSolver(RegretSolver):
     def average_policy(self) -> TabularPolicy:
         """The average strategy: the one the average-strategy model represents when there is
         one (``average_regressor``), else the tabular average."""
-        self._setup()
+        self.setup()
         if self.average_model_ is None:
             return super().average_policy()
         self.average_model_.refit(self.avg_weights_, self.iteration)

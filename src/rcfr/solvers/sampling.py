@@ -310,7 +310,7 @@ class MCCFRSolver(RegretSolver):
         """``(samples, num_sequences)`` sampled regrets of ``player`` at the current strategy,
         one row per pass of this solver's scheme and parameters (its own generator and average
         strategy are left as they were)."""
-        self._setup()
+        self.setup()
         return self.pass_.sample_regrets(player, self.strategy_, self.avg_weights_, int(samples))
 
 

@@ -27,6 +27,7 @@ from ..evaluate import evaluate
 from ..forms.compile import compile_game
 from ..lp import solve_lp
 from ..policy import TabularPolicy
+from ..run.engine import drive
 from ..solvers.run import make_solver
 from .blueprint import VALUES, Blueprint
 from .cut import Subgame
@@ -104,15 +105,10 @@ def _run(tree, algorithm: str, iterations: int, seconds: float | None,
     if str(algorithm).lower() == "lp":
         return solve_lp(tree).strategy, 0
     solver = make_solver(tree, algorithm, **options)
-    if seconds is None:
-        solver.run(int(iterations))
-    else:
-        stop = time.perf_counter() + float(seconds)
-        step = 8
-        while time.perf_counter() < stop:
-            solver.run(step)
-            step = min(step * 2, 1024)
-    return solver.average_policy().probs, int(solver.iteration)
+    solver.setup()  # (validation and kernel loading outside the timed iterations)
+    run = drive(tree, solver, int(iterations) if seconds is None else None,
+                time_budget=None if seconds is None else float(seconds), measure=False)
+    return run.policy.probs, int(solver.iteration)
 
 
 def _copy_back(full, gadget, probs: np.ndarray, player: int) -> tuple[np.ndarray, np.ndarray]:

@@ -26,6 +26,7 @@ from ..forms.base import KIND_CHANCE, KIND_TERMINAL, register_resolver
 from ..forms.public.gadget import GadgetForm, gadget_form
 from ..forms.public.subtree import PublicSubtree, chance_cut, extract_subtree, root_values
 from ..policy import TabularPolicy
+from ..run.engine import drive
 from ..solvers.run import make_solver
 from . import kernels as SK
 from .blueprint import VALUES
@@ -81,29 +82,22 @@ def solve_gadget(sub: PublicSubtree, kind: str, player: int, reach, iterations: 
     ``alternative`` and ``weight`` are) by ``iterations`` of the full-width solver
     ``algorithm`` (``cfr``, ``cfr+``, ``lcfr``, ``dcfr``, ``pcfr+``, ``pdcfr+``; ``options``:
     its options, e.g. DCFR's ``alpha``, ``beta``, ``gamma``, ``averaging``, ``alternating``),
-    or for ``seconds`` of CPU time in doubling chunks."""
+    or for ``seconds`` of CPU time in whole chunks (:func:`rcfr.run.engine.drive`)."""
     key = str(algorithm).strip().lower()
     if key not in ALGORITHMS:
         raise RcfrError(f"a public-form gadget is solved by a full-width solver "
                         f"({', '.join(ALGORITHMS)}), not {algorithm!r}")
     form = gadget_form(sub, kind, player, reach, alternative, weight)
+    if seconds is not None and not float(seconds) > 0:
+        raise RcfrError(f"a time budget is a positive number of seconds, got {seconds!r}")
     solver = make_solver(form, key, **options)
-    solver._setup()  # (validation and kernel loading outside the timed iterations)
-    t0 = time.process_time()
-    if seconds is None:
-        if int(iterations) > 0:
-            solver.run(int(iterations))
-    else:
-        if not float(seconds) > 0:
-            raise RcfrError(f"a time budget is a positive number of seconds, got {seconds!r}")
-        step = 8
-        while time.process_time() - t0 < float(seconds):
-            solver.run(step)
-            step = min(step * 2, 1024)
-    spent = time.process_time() - t0
-    strategy = solver.average_policy().probs
+    solver.setup()  # (validation and kernel loading outside the timed iterations)
+    run = drive(form, solver, int(iterations) if seconds is None else None,
+                time_budget=None if seconds is None else float(seconds),
+                clock=time.process_time, measure=False)
+    strategy = run.policy.probs
     seqs, probs = form.resolver_probs(strategy)
-    return GadgetSolution(seqs, probs, int(solver.iteration), spent, key, form, strategy)
+    return GadgetSolution(seqs, probs, int(solver.iteration), run.seconds, key, form, strategy)
 
 
 def blueprint_plan(tree, probs: np.ndarray) -> np.ndarray:

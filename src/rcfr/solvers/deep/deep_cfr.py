@@ -230,7 +230,7 @@ class DeepCFRSolver(FPSolverBase):
         from ...core.checks import whole_number
 
         iterations = whole_number(iterations, "iterations")
-        self._setup()
+        self.setup()
         self.check_run(iterations)
         with torch_threads(self._nets):
             for _ in range(iterations):

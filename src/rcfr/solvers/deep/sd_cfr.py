@@ -15,17 +15,25 @@ from typing import Any
 import numpy as np
 
 from ...core.budget import check_allocations
+from ...core.errors import RcfrError
 from ...core.kernels import normalize, padded, realization_plan
 from ...core.statecheck import typed
+from ...forms.base import Form
 from .deep_cfr import DeepCFRSolver
 
 
 class SDCFRSolver(DeepCFRSolver):
-    """Single Deep CFR (module docstring); the options of :class:`DeepCFRSolver` (the
-    average-network ones are unused)."""
+    """Single Deep CFR (module docstring); the options of :class:`DeepCFRSolver` but the
+    average network's ``policy_steps``, which it refuses (it trains no such network)."""
 
     name = "sd-cfr"
     uses_strategy_memory = False
+
+    def __init__(self, game: Form | Any, *, seed: int | None = None, **options: Any) -> None:
+        if options.get("policy_steps") is not None:
+            raise RcfrError("sd-cfr trains no average-strategy network: it takes no "
+                            "policy_steps")
+        super().__init__(game, seed=seed, **options)
 
     def _init_extra(self) -> None:
         self.avg_weights_ = np.zeros(self.tree.num_sequences)

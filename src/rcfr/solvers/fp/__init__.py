@@ -2,7 +2,7 @@
 1951), full-width extensive-form fictitious play (XFP) and sampled fictitious self-play (FSP;
 Heinrich, Lanctot & Silver 2015), and Neural Fictitious Self-Play (NFSP; Heinrich & Silver
 2016).  They are not regret loops: each is its own driver over the compiled forms, with the
-interface :func:`rcfr.solvers.run.solve` drives (:class:`~rcfr.solvers.fp.base.FPSolverBase`).
+interface :mod:`rcfr.run.engine` drives (:class:`~rcfr.solvers.fp.base.FPSolverBase`).
 
 ``FP_ALGORITHMS`` names them; :func:`make_fp_solver` builds one (the NFSP module, which needs
 PyTorch, is imported only when asked for)."""

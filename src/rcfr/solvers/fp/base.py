@@ -1,6 +1,6 @@
-"""What the fictitious-play solvers share: the interface :func:`rcfr.solvers.run.solve` drives
+"""What the fictitious-play solvers share: the interface :mod:`rcfr.run.engine` drives
 (``run(n)``, ``iteration``, ``nodes_visited``, ``average_policy()``, ``current_policy()``,
-``save_checkpoint`` / ``load_checkpoint``, ``_setup()``, ``name``) and their checkpoints
+``save_checkpoint`` / ``load_checkpoint``, ``setup()``, ``name``) and their checkpoints
 (``.npz`` + JSON header, :func:`rcfr.core.fileio.write_npz`; never pickle).
 
 Fictitious play is not a regret loop (docs/architecture.md, "An algorithm"): it is a second
@@ -55,10 +55,10 @@ def step_size(schedule: tuple[str, float], t: int) -> float:
 
 
 class FPSolverBase:
-    """The driver interface of :func:`rcfr.solvers.run.solve` for the fictitious-play family.
-    A subclass sets ``name``, fills :meth:`_init_state`, :meth:`_iterate`, :meth:`_average`,
-    and names its checkpoint arrays (:meth:`_state` / :meth:`_load_state`) and the options a
-    resumed run must share (:meth:`_config`)."""
+    """The run engine's driver interface (:class:`rcfr.run.protocol.Solver`) for the
+    fictitious-play family.  A subclass sets ``name``, fills :meth:`_init_state`,
+    :meth:`_iterate`, :meth:`_average`, and names its checkpoint arrays (:meth:`_state` /
+    :meth:`_load_state`) and the options a resumed run must share (:meth:`_config`)."""
 
     name = "fp"
     complexity = None  # no estimator: tables over sequences (or networks: see NFSP)
@@ -80,7 +80,7 @@ class FPSolverBase:
         return {k: (defaults[k] if options.get(k) is None else options[k]) for k in defaults}
 
     # -- set-up --------------------------------------------------------------------------
-    def _setup(self) -> None:
+    def setup(self) -> None:
         if self._ready:
             return
         self.tree = compile_game(self.game)
@@ -94,7 +94,7 @@ class FPSolverBase:
     def run(self, iterations: int) -> FPSolverBase:
         """Advance ``iterations`` iterations."""
         iterations = whole_number(iterations, "iterations")
-        self._setup()
+        self.setup()
         for _ in range(iterations):
             self._iterate()
         return self
@@ -120,12 +120,12 @@ class FPSolverBase:
 
     def average_policy(self) -> TabularPolicy:
         """The average strategy (the one that converges to an equilibrium)."""
-        self._setup()
+        self.setup()
         return TabularPolicy(self.tree, self._average().copy(), self._info())
 
     def current_policy(self) -> TabularPolicy:
         """The last iteration's strategy (the best responses, or what the agents play)."""
-        self._setup()
+        self.setup()
         return TabularPolicy(self.tree, self._current().copy(), self._info())
 
     # -- checkpoints ---------------------------------------------------------------------
@@ -141,7 +141,7 @@ class FPSolverBase:
 
     def save_checkpoint(self, path: str | os.PathLike) -> None:
         """Write the solver's full state (``.npz`` + JSON header, atomic)."""
-        self._setup()
+        self.setup()
         meta = {"format": CHECKPOINT_FORMAT, "version": 1, "game": str(self.tree.game),
                 "fingerprint": self.tree.fingerprint(), **self._info(), "state": self._meta()}
         write_npz(path, self._state(), meta)
@@ -149,7 +149,7 @@ class FPSolverBase:
     def load_checkpoint(self, path: str | os.PathLike) -> FPSolverBase:
         """Resume from a checkpoint of the same game, algorithm and options."""
         name = shown(path)
-        self._setup()
+        self.setup()
         arrays, meta = read_npz(path, CHECKPOINT_FORMAT)
         check_game_matches(path, "a checkpoint", meta, self.tree)
         if meta.get("algorithm") != self.name:

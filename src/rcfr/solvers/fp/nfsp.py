@@ -253,7 +253,7 @@ class NFSPSolver(FPSolverBase):
         from ...core.checks import whole_number
 
         iterations = whole_number(iterations, "iterations")
-        self._setup()
+        self.setup()
         with one_blas_thread():
             target = self.iteration + iterations
             while self.iteration < target:
@@ -263,7 +263,7 @@ class NFSPSolver(FPSolverBase):
     def network_policy(self, player: int) -> np.ndarray:
         """The average-policy network's probabilities at each of ``player``'s information
         sets (rows padded to the widest)."""
-        self._setup()
+        self.setup()
         with one_blas_thread():
             return self._policy_probs(player, slice(None))
 
