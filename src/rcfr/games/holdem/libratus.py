@@ -75,7 +75,8 @@ from .action_tree import (
     Node,
 )
 from .cards import RANK_CHARS, card_from_str
-from .combos import NUM_COMBOS, combo_index
+from .combos import NUM_COMBOS, combo_index, live_combos
+from .spot_game import SpotGame, disjoint_mass
 
 ENDGAMES = (1, 2, 3, 4)
 STACK = 20_000  # chips a player at the start of the hand
@@ -175,25 +176,28 @@ def _raise_amounts(state: _Round, player: int, bets: tuple, raises: tuple) -> li
 
 
 def pokerrl_action_tree(round: int, pot: int, stack: int | None = None,
-                        bets: tuple = B_3, raises: tuple = B_2) -> Node:
+                        bets: tuple = B_3, raises: tuple = B_2, oop: int = OOP) -> Node:
     """The betting tree of PokerRL's ``DiscretizedNLHoldemSubGame`` (the rules in the module
     docstring) from ``round`` (3 = the turn, 4 = the river, as in the endgame files) with
     ``pot`` chips in the pot and ``stack`` behind each player (default ``20,000 - pot // 2``);
     ``bets`` are the pot fractions of a round's first bet, ``raises`` those of every raise
-    after it. Nodes and amounts as :mod:`~rcfr.games.holdem.action_tree`'s: player 0 is out
-    of position, ``amount`` the chips each player has matched beyond ``pot``; a called
-    all-in before the river runs out through chance nodes to the showdown."""
+    after it. Nodes and amounts as :mod:`~rcfr.games.holdem.action_tree`'s: player ``oop``
+    (0, or 1 to number the players as PokerRL's seats) is out of position and acts first,
+    ``amount`` is the chips each player has matched beyond ``pot``; a called all-in before
+    the river runs out through chance nodes to the showdown."""
     if round not in ROUNDS:
         raise RcfrError(f"an endgame starts on round 3 (the turn) or 4 (the river), not {round!r}")
     stack = STACK - pot // 2 if stack is None else int(stack)
     if pot <= 0 or stack <= 0:
         raise RcfrError(f"an endgame needs a positive pot and stack, not {pot} and {stack}")
+    if oop not in (0, 1):
+        raise RcfrError(f"the out-of-position player is 0 or 1, not {oop!r}")
     start = _Round(ROUNDS[round], int(pot), 0, (0, 0), (stack, stack), (False, False), 0)
-    root = Node(DECISION, OOP, start.street, 0)
+    root = Node(DECISION, oop, start.street, 0)
     todo = [(root, start)]
     while todo:
         node, state = todo.pop()
-        for action, child, child_state in _children(node, state, bets, raises):
+        for action, child, child_state in _children(node, state, bets, raises, oop):
             node.actions.append(action)
             node.children.append(child)
             if child_state is not None:
@@ -206,7 +210,7 @@ def _next_round(state: _Round, amount: int) -> _Round:
                   state.behind, (False, False), 0)
 
 
-def _children(node: Node, state: _Round, bets: tuple, raises: tuple):
+def _children(node: Node, state: _Round, bets: tuple, raises: tuple, oop: int):
     """``(action, child node, child's state or None)`` for each action at ``node``."""
     if node.kind == CHANCE:
         nxt = _next_round(state, node.amount)
@@ -214,7 +218,7 @@ def _children(node: Node, state: _Round, bets: tuple, raises: tuple):
             kind = CHANCE if nxt.street < RIVER else SHOWDOWN
             child = Node(kind, -1, nxt.street, node.amount)
         else:
-            child = Node(DECISION, OOP, nxt.street, node.amount)
+            child = Node(DECISION, oop, nxt.street, node.amount)
         yield Action(DEAL), child, (nxt if child.kind != SHOWDOWN else None)
         return
     player, street = node.player, node.street
@@ -252,5 +256,35 @@ def _set(pair: tuple, i: int, value) -> tuple:
     return (value, pair[1]) if i == 0 else (pair[0], value)
 
 
+def libratus_endgame(n: int = 3, pokerrl: bool = False) -> SpotGame:
+    """Libratus endgame ``n`` (1 to 4) as a game: its board, pot and 20,000-chip stacks, the
+    reach vectors as the two ranges and PokerRL's betting (:func:`pokerrl_action_tree`).
+    The out-of-position player is player 0, acts first and holds the file's first vector,
+    as Libratus's README says. ``pokerrl=True`` numbers the players as PokerRL's seats, the
+    game the DCFR and DDCFR papers' curves were computed on: player 0 is seat 0, who acts
+    second (and is updated first by alternating updates), and holds the file's first
+    vector; player 1, out of position, the second one (``games.py:406, 436-439``). Payoffs
+    are chips; :func:`pokerrl_scale` converts an exploitability to the papers' unit."""
+    e = load_endgame(n)
+    root = pokerrl_action_tree(e.round, e.pot, oop=1 if pokerrl else 0)
+    ranges = (e.reach0, e.reach1)
+    return SpotGame(e.board, ranges, e.pot, STACK - e.pot // 2, root,
+                    short_name="libratus_endgame", big_blind=BIG_BLIND, n=n,
+                    pokerrl=bool(pokerrl))
+
+
+def pokerrl_scale(n: int) -> float:
+    """The factor from rcfr's exploitability of endgame ``n`` (chips; the deal normalised
+    over the pairs of hands that share no card) to the DCFR/DDCFR papers' unit: big blinds of
+    100 chips, times the mass PokerRL's deal keeps, ``sum r0[x] r1[y]`` over the pairs of
+    hands ``x``, ``y`` that share no card with each other or the board, each vector
+    normalised to 1 alone (``games.py:439``, ``ValueFiller.py:521-542``)."""
+    e = load_endgame(n)
+    live = live_combos(e.board)
+    r0, r1 = (np.where(live, r, 0.0) for r in (e.reach0, e.reach1))
+    return float(r0 @ disjoint_mass(r1)) / (e.reach0.sum() * e.reach1.sum()) / BIG_BLIND
+
+
 __all__ = ["B_2", "B_3", "BIG_BLIND", "ENDGAMES", "IP", "OOP", "STACK", "Endgame",
-           "libratus_order", "load_endgame", "pokerrl_action_tree"]
+           "libratus_endgame", "libratus_order", "load_endgame", "pokerrl_action_tree",
+           "pokerrl_scale"]
