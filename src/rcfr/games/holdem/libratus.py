@@ -75,7 +75,7 @@ from .action_tree import (
     Node,
 )
 from .cards import RANK_CHARS, card_from_str
-from .combos import NUM_COMBOS, combo_index, live_combos
+from .combos import NUM_CARDS, NUM_COMBOS, combo_index, live_combos
 from .spot_game import SpotGame, disjoint_mass
 
 ENDGAMES = (1, 2, 3, 4)
@@ -256,7 +256,29 @@ def _set(pair: tuple, i: int, value) -> tuple:
     return (value, pair[1]) if i == 0 else (pair[0], value)
 
 
-def libratus_endgame(n: int = 3, pokerrl: bool = False) -> SpotGame:
+class LibratusEndgame(SpotGame):
+    """A Libratus endgame: a spot game whose string is ``libratus_endgame(n=N)``."""
+
+    def defaults(self) -> dict:
+        return {"pokerrl": False}
+
+    def num_histories(self) -> int:
+        """The history form's histories, without building it (so that the public form is
+        chosen): the root, one per first hand dealt, and per pair of hands every action-tree
+        node times the cards each deal below it can bring (``52 - board - 4``)."""
+        w0, w1 = self.deal_weights
+        first = np.count_nonzero(w0 * disjoint_mass(w1))
+        pairs = round(float((w0 > 0) @ disjoint_mass((w1 > 0).astype(np.float64))))
+
+        def per_pair(node: Node, board: int) -> int:
+            deals = NUM_CARDS - board - 4 if node.kind == CHANCE else 1
+            return 1 + sum(deals * per_pair(c, board + (node.kind == CHANCE))
+                           for c in node.children)
+
+        return 1 + int(first) + pairs * per_pair(self.root, len(self.board))
+
+
+def libratus_endgame(n: int = 3, pokerrl: bool = False) -> LibratusEndgame:
     """Libratus endgame ``n`` (1 to 4) as a game: its board, pot and 20,000-chip stacks, the
     reach vectors as the two ranges and PokerRL's betting (:func:`pokerrl_action_tree`).
     The out-of-position player is player 0, acts first and holds the file's first vector,
@@ -268,9 +290,9 @@ def libratus_endgame(n: int = 3, pokerrl: bool = False) -> SpotGame:
     e = load_endgame(n)
     root = pokerrl_action_tree(e.round, e.pot, oop=1 if pokerrl else 0)
     ranges = (e.reach0, e.reach1)
-    return SpotGame(e.board, ranges, e.pot, STACK - e.pot // 2, root,
-                    short_name="libratus_endgame", big_blind=BIG_BLIND, n=n,
-                    pokerrl=bool(pokerrl))
+    return LibratusEndgame(e.board, ranges, e.pot, STACK - e.pot // 2, root,
+                           short_name="libratus_endgame", big_blind=BIG_BLIND, n=n,
+                           pokerrl=bool(pokerrl))
 
 
 def pokerrl_scale(n: int) -> float:
@@ -286,5 +308,5 @@ def pokerrl_scale(n: int) -> float:
 
 
 __all__ = ["B_2", "B_3", "BIG_BLIND", "ENDGAMES", "IP", "OOP", "STACK", "Endgame",
-           "libratus_endgame", "libratus_order", "load_endgame", "pokerrl_action_tree",
-           "pokerrl_scale"]
+           "LibratusEndgame", "libratus_endgame", "libratus_order", "load_endgame",
+           "pokerrl_action_tree", "pokerrl_scale"]
