@@ -13,7 +13,7 @@ github.com/rpSebastian/DDCFR, commit 0e4de9b; file and line below are in that co
   behind (``games.py:415, 426``).
 - **Who acts.** Seat 1 acts first at the root (``games.py:406``) and on every later round
   (``PokerEnv.py:1051``; ``BTN_IS_FIRST_POSTFLOP = False``, ``game_rules.py:172``): the
-  out-of-position player, rcfr's player 0.
+  out-of-position player: rcfr's player 0 (player 1 with ``pokerrl=True``).
 - **Bet sizes.** Fractions of the pot after the call: a bet or raise to
   ``current + int(to_call + (pot + both bets + to_call) * f)`` chips, truncated
   (``PokerEnv.py:1671-1700``). ``run_cfr.py:47-48`` passes ``agent_bet_set=B_3`` =
@@ -36,14 +36,28 @@ github.com/rpSebastian/DDCFR, commit 0e4de9b; file and line below are in that co
   showdown wins half the pot then on the table, a tie splits it (``ValueFiller.py:465``): the
   folder loses ``pot / 2 + amount``.
 
-How PokerRL evaluates these trees differs from the game rcfr builds in three ways, which
-:mod:`rcfr.games.holdem.libratus_game` and ``docs/real_cards.md`` describe: the reach vectors
-(seat 0, who acts second, gets the file's first vector, ``games.py:436-439``), the deal's
-mass and unit of exploitability (each vector normalised alone, pairs that share a card dropped
-and the rest not renormalised, ``ValueFiller.py:521-542``; the mean of the two players'
-best-response gains in big blinds, ``_CFRBase.py:318-324`` and ``run_cfr.py:65``), and, on
-the turn endgames, an all-in called on the turn averaged over 48 river cards instead of the 44
-live ones (``ValueFiller.py:307-322``).
+How PokerRL plays and measures these games, and what rcfr's :func:`libratus_endgame` does:
+
+- **Seats and ranges.** PokerRL's seat 0 acts second and is updated first in each alternating
+  iteration (``_CFRBase.py:164-173``); it gets the file's first reach vector
+  (``games.py:436-439``), which Libratus's README gives to the out-of-position player.
+  ``libratus_endgame(n)`` follows the README (player 0 out of position, first to act, first
+  vector); ``pokerrl=True`` numbers the players as PokerRL's seats, so that rcfr's
+  alternation (player 0 first) is PokerRL's too.
+- **The deal and the unit.** Each reach vector is normalised alone (``games.py:439``) and the
+  pairs of hands that share a card are dropped without renormalising (``ValueFiller.py:
+  521-542``); the exploitability is the mean of the two players' best-response gains
+  (``_CFRBase.py:318-324``) in big blinds (``EV_NORMALIZER`` = 10 per chip, ``games.py:241``,
+  divided by 1,000 in ``run_cfr.py:65``). rcfr normalises the deal over the pairs that meet
+  and reports chips; :func:`pokerrl_scale` converts.
+- **Hand ranks.** PokerRL's card-to-string table is filled with both ``(rank, suit)`` and
+  ``(suit, rank)`` as keys (``games.py:331-332``), so the later write wins for the six cards of
+  rank 3 to 5 whose suit index is below the rank index (suits h, d, s, c = 0 to 3,
+  ``game_rules.py:211``): the showdown evaluator (``ValueFiller.py:248-258``) reads 3h, 4h,
+  4d, 5h, 5d and 5s as 2d, 2s, 3s, 2c, 3c and 4c. rcfr ranks hands correctly.
+- **Turn endgames.** An all-in called on the turn is averaged over all 48 river cards with the
+  ones either hand holds counted as ties (``ValueFiller.py:307-322``); rcfr deals the 44 cards
+  left. The papers publish no curves for endgames 1 and 2.
 """
 
 from __future__ import annotations
