@@ -208,4 +208,4 @@ for _g in SUITE:  # the DCFR/DDCFR suite: new short names for its games' strings
 
 # Games listed by `rcfr games`: one instance of each family, with its usual parameters.
 STANDARD_GAMES = ["kuhn", "leduc", "leduc(canonical=true)", "nl_one_card", "goofspiel",
-                  "liars_dice", "rps", "random_game(seed=0)"]
+                  "liars_dice", "rps", "random_game(seed=0)", "libratus_endgame(n=3)"]
