@@ -89,7 +89,7 @@ from .action_tree import (
     Node,
 )
 from .cards import RANK_CHARS, card_from_str
-from .combos import NUM_CARDS, NUM_COMBOS, combo_index, live_combos
+from .combos import NUM_COMBOS, combo_index, live_combos
 from .spot_game import SpotGame, disjoint_mass
 
 ENDGAMES = (1, 2, 3, 4)
@@ -275,21 +275,6 @@ class LibratusEndgame(SpotGame):
 
     def defaults(self) -> dict:
         return {"pokerrl": False}
-
-    def num_histories(self) -> int:
-        """The history form's histories, without building it (so that the public form is
-        chosen): the root, one per first hand dealt, and per pair of hands every action-tree
-        node times the cards each deal below it can bring (``52 - board - 4``)."""
-        w0, w1 = self.deal_weights
-        first = np.count_nonzero(w0 * disjoint_mass(w1))
-        pairs = round(float((w0 > 0) @ disjoint_mass((w1 > 0).astype(np.float64))))
-
-        def per_pair(node: Node, board: int) -> int:
-            deals = NUM_CARDS - board - 4 if node.kind == CHANCE else 1
-            return 1 + sum(deals * per_pair(c, board + (node.kind == CHANCE))
-                           for c in node.children)
-
-        return 1 + int(first) + pairs * per_pair(self.root, len(self.board))
 
 
 def libratus_endgame(n: int = 3, pokerrl: bool = False) -> LibratusEndgame:
