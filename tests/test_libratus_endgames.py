@@ -256,3 +256,26 @@ def test_pokerrl_scale_is_the_deal_mass_in_big_blinds():
     assert pokerrl_scale(3) == pytest.approx(r0 @ free @ r1 / 100, rel=1e-12)
     assert pokerrl_scale(3) == pytest.approx(0.009030921173033016, rel=1e-12)
     assert UNIFORM[3, True] * pokerrl_scale(3) == pytest.approx(27.686530037265584, rel=1e-12)
+
+
+def test_the_docs_endgame_blocks_run_as_printed(capsys):
+    """docs/real_cards.md's Libratus section: its command block with the numbers its comments
+    give, and its Python block."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    from rcfr.cli import main
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "real_cards.md").read_text()
+    section = doc[doc.index("\n## The Libratus endgames\n"):]
+    commands = re.search(r"```sh\n(.*?)```", section, re.S).group(1).splitlines()
+    assert len(commands) == 2
+    outs = []
+    for line in commands:
+        assert main(shlex.split(line, comments=True)[1:]) == 0
+        outs.append(capsys.readouterr().out)
+    assert "93,169,643" in outs[0] and "36,099,490" in outs[0]
+    assert "11.8204" in outs[1] and "118.2 mbb/g" in outs[1]
+    exec(compile(re.search(r"```python\n(.*?)```", section, re.S).group(1), "docs", "exec"),
+         {})
