@@ -320,6 +320,16 @@ def test_the_wheel_ships_the_specs_byte_for_byte(installed):
     assert shipped_curves == published.read_bytes()
 
 
+def test_the_wheel_ships_the_libratus_endgames_byte_for_byte(installed):
+    _, _, wheel = installed
+    data = files("rcfr.games.holdem") / "data" / "libratus"
+    names = ("README.md", *(f"subgame{n}.txt" for n in range(1, 5)))
+    with zipfile.ZipFile(wheel) as archive:
+        for name in names:
+            shipped = archive.read(f"rcfr/games/holdem/data/libratus/{name}")
+            assert shipped == (data / name).read_bytes(), name
+
+
 def test_an_installed_rcfr_runs_packaged_specs_outside_the_checkout(installed):
     venv, work, wheel = installed
     release = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]

@@ -3,7 +3,8 @@
 ``data/ddcfr_curves.csv`` keeps their ``results/<algorithm>/<game>/data.csv`` (MIT License;
 the source commit and the notice are in the file's header) at 39 iterations from 0 to 1,000,
 for CFR, CFR+, DCFR and DDCFR on the twelve games of the DCFR/DDCFR suite.  Games carry
-rcfr's suite names (:mod:`rcfr.games.suite`; the Libratus endgames have no rcfr game yet),
+rcfr's suite names (:mod:`rcfr.games.suite`; the Libratus endgames, PokerRL runs, are
+``libratus_endgame(n=3,pokerrl=true)`` and ``n=4`` in :mod:`rcfr.games.holdem.libratus`),
 algorithms rcfr's names (``ddcfr`` is the authors' learned schedule).
 """
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..core.errors import RcfrError
 from .goofspiel import Goofspiel
+from .holdem.libratus import libratus_endgame
 from .holdem.spot_game import holdem_spot
 from .kuhn import KuhnPoker
 from .leduc import LeducPoker
@@ -193,6 +194,9 @@ register("nl_holdem2", NLHoldem2,
 register("holdem_spot", holdem_spot,
          "real-card no-limit hold'em from the flop, turn or river: holdem_spot(file=SPOT.toml) "
          "or holdem_spot(spot=basic_turn)")
+register("libratus_endgame", libratus_endgame,
+         "a Libratus HUNL endgame (1, 2: turn; 3, 4: river) with PokerRL's bets, as in the "
+         "DCFR/DDCFR papers: libratus_endgame(n=3,pokerrl=false)")
 register("goofspiel", Goofspiel,
          "goofspiel, bids hidden: goofspiel(num_cards=5,points_order=descending,imp_info=true)")
 register("liars_dice", LiarsDice, "liar's dice / Bluff: liars_dice(dice=1,faces=6)")
@@ -204,4 +208,4 @@ for _g in SUITE:  # the DCFR/DDCFR suite: new short names for its games' strings
 
 # Games listed by `rcfr games`: one instance of each family, with its usual parameters.
 STANDARD_GAMES = ["kuhn", "leduc", "leduc(canonical=true)", "nl_one_card", "goofspiel",
-                  "liars_dice", "rps", "random_game(seed=0)"]
+                  "liars_dice", "rps", "random_game(seed=0)", "libratus_endgame(n=3)"]
