@@ -175,3 +175,58 @@ def test_a_strategy_on_the_public_form_is_read_exactly(leduc_strategy, leduc_dep
         leduc_depths[2].evaluation.exploitability, abs=1e-12)
     with pytest.raises(rcfr.RcfrError, match="not for"):
         distill(leduc_strategy[0], "cart", 2, game="kuhn")
+
+
+@pytest.fixture(scope="module")
+def holdem_strategy():
+    """CFR+ on 2-NL Hold'em(6), 50 iterations, on its history form."""
+    return rcfr.solve(rcfr.compile_game("nl_holdem2(stack=6)", form="history"), "cfr+",
+                      50).policy
+
+
+def test_holdem_features_read_the_betting():
+    tree = rcfr.compile_game("nl_holdem2(stack=6)", form="public")
+    from rcfr.features import infoset_features
+    from rcfr.features.holdem import HOLDEM_NAMES
+
+    X = infoset_features(tree, 1, "holdem")
+    row = dict(zip(HOLDEM_NAMES, X[tree.infoset_index("1:3|cr5r6") - tree.player_infosets(1)
+                                   .start], strict=True))
+    # the dealer limps (2), the big blind raises to 5, the dealer goes all-in (6): 11 in the
+    # pot, 1 to call, pot odds 1/12, nothing behind, a raise by each player, the last one 1
+    assert {k: row[k] for k in HOLDEM_NAMES[1:]} == {
+        "preflop bucket": 4, "flop bucket": 0, "round": 0, "pot": 11, "to call": 1,
+        "pot odds": pytest.approx(1 / 12), "chips behind": 0, "raises this round": 2,
+        "raises round 1": 2, "raises round 2": 0, "raises by player 1": 1,
+        "raises by player 2": 1, "last raise": 1}
+    bounds = tree.game.abstraction.preflop_bounds[3]
+    assert bounds[0] < row["E[HS²]"] < bounds[1]
+
+
+def test_holdem_public_form_gives_the_history_forms_rows_and_result(holdem_strategy):
+    from rcfr.distill.dataset import training_set
+
+    history = holdem_strategy
+    public = history.convert(rcfr.compile_game("nl_holdem2(stack=6)", form="public"))
+    for player in (0, 1):
+        a, b = (training_set(p.tree, p, player, "holdem") for p in (history, public))
+        assert a.names == b.names and a.action_names == b.action_names
+        ka = [history.tree.infoset_keys[i] for i in a.infosets]
+        kb = [public.tree.infoset_keys[i] for i in b.infosets]
+        oa, ob = np.argsort(ka), np.argsort(kb)
+        assert [ka[i] for i in oa] == [kb[i] for i in ob]
+        for field in ("X", "Y", "legal", "round"):
+            np.testing.assert_array_equal(getattr(a, field)[oa], getattr(b, field)[ob])
+        np.testing.assert_allclose(a.weight[oa], b.weight[ob], rtol=0, atol=1e-12)
+        assert a.weight.max() > a.weight.min()  # the reach weights are not all alike
+    d_hist = distill(history, "cart", 3, per_round=True)
+    d_pub = distill(public, "cart", 3, per_round=True)
+    assert d_pub.policy.tree is public.tree  # distilled on the public form, not converted
+    assert d_pub.policy.metadata["distilled"]["features"] == "holdem"
+    assert d_pub.size == d_hist.size == 32
+    assert d_pub.original.exploitability == pytest.approx(d_hist.original.exploitability,
+                                                          abs=1e-12)
+    assert d_pub.evaluation.exploitability == pytest.approx(d_hist.evaluation.exploitability,
+                                                            abs=1e-12)
+    # measured: 0.0485 against the original 0.00725, the forms agreeing to 1e-16
+    assert d_pub.evaluation.exploitability > 2 * d_pub.original.exploitability

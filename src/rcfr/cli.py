@@ -1044,8 +1044,8 @@ def distill_command(
     per_round: Annotated[bool, typer.Option(
         "--per-round", help="One model per betting round (else one per player).")] = False,
     features: Annotated[str | None, typer.Option(
-        help="Feature set (default: waugh for Leduc and no-limit one-card poker, else "
-             "onehot).")] = None,
+        help="Feature set (default: waugh for Leduc and no-limit one-card poker, holdem for "
+             "nl_holdem2, else onehot).")] = None,
     weights: Annotated[str, typer.Option(
         help="reach (each information set by its player's own reach) or uniform.")] = "reach",
     sweep: Annotated[str | None, typer.Option(
@@ -1074,7 +1074,7 @@ def distill_command(
                         "or --rules")
     make_model(model, max_depth)
     check_outputs({"--out": out_file, "--figure": figure})
-    tree = compile_game(game, "history")
+    tree = compile_game(game, "auto", max_memory)
     policy = TabularPolicy.load(strategy, tree)
     options = {"per_round": per_round, "features": features, "weights": weights}
     if depths is not None:

@@ -14,6 +14,7 @@ from ..core.errors import RcfrError
 from ..evaluate import Evaluation, evaluate
 from ..features import feature_provider, parse_features
 from ..forms.compile import compile_game
+from ..games.registry import load_game
 from ..policy import TabularPolicy
 from .dataset import training_set
 from .models import make_model
@@ -61,27 +62,30 @@ class Distilled:
                            "size": p.size} for p in self.parts]}
 
 
+# readable feature sets: the first defined for a game is its default
+READABLE = ("waugh", "holdem")
+
+
 def default_distill_features(tree) -> str:
-    """``waugh`` where it is defined (limit poker's readable betting counts), else
-    ``onehot``."""
-    try:
-        feature_provider("waugh").check_game(tree)
-    except RcfrError:
-        return "onehot"
-    return "waugh"
+    """The first of :data:`READABLE` defined for ``tree``'s game, on whichever form
+    (``waugh``: limit poker's readable betting counts, for Leduc and no-limit one-card poker;
+    ``holdem``: 2-NL Hold'em's buckets and betting), else ``onehot``."""
+    for name in READABLE:
+        games = feature_provider(name).games
+        if games is None or isinstance(tree.game, games):
+            return name
+    return "onehot"
 
 
-def _history_policy(game: Any, policy: TabularPolicy) -> TabularPolicy:
-    """``policy`` on ``game``'s history form (the rounds and the poker features read its
-    nodes), converted exactly from the other form where it was written there."""
-    tree = compile_game(game if game is not None else policy.game, form="history")
-    if policy.tree is tree:
-        return policy
-    if str(policy.game) != str(tree.game):
-        raise RcfrError(f"the strategy is for {policy.game}, not for {tree.game}")
-    if policy.tree.fingerprint() == tree.fingerprint():
-        return TabularPolicy(tree, policy.probs, policy.metadata)
-    return policy.convert(tree)
+def _form_policy(game: Any, policy: TabularPolicy, spec: str) -> TabularPolicy:
+    """``policy`` on a form the features ``spec`` read: its own, or the history form
+    (converted exactly) where they read history nodes (``waugh``, ``thesis``); ``game``
+    (optional) must be the policy's game."""
+    if game is not None and str(load_game(game)) != str(policy.game):
+        raise RcfrError(f"the strategy is for {policy.game}, not for {load_game(game)}")
+    if feature_provider(spec).history_only and not policy.tree.history_nodes:
+        return policy.convert(compile_game(policy.game, form="history"))
+    return policy
 
 
 def distill(policy: TabularPolicy, model: str = "cart", max_depth: int | None = None, *,
@@ -98,13 +102,13 @@ def distill(policy: TabularPolicy, model: str = "cart", max_depth: int | None = 
 
 
 def _prepare(policy: TabularPolicy, game: Any, features: str | None, weights: str):
-    """What every fit of ``policy`` shares, whatever the model and depth: the policy on the
-    history form, the feature set, both players' training sets and the original's
-    evaluation."""
-    policy = _history_policy(game, policy)
-    tree = policy.tree
-    spec = features or default_distill_features(tree)
+    """What every fit of ``policy`` shares, whatever the model and depth: the policy on a form
+    the features read (:func:`_form_policy`), the feature set, both players' training sets and
+    the original's evaluation."""
+    spec = features or default_distill_features(policy.tree)
     parse_features(spec)
+    policy = _form_policy(game, policy, spec)
+    tree = policy.tree
     data = [training_set(tree, policy, player, spec, weights) for player in (0, 1)]
     return policy, spec, weights, data, evaluate(tree, policy)
 

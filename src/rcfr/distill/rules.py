@@ -21,14 +21,21 @@ def merged_conditions(bounds: dict[int, list], names: list[str]) -> list[str]:
     return [_condition(names[f], *b) for f, b in sorted(bounds.items())]
 
 
+SHOWN = 6  # actions a leaf's text names (more: the five largest and the rest summed)
+
+
 def leaf_text(conditions: list[str], values: np.ndarray, actions: list[str],
               share: float) -> str:
     """``if C1 and C2: raise 0.71, call 0.25, fold 0.04  (share 12.3%)``: the values
-    normalised, the actions below 0.005 left out."""
+    normalised, the actions below 0.005 left out, and past :data:`SHOWN` actions the five
+    largest named and the rest summed (``3 more 0.04``)."""
     p = np.clip(np.asarray(values, dtype=np.float64).reshape(-1), 0.0, None)
     p = p / p.sum() if p.sum() > 0 else np.full(p.size, 1.0 / p.size)
-    order = np.argsort(-p, kind="stable")
-    act = ", ".join(f"{actions[a]} {p[a]:.2f}" for a in order if p[a] >= 0.005)
+    order = [a for a in np.argsort(-p, kind="stable") if p[a] >= 0.005]
+    named = order if len(order) <= SHOWN else order[:SHOWN - 1]
+    act = ", ".join(f"{actions[a]} {p[a]:.2f}" for a in named)
+    if len(named) < len(order):  # (no-limit raise sizes: the rest summed)
+        act += f", {len(order) - len(named)} more {p[order[len(named):]].sum():.2f}"
     cond = " and ".join(conditions)
     return f"{'if ' + cond if cond else 'always'}: {act}  (share {100 * share:.1f}%)"
 
