@@ -118,7 +118,9 @@ def test_cli_sweep_draws_the_curve(capsys, tmp_path, leduc_strategy, leduc_depth
     (["--sweep", "1,x"], "--sweep takes depths"),
     (["--figure", "f.png"], "--figure draws a --sweep"),
     (["--sweep", "1", "--figure", "f.txt"], "--figure writes .png, .pdf or .svg"),
-    (["--sweep", "1,2"], "without --max-depth, --out or --rules"),
+    (["--sweep", "1,2"], "without --max-depth, --out, --rules or --draw"),
+    (["--draw", "t.png", "--model", "xgboost"], "--draw draws decision trees"),
+    (["--draw", "t.png"], "at most 64 leaves, and one has"),  # unbounded: after the fit
 ])
 def test_cli_bad_input_is_one_line(capsys, tmp_path, leduc_strategy, args, message):
     out = tmp_path / "small.npz"
@@ -230,3 +232,42 @@ def test_holdem_public_form_gives_the_history_forms_rows_and_result(holdem_strat
                                                             abs=1e-12)
     # measured: 0.0485 against the original 0.00725, the forms agreeing to 1e-16
     assert d_pub.evaluation.exploitability > 2 * d_pub.original.exploitability
+
+
+def test_cli_draws_the_trees(capsys, tmp_path, leduc_strategy, leduc_depths):
+    png = tmp_path / "trees.png"
+    code, text, err = run_cli(capsys, "distill", "leduc", leduc_strategy[1], "--max-depth", 2,
+                              "--per-round", "--draw", png)
+    assert code == 0, err
+    assert f"trees drawn -> {png}" in text
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("model", ["cart", "optimal"])
+def test_drawing_labels_every_leaf_as_the_rules_do(tmp_path, leduc_strategy, leduc_depths,
+                                                   model):
+    import matplotlib
+
+    from rcfr.view.trees import draw_trees
+
+    if model == "optimal":
+        pytest.importorskip("pystreed")
+    d = leduc_depths[2] if model == "cart" else distill(leduc_strategy[0], model, 2,
+                                                       per_round=True)
+    svg = tmp_path / "trees.svg"
+    with matplotlib.rc_context({"svg.fonttype": "none"}):  # text as text, to read it back
+        draw_trees(d, svg)
+    drawn = svg.read_text()
+    for part in d.parts:  # each leaf's share and first action, as its text rule gives them
+        assert f"{part.infosets:,} information sets, {part.size} leaves" in drawn
+        for rule in part.rules:
+            share = rule.rsplit("(share ", 1)[1].rstrip(")")
+            first = rule.split(": ", 1)[1].split(",")[0].split("  (")[0]
+            assert f"share {share}" in drawn and first in drawn
+    assert "hand strength &lt;= " in drawn
+
+
+def test_cli_draw_bad_suffix_is_refused_before_any_work(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "distill", "leduc", tmp_path / "missing.npz", "--max-depth",
+                           2, "--draw", tmp_path / "trees.txt")
+    assert "--draw writes .png, .pdf or .svg" in one_line_error(code, err)

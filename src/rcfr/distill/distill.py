@@ -23,7 +23,8 @@ from .models import make_model
 @dataclass(frozen=True)
 class Part:
     """One fitted model: its player, its round (``None``: all rounds), the information sets it
-    covers, its size and its text rules."""
+    covers, its size and its text rules; ``model`` (the fitted model: its ``walk()`` draws
+    it), the names of its feature columns and of its outputs' actions."""
 
     player: int
     round: int | None
@@ -31,6 +32,9 @@ class Part:
     size: int
     rules: list[str] | None
     unit: str = "leaves"
+    model: Any = field(default=None, repr=False, compare=False)
+    names: list[str] = field(default_factory=list, repr=False, compare=False)
+    actions: list[str] = field(default_factory=list, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -134,7 +138,8 @@ def _fit(prepared, model: str, max_depth: int | None, per_round: bool,
             m.fit(data.X[rows], data.Y[rows], w)
             pred[rows] = np.nan_to_num(m.predict(data.X[rows]), nan=0.0)
             parts.append(Part(player, None if r is None else int(r), int(rows.size), m.size,
-                              m.rules(data.names, data.action_names), m.unit))
+                              m.rules(data.names, data.action_names), m.unit, m, data.names,
+                              data.action_names))
         seqs = tree.player_sequences(player)  # the legal actions only, clipped at zero
         weights_out[seqs.start:seqs.stop] = np.clip(pred[data.seq_row, data.seq_col], 0.0, None)
     small = TabularPolicy.from_weights(tree, weights_out, {
