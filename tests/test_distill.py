@@ -271,3 +271,17 @@ def test_cli_draw_bad_suffix_is_refused_before_any_work(capsys, tmp_path):
     code, _, err = run_cli(capsys, "distill", "leduc", tmp_path / "missing.npz", "--max-depth",
                            2, "--draw", tmp_path / "trees.txt")
     assert "--draw writes .png, .pdf or .svg" in one_line_error(code, err)
+
+
+def test_the_distilled_file_keeps_the_rules(tmp_path, monkeypatch, leduc_strategy,
+                                            leduc_depths):
+    import importlib
+
+    D = importlib.import_module("rcfr.distill.distill")  # (the package's distill is the function)
+    path = leduc_depths[2].policy.save(tmp_path / "small.npz")
+    kept = rcfr.TabularPolicy.load(path).metadata["distilled"]["rules"]
+    assert kept == [{"player": p.player, "round": p.round, "rules": p.rules}
+                    for p in leduc_depths[2].parts]
+    monkeypatch.setattr(D, "KEPT_RULES", 15)  # 16 leaves: more than the file keeps
+    assert "rules" not in distill(leduc_strategy[0], "cart", 2,
+                                  per_round=True).policy.metadata["distilled"]

@@ -66,6 +66,9 @@ class Distilled:
                            "size": p.size} for p in self.parts]}
 
 
+KEPT_RULES = 1024  # leaves up to which the distilled strategy's metadata keeps the text rules
+# (the strategy viewer shows them beside the grid)
+
 # readable feature sets: the first defined for a game is its default
 READABLE = ("waugh", "holdem")
 
@@ -142,9 +145,12 @@ def _fit(prepared, model: str, max_depth: int | None, per_round: bool,
                               data.action_names))
         seqs = tree.player_sequences(player)  # the legal actions only, clipped at zero
         weights_out[seqs.start:seqs.stop] = np.clip(pred[data.seq_row, data.seq_col], 0.0, None)
-    small = TabularPolicy.from_weights(tree, weights_out, {
-        "distilled": {"model": model, "max_depth": max_depth, "per_round": per_round,
-                      "features": spec, "weights": weights}}, consume=True)
+    meta = {"model": model, "max_depth": max_depth, "per_round": per_round, "features": spec,
+            "weights": weights}
+    if all(p.rules is not None for p in parts) and sum(p.size for p in parts) <= KEPT_RULES:
+        meta["rules"] = [{"player": p.player, "round": p.round, "rules": p.rules}
+                         for p in parts]
+    small = TabularPolicy.from_weights(tree, weights_out, {"distilled": meta}, consume=True)
     return Distilled(small, evaluate(tree, small), original, parts)
 
 
