@@ -11,7 +11,8 @@ priority, the small games first:
 
     nice -n 19 .venv/bin/python benchmarks/bench_distill.py                # leduc, nl_one_card
     nice -n 19 .venv/bin/python benchmarks/bench_distill.py \\
-        --games 'nl_holdem2(stack=20)' --depths 1,2,3,4,6 --rcfr-iterations 200
+        --games 'nl_holdem2(stack=20)' --depths 1,2,3,4,6 --rcfr-iterations 100
+    .venv/bin/python benchmarks/bench_distill.py --table      # the rows as Markdown tables
 """
 
 from __future__ import annotations
@@ -65,6 +66,31 @@ def _strategy(game: str, iterations: int, folder: Path) -> rcfr.TabularPolicy:
     return policy
 
 
+def tables(path: Path) -> str:
+    """The CSV as one Markdown table per game: depth by method, each cell ``size /
+    exploitability`` (RCFR+ at CART's leaves: its exploitability)."""
+    rows = _done(path)
+    out = []
+    for game in dict.fromkeys(g for g, _, _ in rows):
+        depths = sorted({int(d) for g, _, d in rows if g == game})
+        methods = [m for m in ("cart", "optimal", "xgboost", "mlp", "rcfr+")
+                   if any(g == game and k == m for g, k, _ in rows)]
+        original = next(r["original"] for (g, _, _), r in rows.items() if g == game)
+        out += [f"{game} (the original: {float(original):.2g})", "",
+                "| depth | " + " | ".join(f"`{m}`" for m in methods) + " |",
+                "|---" * (len(methods) + 1) + "|"]
+        for d in depths:
+            cells = []
+            for m in methods:
+                r = rows.get((game, m, str(d)))
+                cells.append("--" if r is None else f"{float(r['exploitability']):.3f}"
+                             if m == "rcfr+" else
+                             f"{int(r['size']):,} / {float(r['exploitability']):.3f}")
+            out.append(f"| {d} | " + " | ".join(cells) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", default="leduc,nl_one_card")
@@ -74,7 +100,12 @@ def main() -> None:
     ap.add_argument("--rcfr-iterations", type=int, default=2000,
                     help="RCFR+ iterations (0: no RCFR+ rows)")
     ap.add_argument("--csv", type=Path, default=RESULTS / "distill.csv")
+    ap.add_argument("--table", action="store_true",
+                    help="print the CSV's rows as Markdown tables and stop")
     args = ap.parse_args()
+    if args.table:
+        print(tables(args.csv))
+        return
     done = _done(args.csv)
     depths = [int(d) for d in args.depths.split(",")]
     for game in args.games.split(","):

@@ -13,7 +13,7 @@ import numpy as np
 from ..core.errors import RcfrError
 from ..evaluate import Evaluation, evaluate
 from ..features import feature_provider, parse_features
-from ..forms.compile import compile_game
+from ..forms.compile import compile_game, is_compiled
 from ..games.registry import load_game
 from ..policy import TabularPolicy
 from .dataset import training_set
@@ -88,8 +88,10 @@ def _form_policy(game: Any, policy: TabularPolicy, spec: str) -> TabularPolicy:
     """``policy`` on a form the features ``spec`` read: its own, or the history form
     (converted exactly) where they read history nodes (``waugh``, ``thesis``); ``game``
     (optional) must be the policy's game."""
-    if game is not None and str(load_game(game)) != str(policy.game):
-        raise RcfrError(f"the strategy is for {policy.game}, not for {load_game(game)}")
+    if game is not None:
+        game = game.game if is_compiled(game) else load_game(game)
+        if str(game) != str(policy.game):
+            raise RcfrError(f"the strategy is for {policy.game}, not for {game}")
     if feature_provider(spec).history_only and not policy.tree.history_nodes:
         return policy.convert(compile_game(policy.game, form="history"))
     return policy
