@@ -118,7 +118,9 @@ def test_cli_sweep_draws_the_curve(capsys, tmp_path, leduc_strategy, leduc_depth
     (["--sweep", "1,x"], "--sweep takes depths"),
     (["--figure", "f.png"], "--figure draws a --sweep"),
     (["--sweep", "1", "--figure", "f.txt"], "--figure writes .png, .pdf or .svg"),
-    (["--sweep", "1,2"], "without --max-depth, --out or --rules"),
+    (["--sweep", "1,2"], "without --max-depth, --out, --rules or --draw"),
+    (["--draw", "t.png", "--model", "xgboost"], "--draw draws decision trees"),
+    (["--draw", "t.png"], "at most 64 leaves, and one has"),  # unbounded: after the fit
 ])
 def test_cli_bad_input_is_one_line(capsys, tmp_path, leduc_strategy, args, message):
     out = tmp_path / "small.npz"
@@ -175,3 +177,111 @@ def test_a_strategy_on_the_public_form_is_read_exactly(leduc_strategy, leduc_dep
         leduc_depths[2].evaluation.exploitability, abs=1e-12)
     with pytest.raises(rcfr.RcfrError, match="not for"):
         distill(leduc_strategy[0], "cart", 2, game="kuhn")
+
+
+@pytest.fixture(scope="module")
+def holdem_strategy():
+    """CFR+ on 2-NL Hold'em(6), 50 iterations, on its history form."""
+    return rcfr.solve(rcfr.compile_game("nl_holdem2(stack=6)", form="history"), "cfr+",
+                      50).policy
+
+
+def test_holdem_features_read_the_betting():
+    tree = rcfr.compile_game("nl_holdem2(stack=6)", form="public")
+    from rcfr.features import infoset_features
+    from rcfr.features.holdem import HOLDEM_NAMES
+
+    X = infoset_features(tree, 1, "holdem")
+    row = dict(zip(HOLDEM_NAMES, X[tree.infoset_index("1:3|cr5r6") - tree.player_infosets(1)
+                                   .start], strict=True))
+    # the dealer limps (2), the big blind raises to 5, the dealer goes all-in (6): 11 in the
+    # pot, 1 to call, pot odds 1/12, nothing behind, a raise by each player, the last one 1
+    assert {k: row[k] for k in HOLDEM_NAMES[1:]} == {
+        "preflop bucket": 4, "flop bucket": 0, "round": 0, "pot": 11, "to call": 1,
+        "pot odds": pytest.approx(1 / 12), "chips behind": 0, "raises this round": 2,
+        "raises round 1": 2, "raises round 2": 0, "raises by player 1": 1,
+        "raises by player 2": 1, "last raise": 1}
+    bounds = tree.game.abstraction.preflop_bounds[3]
+    assert bounds[0] < row["E[HS²]"] < bounds[1]
+
+
+def test_holdem_public_form_gives_the_history_forms_rows_and_result(holdem_strategy):
+    from rcfr.distill.dataset import training_set
+
+    history = holdem_strategy
+    public = history.convert(rcfr.compile_game("nl_holdem2(stack=6)", form="public"))
+    for player in (0, 1):
+        a, b = (training_set(p.tree, p, player, "holdem") for p in (history, public))
+        assert a.names == b.names and a.action_names == b.action_names
+        ka = [history.tree.infoset_keys[i] for i in a.infosets]
+        kb = [public.tree.infoset_keys[i] for i in b.infosets]
+        oa, ob = np.argsort(ka), np.argsort(kb)
+        assert [ka[i] for i in oa] == [kb[i] for i in ob]
+        for field in ("X", "Y", "legal", "round"):
+            np.testing.assert_array_equal(getattr(a, field)[oa], getattr(b, field)[ob])
+        np.testing.assert_allclose(a.weight[oa], b.weight[ob], rtol=0, atol=1e-12)
+        assert a.weight.max() > a.weight.min()  # the reach weights are not all alike
+    d_hist = distill(history, "cart", 3, per_round=True)
+    d_pub = distill(public, "cart", 3, per_round=True)
+    assert d_pub.policy.tree is public.tree  # distilled on the public form, not converted
+    assert d_pub.policy.metadata["distilled"]["features"] == "holdem"
+    assert d_pub.size == d_hist.size == 32
+    assert d_pub.original.exploitability == pytest.approx(d_hist.original.exploitability,
+                                                          abs=1e-12)
+    assert d_pub.evaluation.exploitability == pytest.approx(d_hist.evaluation.exploitability,
+                                                            abs=1e-12)
+    # measured: 0.0485 against the original 0.00725, the forms agreeing to 1e-16
+    assert d_pub.evaluation.exploitability > 2 * d_pub.original.exploitability
+
+
+def test_cli_draws_the_trees(capsys, tmp_path, leduc_strategy, leduc_depths):
+    png = tmp_path / "trees.png"
+    code, text, err = run_cli(capsys, "distill", "leduc", leduc_strategy[1], "--max-depth", 2,
+                              "--per-round", "--draw", png)
+    assert code == 0, err
+    assert f"trees drawn -> {png}" in text
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("model", ["cart", "optimal"])
+def test_drawing_labels_every_leaf_as_the_rules_do(tmp_path, leduc_strategy, leduc_depths,
+                                                   model):
+    import matplotlib
+
+    from rcfr.view.trees import draw_trees
+
+    if model == "optimal":
+        pytest.importorskip("pystreed")
+    d = leduc_depths[2] if model == "cart" else distill(leduc_strategy[0], model, 2,
+                                                       per_round=True)
+    svg = tmp_path / "trees.svg"
+    with matplotlib.rc_context({"svg.fonttype": "none"}):  # text as text, to read it back
+        draw_trees(d, svg)
+    drawn = svg.read_text()
+    for part in d.parts:  # each leaf's share and first action, as its text rule gives them
+        assert f"{part.infosets:,} information sets, {part.size} leaves" in drawn
+        for rule in part.rules:
+            share = rule.rsplit("(share ", 1)[1].rstrip(")")
+            first = rule.split(": ", 1)[1].split(",")[0].split("  (")[0]
+            assert f"share {share}" in drawn and first in drawn
+    assert "hand strength &lt;= " in drawn
+
+
+def test_cli_draw_bad_suffix_is_refused_before_any_work(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "distill", "leduc", tmp_path / "missing.npz", "--max-depth",
+                           2, "--draw", tmp_path / "trees.txt")
+    assert "--draw writes .png, .pdf or .svg" in one_line_error(code, err)
+
+
+def test_the_distilled_file_keeps_the_rules(tmp_path, monkeypatch, leduc_strategy,
+                                            leduc_depths):
+    import importlib
+
+    D = importlib.import_module("rcfr.distill.distill")  # (the package's distill is the function)
+    path = leduc_depths[2].policy.save(tmp_path / "small.npz")
+    kept = rcfr.TabularPolicy.load(path).metadata["distilled"]["rules"]
+    assert kept == [{"player": p.player, "round": p.round, "rules": p.rules}
+                    for p in leduc_depths[2].parts]
+    monkeypatch.setattr(D, "KEPT_RULES", 15)  # 16 leaves: more than the file keeps
+    assert "rules" not in distill(leduc_strategy[0], "cart", 2,
+                                  per_round=True).policy.metadata["distilled"]

@@ -537,3 +537,33 @@ def test_lazy_chunks_load_from_file_urls(tmp_path, browser, monkeypatch):
     assert want is None or want == rec["pr"]
     assert browser.js("document.querySelectorAll('script[src^=\"data/c\"]').length") >= 1
     assert browser.errors() == []
+
+
+def test_distilled_rules_panel_beside_the_grid(tmp_path, browser):
+    """A distilled strategy (``rcfr distill -o``) carries its text rules; the page shows, beside
+    the private states, the rules of the acting player's round: round 1 at the root, round 2
+    after the board card (Leduc, CART of depth 2 per round)."""
+    from rcfr.distill import distill
+
+    policy = rcfr.solve("leduc", "cfr+", 50).policy
+    small = distill(policy, "cart", 2, per_round=True)
+    path = small.policy.save(tmp_path / "small.npz")
+    out = tmp_path / "site"
+    assert main(["view", "leduc", str(path), "-o", str(out)]) == 0
+    tree = view_form("leduc")
+    u = child(tree, child(tree, child(tree, 0, "call"), "call"), "Qh")
+    after_board = child(tree, u, "call") if tree.node_kind[u] >= 2 else u
+    for node in (0, after_board):
+        open_page(browser, out, f"#node={node}")
+        player = int(tree.node_kind[node])
+        want = next(p for p in small.parts if p.player == player
+                    and p.round == (0 if node == 0 else 1))
+        title = browser.js("document.querySelector('#rules h3').textContent")
+        assert title == f"Distilled rules (cart, depth 2, round {want.round + 1})"
+        assert browser.js("[...document.querySelectorAll('#rules li')].map(e => e.textContent)"
+                          ) == want.rules
+        assert browser.js("!!document.querySelector('.withrules #grid, .withrules #strategy')")
+    assert browser.errors() == []
+    plain = tmp_path / "plain"
+    assert main(["view", "leduc", str(policy.save(tmp_path / "p.npz")), "-o", str(plain)]) == 0
+    assert "distilled" not in read_site(plain)["meta"]

@@ -1044,8 +1044,8 @@ def distill_command(
     per_round: Annotated[bool, typer.Option(
         "--per-round", help="One model per betting round (else one per player).")] = False,
     features: Annotated[str | None, typer.Option(
-        help="Feature set (default: waugh for Leduc and no-limit one-card poker, else "
-             "onehot).")] = None,
+        help="Feature set (default: waugh for Leduc and no-limit one-card poker, holdem for "
+             "nl_holdem2, else onehot).")] = None,
     weights: Annotated[str, typer.Option(
         help="reach (each information set by its player's own reach) or uniform.")] = "reach",
     sweep: Annotated[str | None, typer.Option(
@@ -1053,6 +1053,8 @@ def distill_command(
     figure: Annotated[Path | None, typer.Option(
         help="With --sweep: write exploitability against leaves as an image.")] = None,
     rules: Annotated[bool, typer.Option("--rules", help="Print the trees as text rules.")] = False,
+    draw: Annotated[Path | None, typer.Option(
+        help="Draw the trees (cart, optimal) as an image: .png, .pdf or .svg.")] = None,
     out_file: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Write the distilled strategy (.npz).")] = None,
     max_memory: MaxMemoryOpt = None,
@@ -1069,21 +1071,31 @@ def distill_command(
         raise RcfrError("--figure draws a --sweep; give --sweep too")
     if figure is not None and figure.suffix.lower() not in (".png", ".pdf", ".svg"):
         raise RcfrError(f"--figure writes .png, .pdf or .svg, got {figure.name!r}")
-    if depths is not None and (out_file is not None or rules or max_depth is not None):
-        raise RcfrError("--sweep fits one model per depth: give it without --max-depth, --out "
-                        "or --rules")
+    if depths is not None and (out_file is not None or rules or max_depth is not None
+                               or draw is not None):
+        raise RcfrError("--sweep fits one model per depth: give it without --max-depth, --out, "
+                        "--rules or --draw")
     make_model(model, max_depth)
-    check_outputs({"--out": out_file, "--figure": figure})
-    tree = compile_game(game, "history")
+    if draw is not None:
+        from .view.trees import check_draw
+
+        check_draw(draw, model)
+    check_outputs({"--out": out_file, "--figure": figure, "--draw": draw})
+    tree = compile_game(game, "auto", max_memory)
     policy = TabularPolicy.load(strategy, tree)
     options = {"per_round": per_round, "features": features, "weights": weights}
     if depths is not None:
         return _distill_sweep(run_sweep(policy, depths, model, **options), figure, as_json)
     result = run_distill(policy, model, max_depth, **options)
+    if draw is not None:
+        from .view.trees import draw_trees
+
+        draw_trees(result, draw)
     if out_file is not None:
         result.policy.save(out_file)
     if as_json:
-        _emit({**result.to_dict(), **({"out": str(out_file)} if out_file else {})})
+        _emit({**result.to_dict(), **({"out": str(out_file)} if out_file else {}),
+               **({"draw": str(draw)} if draw else {})})
         return
     out.print(f"{strategy} in {tree.game}: {model}, depth {max_depth or 'default'}, "
               f"{result.policy.metadata['distilled']['features']} features, {weights} weights")
@@ -1098,6 +1110,8 @@ def distill_command(
             out.print(f"  ({model} has no text rules)", markup=False, highlight=False)
         for line in part.rules or ():
             out.print(f"  {line}", markup=False, highlight=False)
+    if draw is not None:
+        out.print(f"  trees drawn -> {draw}")
     if out_file is not None:
         out.print(f"  distilled strategy -> {out_file}")
 

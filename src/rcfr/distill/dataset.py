@@ -40,11 +40,14 @@ class TrainingSet:
 
 
 def infoset_rounds(tree: Form) -> np.ndarray:
-    """The betting round of every information set: the chance events on the way to it, less
-    those before the game's first decision."""
+    """The betting round of every information set: the runs of chance events on the way to
+    it (consecutive chance nodes deal one round's cards, one node per card in the history form
+    or one public node for them all in the public form), less those before the game's first
+    decision, so both forms number the rounds alike."""
     kind, parent = np.asarray(tree.node_kind), np.asarray(tree.node_parent)
     step = np.zeros(kind.shape[0], dtype=np.int64)
-    step[1:] = kind[parent[1:]] == KIND_CHANCE  # the edge into node n is chance's
+    # the edge into node n closes a run of chance events: chance's edge into a non-chance node
+    step[1:] = (kind[parent[1:]] == KIND_CHANCE) & (kind[1:] != KIND_CHANCE)
     chance, up = step.copy(), parent.astype(np.int64)
     while (up > 0).any():  # add each ancestor's step: one pass per level of the tree
         live = up > 0

@@ -13,7 +13,8 @@ import numpy as np
 from ..core.errors import RcfrError
 from ..evaluate import Evaluation, evaluate
 from ..features import feature_provider, parse_features
-from ..forms.compile import compile_game
+from ..forms.compile import compile_game, is_compiled
+from ..games.registry import load_game
 from ..policy import TabularPolicy
 from .dataset import training_set
 from .models import make_model
@@ -22,7 +23,8 @@ from .models import make_model
 @dataclass(frozen=True)
 class Part:
     """One fitted model: its player, its round (``None``: all rounds), the information sets it
-    covers, its size and its text rules."""
+    covers, its size and its text rules; ``model`` (the fitted model: its ``walk()`` draws
+    it), the names of its feature columns and of its outputs' actions."""
 
     player: int
     round: int | None
@@ -30,6 +32,9 @@ class Part:
     size: int
     rules: list[str] | None
     unit: str = "leaves"
+    model: Any = field(default=None, repr=False, compare=False)
+    names: list[str] = field(default_factory=list, repr=False, compare=False)
+    actions: list[str] = field(default_factory=list, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -61,27 +66,35 @@ class Distilled:
                            "size": p.size} for p in self.parts]}
 
 
+KEPT_RULES = 1024  # leaves up to which the distilled strategy's metadata keeps the text rules
+# (the strategy viewer shows them beside the grid)
+
+# readable feature sets: the first defined for a game is its default
+READABLE = ("waugh", "holdem")
+
+
 def default_distill_features(tree) -> str:
-    """``waugh`` where it is defined (limit poker's readable betting counts), else
-    ``onehot``."""
-    try:
-        feature_provider("waugh").check_game(tree)
-    except RcfrError:
-        return "onehot"
-    return "waugh"
+    """The first of :data:`READABLE` defined for ``tree``'s game, on whichever form
+    (``waugh``: limit poker's readable betting counts, for Leduc and no-limit one-card poker;
+    ``holdem``: 2-NL Hold'em's buckets and betting), else ``onehot``."""
+    for name in READABLE:
+        games = feature_provider(name).games
+        if games is None or isinstance(tree.game, games):
+            return name
+    return "onehot"
 
 
-def _history_policy(game: Any, policy: TabularPolicy) -> TabularPolicy:
-    """``policy`` on ``game``'s history form (the rounds and the poker features read its
-    nodes), converted exactly from the other form where it was written there."""
-    tree = compile_game(game if game is not None else policy.game, form="history")
-    if policy.tree is tree:
-        return policy
-    if str(policy.game) != str(tree.game):
-        raise RcfrError(f"the strategy is for {policy.game}, not for {tree.game}")
-    if policy.tree.fingerprint() == tree.fingerprint():
-        return TabularPolicy(tree, policy.probs, policy.metadata)
-    return policy.convert(tree)
+def _form_policy(game: Any, policy: TabularPolicy, spec: str) -> TabularPolicy:
+    """``policy`` on a form the features ``spec`` read: its own, or the history form
+    (converted exactly) where they read history nodes (``waugh``, ``thesis``); ``game``
+    (optional) must be the policy's game."""
+    if game is not None:
+        game = game.game if is_compiled(game) else load_game(game)
+        if str(game) != str(policy.game):
+            raise RcfrError(f"the strategy is for {policy.game}, not for {game}")
+    if feature_provider(spec).history_only and not policy.tree.history_nodes:
+        return policy.convert(compile_game(policy.game, form="history"))
+    return policy
 
 
 def distill(policy: TabularPolicy, model: str = "cart", max_depth: int | None = None, *,
@@ -98,13 +111,13 @@ def distill(policy: TabularPolicy, model: str = "cart", max_depth: int | None = 
 
 
 def _prepare(policy: TabularPolicy, game: Any, features: str | None, weights: str):
-    """What every fit of ``policy`` shares, whatever the model and depth: the policy on the
-    history form, the feature set, both players' training sets and the original's
-    evaluation."""
-    policy = _history_policy(game, policy)
-    tree = policy.tree
-    spec = features or default_distill_features(tree)
+    """What every fit of ``policy`` shares, whatever the model and depth: the policy on a form
+    the features read (:func:`_form_policy`), the feature set, both players' training sets and
+    the original's evaluation."""
+    spec = features or default_distill_features(policy.tree)
     parse_features(spec)
+    policy = _form_policy(game, policy, spec)
+    tree = policy.tree
     data = [training_set(tree, policy, player, spec, weights) for player in (0, 1)]
     return policy, spec, weights, data, evaluate(tree, policy)
 
@@ -130,12 +143,16 @@ def _fit(prepared, model: str, max_depth: int | None, per_round: bool,
             m.fit(data.X[rows], data.Y[rows], w)
             pred[rows] = np.nan_to_num(m.predict(data.X[rows]), nan=0.0)
             parts.append(Part(player, None if r is None else int(r), int(rows.size), m.size,
-                              m.rules(data.names, data.action_names), m.unit))
+                              m.rules(data.names, data.action_names), m.unit, m, data.names,
+                              data.action_names))
         seqs = tree.player_sequences(player)  # the legal actions only, clipped at zero
         weights_out[seqs.start:seqs.stop] = np.clip(pred[data.seq_row, data.seq_col], 0.0, None)
-    small = TabularPolicy.from_weights(tree, weights_out, {
-        "distilled": {"model": model, "max_depth": max_depth, "per_round": per_round,
-                      "features": spec, "weights": weights}}, consume=True)
+    meta = {"model": model, "max_depth": max_depth, "per_round": per_round, "features": spec,
+            "weights": weights}
+    if all(p.rules is not None for p in parts) and sum(p.size for p in parts) <= KEPT_RULES:
+        meta["rules"] = [{"player": p.player, "round": p.round, "rules": p.rules}
+                         for p in parts]
+    small = TabularPolicy.from_weights(tree, weights_out, {"distilled": meta}, consume=True)
     return Distilled(small, evaluate(tree, small), original, parts)
 
 

@@ -1,6 +1,7 @@
 """The models a strategy is distilled into, behind one small interface: ``fit(X, Y, w)``,
 ``predict(X)`` (one row of action weights per row of ``X``), ``size`` (leaves or parameters)
-and ``rules(names, actions)`` (readable text, or ``None`` where the model has none)."""
+``rules(names, actions)`` (readable text, or ``None`` where the model has none) and ``walk()``
+(the fitted tree as a :class:`~rcfr.distill.rules.TreeWalk` to draw, or ``None``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Protocol
 import numpy as np
 
 from ..core.errors import RcfrError, install_hint
-from .rules import tree_rules
+from .rules import TreeWalk, sklearn_walk, tree_rules
 
 MODELS = ("cart", "optimal", "xgboost", "mlp")
 
@@ -23,6 +24,8 @@ class Model(Protocol):
     def predict(self, X: np.ndarray) -> np.ndarray: ...
 
     def rules(self, names: list[str], actions: list[str]) -> list[str] | None: ...
+
+    def walk(self) -> TreeWalk | None: ...
 
 
 class CartModel:
@@ -46,6 +49,9 @@ class CartModel:
 
     def rules(self, names: list[str], actions: list[str]) -> list[str]:
         return tree_rules(self.tree.tree_, names, actions)
+
+    def walk(self) -> TreeWalk:
+        return sklearn_walk(self.tree.tree_)
 
 
 class XGBoostModel:
@@ -72,6 +78,9 @@ class XGBoostModel:
         return np.asarray(self.model.predict(X), dtype=np.float64).reshape(X.shape[0], -1)
 
     def rules(self, names: list[str], actions: list[str]) -> None:
+        return None
+
+    def walk(self) -> None:
         return None
 
 
@@ -104,6 +113,9 @@ class MLPModel:
                           dtype=np.float64).reshape(X.shape[0], -1)
 
     def rules(self, names: list[str], actions: list[str]) -> None:
+        return None
+
+    def walk(self) -> None:
         return None
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..features import parse_features
+from ..features.holdem import HOLDEM_ACTION_NAMES, HOLDEM_NAMES
 from ..forms.base import Form
 
 _WAUGH = ["hand strength", "board rank", "board pairs", "round", "player 1 acts",
@@ -27,12 +28,14 @@ def _thesis(j: int) -> str:
 def feature_names(tree: Form, player: int, spec: str, keep: np.ndarray, width: int,
                   keys: list[str]) -> list[str]:
     """One name per column: the provider's meaning where rcfr knows it (``waugh``,
-    ``thesis``, ``thesis-relative``, ``onehot``), else ``x[j]``."""
+    ``holdem``, ``thesis``, ``thesis-relative``, ``onehot``), else ``x[j]``."""
     name, _ = parse_features(spec)
     if name == "onehot":
         return [f"at {k!r}" for k in keys]
     if name == "waugh":
         return [_WAUGH[j] for j in keep]
+    if name == "holdem":
+        return [(HOLDEM_NAMES + HOLDEM_ACTION_NAMES)[j] for j in keep]
     if name in ("thesis", "thesis-relative"):
         out = [_thesis(int(j)) for j in keep]
         if name == "thesis-relative":

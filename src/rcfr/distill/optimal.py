@@ -73,8 +73,8 @@ class OptimalTreeModel:
         uniform = np.full(self.width, 1.0 / self.width)
         return np.stack([self.values.get(int(k), uniform) for k in leaf])
 
-    def rules(self, names: list[str], actions: list[str]) -> list[str]:
-        from .rules import walk_rules
+    def walk(self):
+        from .rules import TreeWalk
 
         def split(at):  # a node and its path number (the key of its leaf's values)
             node, path = at
@@ -87,4 +87,9 @@ class OptimalTreeModel:
             path = at[1]
             return (self.values[path], self.shares[path]) if path in self.values else None
 
-        return walk_rules((self.tree, 0), split, leaf, names, actions)
+        return TreeWalk((self.tree, 0), split, leaf)
+
+    def rules(self, names: list[str], actions: list[str]) -> list[str]:
+        from .rules import walk_rules
+
+        return walk_rules(self.walk(), names, actions)

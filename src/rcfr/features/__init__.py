@@ -22,6 +22,10 @@ Built in (any game unless said otherwise):
 * ``waugh`` (the same games): limit-poker betting features for recursive partitioning (thesis
   footnote 2, after Waugh et al. 2015): the card features, whether the board pairs the
   private card, and a fixed set of counts over the betting (:func:`_waugh_features`).
+* ``holdem`` (``nl_holdem2``, either form): the bucket's E[HS²], the buckets, the round, the
+  pot, the chips to call, the pot odds, the chips behind, raises by round and by player and the
+  last raise, read off the information-state string (:mod:`rcfr.features.holdem`); per
+  sequence followed by the action (fold, call, raise, chips raised to).
 
 A game (or a user) adds its own with :func:`register_features` (a name usable as
 ``--features NAME``) and :func:`register_default_features`; ``features=`` also takes a
@@ -31,6 +35,7 @@ minibatches of a game too large for a dense matrix.
 """
 
 from . import generic as _generic  # noqa: F401 (registers onehot and hashing)
+from . import holdem as _holdem  # noqa: F401 (registers holdem)
 from . import infostate as _infostate  # noqa: F401 (registers infostate)
 from . import poker as _poker  # noqa: F401 (registers the thesis's poker features)
 from .generic import HASH_BUCKETS, ONEHOT_LIMIT, tree_equivalent_columns

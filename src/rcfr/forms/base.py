@@ -145,7 +145,11 @@ class Form(Protocol):
     * evaluation: :meth:`terminal_values`, :meth:`expected_value` and :meth:`evaluate` (value
       and both best-response values in one call);
     * files: ``form`` (the name files record) and :meth:`file_meta`; ``history_nodes``: whether
-      there is one node per history (what features reading history nodes need).
+      there is one node per history (what features reading history nodes need);
+    * nodes (the history and public forms; a re-solving gadget has none): ``node_kind`` and
+      ``node_parent`` over the form's own nodes (histories or public nodes) and
+      ``infoset_node``, a node of each information set (what walks from an information set up
+      to the root read, e.g. the chance events before it).
     """
 
     game: Any
@@ -159,6 +163,9 @@ class Form(Protocol):
     infoset_player: np.ndarray
     seq_infoset: np.ndarray
     seq_action: np.ndarray
+    node_kind: np.ndarray
+    node_parent: np.ndarray
+    infoset_node: np.ndarray
 
     @property
     def num_infosets(self) -> int: ...

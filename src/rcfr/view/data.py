@@ -217,5 +217,30 @@ def table_chunks(tree: Form, profiles: list[Profile]) -> Iterator[tuple[int, str
         yield first, "[" + ",".join(records) + "]"
 
 
-__all__ = ["CHUNK_SEQUENCES", "SMALL_SEQUENCES", "Profile", "layout", "profile",
+def distilled_rules(tree: Form, view: PublicNodes, policy: TabularPolicy) -> dict | None:
+    """The text rules a distilled strategy carries (``rcfr distill -o``), for the panel beside
+    the grid: the model and its parts (player, round or ``None``, rules), and the betting round
+    of every public decision node (-1 elsewhere), as the distillation numbered them; ``None``
+    where the strategy carries no rules (or rules not in that shape)."""
+    from ..distill.dataset import infoset_rounds
+
+    meta = (policy.metadata or {}).get("distilled")
+    parts = meta.get("rules") if isinstance(meta, dict) else None
+    if not isinstance(parts, list) or not all(
+            isinstance(p, dict) and p.get("player") in (0, 1)
+            and (p.get("round") is None or isinstance(p.get("round"), int))
+            and isinstance(p.get("rules"), list) and all(isinstance(r, str) for r in p["rules"])
+            for p in parts):
+        return None
+    rounds = infoset_rounds(tree)
+    decision = view.kind < 2
+    node_round = np.full(view.num_nodes, -1, dtype=np.int64)
+    node_round[decision] = rounds[view.info_start[decision]]
+    return {"model": str(meta.get("model")), "max_depth": meta.get("max_depth"),
+            "parts": [{"player": p["player"], "round": p["round"], "rules": p["rules"]}
+                      for p in parts],
+            "node_round": node_round.tolist()}
+
+
+__all__ = ["CHUNK_SEQUENCES", "SMALL_SEQUENCES", "Profile", "distilled_rules", "layout", "profile",
            "public_chunks", "public_nodes", "public_structure", "table_chunks"]

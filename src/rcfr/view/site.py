@@ -58,6 +58,9 @@ def _build(folder: Path, tree: Form, policies: list[TabularPolicy], names: list[
     if view is not None:
         meta["mode"] = "public"
         structure = D.public_structure(view)
+        rules = D.distilled_rules(tree, view, policies[0])
+        if rules is not None:
+            meta["distilled"] = rules
         chunks = D.public_chunks(tree, view, profiles)
     else:
         meta["mode"] = "table"

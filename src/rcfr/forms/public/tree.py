@@ -250,6 +250,12 @@ class PublicTree(SequenceIndex):
     # -- the Form contract (rcfr.forms.base.Form) -----------------------------------------
     history_nodes = False  # public nodes stand for many histories
 
+    @property
+    def infoset_node(self) -> np.ndarray:
+        """The node of each information set in this form's node arrays (``node_kind``,
+        ``node_parent``): its public node (the history form's is its first history)."""
+        return self.infoset_public_node
+
     def file_meta(self) -> dict:
         """What files written on this form record about it: the form (their sequence order
         is the public tree's)."""

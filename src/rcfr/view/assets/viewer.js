@@ -233,6 +233,21 @@
     return box;
   }
 
+  // a distilled strategy's text rules (rcfr distill -o) for this node's player and round
+  function rulesPanel(u, kind) {
+    var d = meta.distilled;
+    if (!d) return null;
+    var player = +kind, round = d.node_round[u], part = null;
+    d.parts.forEach(function (p) {
+      if (p.player === player && (p.round === null || p.round === round)) part = p;
+    });
+    if (!part) return null;
+    var title = "Distilled rules (" + d.model + (d.max_depth ? ", depth " + d.max_depth : "")
+      + (part.round === null ? "" : ", round " + (part.round + 1)) + ")";
+    return el("div", { "class": "rules", id: "rules" }, [el("h3", { text: title }),
+      el("ol", {}, part.rules.map(function (r) { return el("li", { text: r }); }))]);
+  }
+
   function showNode(u) {
     var main = document.getElementById("main");
     if (!(u >= 0 && u < tree.kind.length)) u = 0;
@@ -257,8 +272,11 @@
       var rs = tree.rowsets[rec.rs], lay = rs.layout;
       var parts = [el("h2", { text: "Player " + kind + " to act: " + rs.labels.length + " private states" }),
         actionLinks(u, kids), legend(names)];
-      if (lay.type !== "list") parts.push(stateGrid(rec, rs.labels, lay, names));
-      parts.push(stateTable(u, rec, rs.labels, names));
+      var grid = lay.type !== "list" ? stateGrid(rec, rs.labels, lay, names) : null;
+      var panel = rulesPanel(u, kind);
+      if (panel) parts.push(el("div", { "class": "withrules" }, [grid || stateTable(u, rec, rs.labels, names), panel]));
+      else if (grid) parts.push(grid);
+      if (!panel || grid) parts.push(stateTable(u, rec, rs.labels, names));
       main.replaceChildren.apply(main, parts);
       main.setAttribute("data-node", String(u));
     });
