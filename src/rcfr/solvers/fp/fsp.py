@@ -33,14 +33,15 @@ from ...core.budget import check_allocations
 from ...core.checks import whole_number
 from ...forms.base import Form
 from ...policy import TabularPolicy
-from .base import FPSolverBase, checked, parse_step, step_size
+from ..policy_driver import PolicyDriver
+from .base import checked, parse_step, step_size
 from .play import BatchedGames, sample_index
 from .xfp import best_response_into
 
 DEFAULT_EPISODES = 1000
 
 
-class FSPSolver(FPSolverBase):
+class FSPSolver(PolicyDriver):
     """Sampled fictitious self-play with tabular learners (module doc)."""
 
     name = "fsp"

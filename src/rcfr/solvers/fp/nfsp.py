@@ -53,7 +53,7 @@ from ...forms.base import Form
 from ...games.infostate import has_infostate
 from ..memory import CircularBuffer, ReservoirBuffer
 from ..mlp import MLP, cross_entropy_grad, masked_softmax, one_blas_thread, squared_error_grad
-from .base import FPSolverBase
+from ..policy_driver import PolicyDriver
 from .play import BatchedGames
 
 DEFAULTS = {"hidden": "64", "eta": 0.1, "rl_lr": 0.1, "sl_lr": 0.005, "batch_size": 128,
@@ -62,7 +62,7 @@ DEFAULTS = {"hidden": "64", "eta": 0.1, "rl_lr": 0.1, "sl_lr": 0.005, "batch_siz
 EPS_DECAY = 1000.0  # episodes: epsilon = eps_start / sqrt(1 + episodes / EPS_DECAY)
 
 
-class NFSPSolver(FPSolverBase):
+class NFSPSolver(PolicyDriver):
     """NFSP on a compiled history form (module doc); keyword options as :data:`DEFAULTS`."""
 
     name = "nfsp"
