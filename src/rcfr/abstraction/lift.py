@@ -23,7 +23,7 @@ from ..core.errors import RcfrError
 from ..forms import GameTree
 from ..forms.base import KIND_CHANCE, KIND_TERMINAL
 from ..games.protocol import State
-from ..games.transforms.base import Abstraction
+from ..games.transforms.abstract_game import Abstraction
 from ..policy import TabularPolicy
 
 CHECK_CALL = 1  # the check/call action of the wager games (what an ended abstract hand plays)

@@ -9,7 +9,7 @@ from typing import Protocol
 import numpy as np
 
 from ..core.errors import RcfrError, install_hint
-from .rules import tree_rules
+from .text_rules import tree_rules
 
 MODELS = ("cart", "optimal", "xgboost", "mlp")
 

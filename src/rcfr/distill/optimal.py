@@ -74,7 +74,7 @@ class OptimalTreeModel:
         return np.stack([self.values.get(int(k), uniform) for k in leaf])
 
     def rules(self, names: list[str], actions: list[str]) -> list[str]:
-        from .rules import walk_rules
+        from .text_rules import walk_rules
 
         def split(at):  # a node and its path number (the key of its leaf's values)
             node, path = at

@@ -342,7 +342,7 @@ def _abstractions_cfr_plus() -> tuple[str, bool]:
 def _as_defaults() -> tuple[str, bool]:
     import inspect
 
-    from ..solvers.sampling import DEFAULT_EPSILON, MCCFRSolver
+    from ..solvers.mccfr import DEFAULT_EPSILON, MCCFRSolver
 
     sig = inspect.signature(MCCFRSolver.__init__).parameters
     eps, beta, tau = DEFAULT_EPSILON["as"], sig["beta"].default, sig["tau"].default
@@ -351,7 +351,7 @@ def _as_defaults() -> tuple[str, bool]:
 
 
 def _os_default() -> tuple[str, bool]:
-    from ..solvers.sampling import DEFAULT_EPSILON
+    from ..solvers.mccfr import DEFAULT_EPSILON
 
     return f"OS default ε = {DEFAULT_EPSILON['os']}", DEFAULT_EPSILON["os"] == 0.5
 

@@ -12,7 +12,7 @@ same strategy.
 A :class:`TreePass` writes the updating players' instantaneous regrets and adds their
 average-strategy increments.  The loop has one Python step over that interface (any estimator)
 and, for exact (pass, rule, :class:`TabularRegrets`) combinations, one fused numba kernel per
-pass: the full-width pass here, the sampled passes in :mod:`rcfr.solvers.sampling`.
+pass: the full-width pass here, the sampled passes in :mod:`rcfr.solvers.mccfr`.
 
 The full-width pass works in sequence form: a realization plan per player, one sweep over the
 terminals, one backward sweep over the updating player's information sets.

@@ -52,8 +52,8 @@ from ...forms.base import Form
 from ...forms.sampling import ES
 from ...games.infostate import has_infostate
 from ..policy_driver import PolicyDriver
-from .memory import Reservoir
 from .nets import ADVANTAGE, POLICY, derived_seed, make_model, parse_hidden, torch_module
+from .reservoir import Reservoir
 from .traverse import regret_matching, scatter_rows, traverse
 
 DEFAULTS: dict[str, Any] = {

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...core.names import EPISODIC, FP_ALGORITHMS  # noqa: F401 (re-exported)
 from ..policy_driver import PolicyDriver
-from .base import parse_step
+from .stepped import parse_step
 
 
 def make_fp_solver(game: Any, key: str, **options: Any) -> PolicyDriver:
