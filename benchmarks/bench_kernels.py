@@ -19,7 +19,7 @@ import time
 import rcfr
 from rcfr.forms.compile import compile_game
 from rcfr.solvers.loop import CFRSolver
-from rcfr.solvers.sampling import MCCFRSolver
+from rcfr.solvers.mccfr import MCCFRSolver
 
 
 def cpu_seconds(step, budget: float = 0.4) -> float:

@@ -40,7 +40,7 @@ except ImportError:  # running from a checkout without an installed package
 
 from rcfr.forms.public.tree import compile_public
 from rcfr.games.nl_holdem2 import NLHoldem2
-from rcfr.solvers.sampling import MCCFRSolver
+from rcfr.solvers.mccfr import MCCFRSolver
 
 
 def _buffers(solver: MCCFRSolver) -> dict[str, float]:

@@ -187,7 +187,7 @@ SAMPLING_ITERS = {"cs": 1, "es": 100, "os": 100, "as": 100}  # per call, times t
 def bench_sampling(spec: str, scale: int, repeats: int) -> dict[str, Any]:
     """Histories visited per second (wall clock and CPU time, medians) by CS, ES, OS and AS on
     the public form (one numba kernel per call) and on the history form where it fits."""
-    from rcfr.solvers.sampling import MCCFRSolver
+    from rcfr.solvers.mccfr import MCCFRSolver
 
     game = load_game(spec)
     out: dict[str, Any] = {}
@@ -231,7 +231,7 @@ def bench_curves(seconds: float, schemes: tuple[str, ...] = ("es", "as")) -> dic
     """ES and AS on Bluff(2,1) (seed 0) for about ``seconds`` each: exploitability of the
     average strategy at node counts 1e7, 2e7, 5e7, 1e8, ... (Gibson et al. 2012, Figure 3b).
     Evaluation time is not counted in the budget."""
-    from rcfr.solvers.sampling import MCCFRSolver
+    from rcfr.solvers.mccfr import MCCFRSolver
 
     tree = compile_public("liars_dice(dice=2,dice2=1)")
     marks = [m * 10**e for e in range(7, 12) for m in (1, 2, 5)]
@@ -259,7 +259,7 @@ def bench_dtype(budgets: dict[str, int], schemes: tuple[str, ...] = ("es", "as")
     """float32 against float64 tables (issue 14): exploitability of the average strategy after
     the same node budget (same seed) and histories per CPU second, ES and AS on the public
     form; the tables' bytes per sequence."""
-    from rcfr.solvers.sampling import MCCFRSolver
+    from rcfr.solvers.mccfr import MCCFRSolver
 
     out: dict[str, Any] = {}
     for spec, budget in budgets.items():

@@ -32,7 +32,7 @@ Games: rcfr ``leduc`` = OpenSpiel ``leduc_poker``; rcfr ``liars_dice`` = OpenSpi
 ``liars_dice`` (Bluff(1,1), 294,883 histories).  Everything runs single-threaded.
 
 Experiment (``--experiment``): for each game, scheme and seed, a fresh solver runs to each node
-budget and its average strategy's exploitability is measured there (``rcfr.solvers.sampling.
+budget and its average strategy's exploitability is measured there (``rcfr.solvers.mccfr.
 nodes_curve``); the table gives the mean over seeds and a 95% interval half-width
 (1.96 standard errors).  Defaults: nl_one_card and liars_dice, 5 seeds, AS with the paper's
 epsilon 0.05, beta 1e6, tau 1000 and OS with epsilon 0.5.
@@ -59,7 +59,7 @@ except ImportError:  # running from a checkout without an installed package
     import rcfr
 from timing import timed, version_of
 
-from rcfr.solvers.sampling import MCCFRSolver, nodes_curve
+from rcfr.solvers.mccfr import MCCFRSolver, nodes_curve
 
 # (rcfr game string, OpenSpiel game string, OpenSpiel ES iterations, OS iterations per repeat)
 GAMES = [

@@ -38,8 +38,8 @@ except ImportError:  # running from a checkout without an installed package
 
 from rcfr.forms.public.tree import compile_public
 from rcfr.games.nl_holdem2 import NLHoldem2
+from rcfr.solvers.mccfr import MCCFRSolver
 from rcfr.solvers.run import make_solver
-from rcfr.solvers.sampling import MCCFRSolver
 
 
 def _time(fn) -> tuple[float, float]:

@@ -56,7 +56,7 @@ def cases(scale: float) -> dict:
     """Per row: (rcfr's timed call, its units), (OpenSpiel's timed call, its units)."""
     import pyspiel
 
-    from rcfr.solvers.sampling import MCCFRSolver
+    from rcfr.solvers.mccfr import MCCFRSolver
 
     n = lambda x: max(1, int(x * scale))  # noqa: E731
     leduc, bluff = rcfr.compile_game("leduc"), rcfr.compile_game("liars_dice", form="public")

@@ -179,7 +179,7 @@ def one_flop_subgame(stacks: list[int], iterations: int, repeats: int) -> list[d
     import numpy as np
 
     from rcfr.forms.public.subtree import compile_subtree
-    from rcfr.subgame.public import solve_gadget
+    from rcfr.subgame.public_resolving import solve_gadget
 
     rows = []
     for k in stacks:
@@ -221,7 +221,7 @@ def holdem_public(stacks: list[int], blueprint_iterations: int, resolve_iteratio
     full-game exploitability in mbb/g and CPU seconds for all the re-solves."""
     from rcfr.forms.public.subtree import chance_cut
     from rcfr.policy import TabularPolicy
-    from rcfr.subgame.public import resolve_everywhere_public
+    from rcfr.subgame.public_resolving import resolve_everywhere_public
 
     rows = []
     for k in stacks:

@@ -22,7 +22,7 @@ from rcfr.abstraction import (
 from rcfr.cli import main
 from rcfr.core.errors import RcfrError
 from rcfr.evaluate import best_response, expected_value, realization_plans
-from rcfr.games.transforms.base import AbstractGame
+from rcfr.games.transforms.abstract_game import AbstractGame
 
 LEDUC = "leduc(canonical=true)"
 ONE_CARD = "nl_one_card"

@@ -11,8 +11,8 @@ from rcfr.cli import main
 from rcfr.evaluate import evaluate
 from rcfr.forms.compile import compile_game
 from rcfr.run.engine import solve
-from rcfr.solvers.deep.memory import Reservoir
 from rcfr.solvers.deep.nets import ADVANTAGE, POLICY, NetModel
+from rcfr.solvers.deep.reservoir import Reservoir
 from rcfr.solvers.memory import reservoir_slots
 from rcfr.solvers.run import make_solver
 
@@ -314,7 +314,7 @@ def test_dream_options_on_the_command_line(capsys, given, flags):
 def test_a_fit_is_its_minibatch_steps(role):
     """NetModel.fit (all steps in one kernel, the minibatches drawn at once) equals its
     minibatches taken one gradient and one Adam step at a time, bit for bit."""
-    from rcfr.solvers.deep.memory import Reservoir
+    from rcfr.solvers.deep.reservoir import Reservoir
 
     rng = np.random.default_rng(3)
     feats = rng.normal(size=(9, 4)) * (rng.random((9, 4)) < 0.6)

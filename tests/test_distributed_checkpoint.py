@@ -13,7 +13,7 @@ import pytest
 
 from rcfr.core.errors import RcfrError
 from rcfr.distributed import DistributedSolver
-from rcfr.distributed import checkpoint as ck
+from rcfr.distributed import checkpoint_folder as ck
 from rcfr.distributed import solver as solver_module
 
 LEDUC = "leduc"

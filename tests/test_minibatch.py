@@ -12,9 +12,9 @@ from rcfr.cli import main
 from rcfr.core.errors import RcfrError
 from rcfr.features import sequence_features
 from rcfr.forms.compile import compile_game
+from rcfr.solvers.mccfr import MCCFRSolver
 from rcfr.solvers.regression import RegressionRegrets
 from rcfr.solvers.run import make_solver
-from rcfr.solvers.sampling import MCCFRSolver
 
 KUHN_UNIFORM = 11 / 24  # the uniform strategy's exploitability on Kuhn
 

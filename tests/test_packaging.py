@@ -318,6 +318,9 @@ def test_the_wheel_ships_the_specs_byte_for_byte(installed):
     with zipfile.ZipFile(wheel) as archive:
         shipped_curves = archive.read("rcfr/experiments/data/ddcfr_curves.csv")
     assert shipped_curves == published.read_bytes()
+    claims = files("rcfr.experiments") / "data" / "claims.toml"  # the papers' claims
+    with zipfile.ZipFile(wheel) as archive:
+        assert archive.read("rcfr/experiments/data/claims.toml") == claims.read_bytes()
 
 
 def test_the_wheel_ships_the_libratus_endgames_byte_for_byte(installed):

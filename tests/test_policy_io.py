@@ -245,7 +245,7 @@ def test_checkpoint_refuses_other_game_and_algorithm(tmp_path):
 
 
 def test_checkpoint_with_wrong_regret_length_is_refused(tmp_path):
-    from rcfr.solvers.loop import CHECKPOINT_FORMAT
+    from rcfr.solvers.checkpoint import CHECKPOINT_FORMAT
 
     path = tmp_path / "c.npz"
     CFRSolver("kuhn", "cfr").run(5).save_checkpoint(path)

@@ -25,7 +25,7 @@ from rcfr.games.public import MATRIX_RULE, SHOWDOWN_RULE, PublicStructure
 from rcfr.games.registry import load_game
 from rcfr.policy import TabularPolicy, convert_policy
 from rcfr.solvers.loop import CFRSolver
-from rcfr.solvers.sampling import MCCFRSolver, exact_regrets
+from rcfr.solvers.mccfr import MCCFRSolver, exact_regrets
 
 GAMES = ["kuhn", "leduc", "leduc(canonical=true)", "nl_one_card", "liars_dice",
          "liars_dice(dice=2,dice2=1,faces=3)"]

@@ -8,7 +8,7 @@ import rcfr
 from rcfr.forms.convert import sequence_map
 from rcfr.forms.public.tree import compile_public
 from rcfr.policy import convert_policy
-from rcfr.solvers.sampling import MCCFRSolver, exact_regrets
+from rcfr.solvers.mccfr import MCCFRSolver, exact_regrets
 
 
 @pytest.mark.parametrize(("spec", "scheme", "samples"), [

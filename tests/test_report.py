@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from rcfr.cli import main
+from rcfr.core.errors import RcfrError
 from rcfr.experiments import RunSpec, Store, SweepSpec, load_sweep, run_sweep
-from rcfr.experiments.claims import Context, Dataset, Run, judge_all
+from rcfr.experiments.claims import Context, Dataset, Run
 from rcfr.experiments.evidence import (
     AT_BUDGET,
     BELOW_BUDGET,
@@ -33,6 +34,7 @@ from rcfr.experiments.evidence import (
     ratio_text,
 )
 from rcfr.experiments.figures import KINDS, collect, figure_names, figure_spec
+from rcfr.experiments.judge import Claim, judge_all, load_claims
 from rcfr.experiments.report import (
     CLAIMS,
     COLUMNS,
@@ -472,14 +474,41 @@ def test_oscillating_curves_are_judged_over_the_last_stretch():
 
 
 def test_a_check_that_raises_any_error_is_reported_not_fatal(monkeypatch):
-    import rcfr.experiments.claims as claims
-
     def boom(ctx):
         raise TypeError("bad data")
 
-    bad = claims.Claim("X1", "seed", "§0", "a claim", "1", boom)
+    bad = Claim("X1", "seed", "§0", "a claim", "1", boom)
     (row,) = judge_all(Context.of([]), [bad])
     assert row["verdict"] == INCONCLUSIVE and "TypeError: bad data" in row["note"]
+
+
+def test_the_claims_table_is_data_that_names_every_check():
+    """The claims are a packaged TOML table read by rcfr.experiments.judge, in its order: the
+    ids are unique and every check and judge of rcfr.experiments.claims is named by a claim."""
+    import tomllib
+    from importlib import resources
+
+    import rcfr.experiments.claims as claims
+
+    text = resources.files("rcfr.experiments").joinpath("data", "claims.toml").read_text("utf-8")
+    rows = [row for paper in tomllib.loads(text)["paper"] for row in paper["claim"]]
+    assert [row["id"] for row in rows] == [c.id for c in CLAIMS]
+    assert len({c.id for c in CLAIMS}) == len(CLAIMS)
+    assert {row["check"] for row in rows if "check" in row} == set(claims.CHECKS)
+    assert {row["judge"] for row in rows if "judge" in row} == set(claims.JUDGES)
+
+
+def test_a_claims_table_naming_an_unknown_check_is_refused_in_one_line():
+    row = ('[[paper]]\nname = "A paper"\n[[paper.claim]]\nid = "X1"\nsource = "§1"\n'
+           'text = "a claim"\nreported = "1"\n')
+    with pytest.raises(RcfrError, match="^the claims table names an unknown check 'nope'$"):
+        load_claims(row + 'check = "nope"\n')
+    with pytest.raises(RcfrError, match="unknown judge 'nope'"):
+        load_claims(row + 'runs = ["thesis_4_1"]\nbudget = "b"\njudge = "nope"\n'
+                    '[budgets]\nb = { axis = "iterations", amount = 10, seeds = 1 }\n')
+    (claim,) = load_claims(row + 'check = "no_spec"\nargs = { what = "no spec runs it" }\n')
+    assert (claim.seed, claim.paper) == ("A paper", "1")
+    assert claim.check(Context.of([])).note == "no spec runs it"
 
 
 def test_a_one_run_claim_of_a_stochastic_algorithm_is_judged_by_its_distribution():
@@ -490,7 +519,7 @@ def test_a_one_run_claim_of_a_stochastic_algorithm_is_judged_by_its_distribution
     import rcfr.experiments.claims as claims
 
     ctx = Context(None)
-    c4 = next(c for c in claims.CLAIMS if c.id == "C4").check(ctx)
+    c4 = next(c for c in CLAIMS if c.id == "C4").check(ctx)
     assert c4.verdict == HOLDS and c4.level == AT_BUDGET
     probs = [a[0] for a in claims._rm_against(ctx, (0.3, 0.3, 0.4))]
     assert len(probs) == claims.RM_SEEDS
@@ -506,7 +535,7 @@ def test_regret_matching_self_play_is_judged_on_the_surveys_sampled_code():
     import rcfr.experiments.claims as claims
 
     ctx = Context(None)
-    c5 = next(c for c in claims.CLAIMS if c.id == "C5").check(ctx)
+    c5 = next(c for c in CLAIMS if c.id == "C5").check(ctx)
     assert c5.verdict == HOLDS and c5.level == AT_BUDGET
     runs = claims._rm_against(ctx, None)
     dev = [max(abs(p - 1 / 3) for p in avg) for avg in runs]

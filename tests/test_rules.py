@@ -19,7 +19,7 @@ import rcfr
 from rcfr.core.fileio import read_npz, write_npz
 from rcfr.core.rules import RULES, parse_rule
 from rcfr.solvers import MCCFRSolver, RCFRSolver, RegretSolver, TabularRegrets
-from rcfr.solvers.loop import CHECKPOINT_FORMAT
+from rcfr.solvers.checkpoint import CHECKPOINT_FORMAT
 
 ALL_RULES = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+")
 

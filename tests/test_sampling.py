@@ -1,4 +1,4 @@
-"""Monte Carlo CFR (rcfr.solvers.sampling): unbiased sampled regrets, AS sampling rates,
+"""Monte Carlo CFR (rcfr.solvers.mccfr): unbiased sampled regrets, AS sampling rates,
 convergence, reproducibility, cost accounting and parameter checks."""
 
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 import rcfr
 from rcfr.forms.sampling import as_sampling_probability
 from rcfr.solvers import CFRSolver, MCCFRSolver, TabularRegrets
-from rcfr.solvers.sampling import exact_regrets, nodes_curve, sample_regrets, visit_counts
+from rcfr.solvers.mccfr import exact_regrets, nodes_curve, sample_regrets, visit_counts
 
 SCHEMES = ["cs", "es", "os", "as"]
 

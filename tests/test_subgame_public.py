@@ -1,8 +1,8 @@
-"""Re-solving on the public form (rcfr.subgame.public, rcfr.forms.public.subtree; issue 26):
-the public subtree's gadgets give the history form's gadget strategies, weights, alternative
-values and Reach-Maxmargin gifts (same CFR+ iterations: equal up to rounding), re-solving every
-subgame gives the same full-game exploitability, and a subtree compiled alone from the game
-equals the one cut from the compiled tree."""
+"""Re-solving on the public form (rcfr.subgame.public_resolving, rcfr.forms.public.subtree; issue
+26): the public subtree's gadgets give the history form's gadget strategies, weights,
+alternative values and Reach-Maxmargin gifts (same CFR+ iterations: equal up to rounding),
+re-solving every subgame gives the same full-game exploitability, and a subtree compiled alone
+from the game equals the one cut from the compiled tree."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from rcfr.lp import solve_lp
 from rcfr.policy import TabularPolicy, convert_policy
 from rcfr.subgame import Blueprint, find_subgames, resolve_everywhere
 from rcfr.subgame.methods import METHOD_FUNCTIONS
-from rcfr.subgame.public import (
+from rcfr.subgame.public_resolving import (
     blueprint_plan,
     public_gifts,
     resolve_everywhere_public,

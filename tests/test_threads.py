@@ -167,7 +167,7 @@ def test_thread_count_is_not_part_of_a_runs_identity():
 
 # -- parallel Monte Carlo CFR (the public form's sampled passes) ---------------------------
 def _mccfr(scheme, threads, iterations, **options):
-    from rcfr.solvers.sampling import MCCFRSolver
+    from rcfr.solvers.mccfr import MCCFRSolver
 
     return MCCFRSolver(compile_public("leduc"), scheme, seed=5, threads=threads,
                        **options).run(iterations)
@@ -176,7 +176,7 @@ def _mccfr(scheme, threads, iterations, **options):
 def test_parallel_mccfr_is_repeatable_and_one_thread_is_the_serial_pass():
     """A seed and a thread count give the same run bit for bit; ``threads=1`` is the serial
     kernel (the nodes of main's runs: Leduc, seed 5, 300 iterations)."""
-    from rcfr.solvers.sampling import MCCFRSolver
+    from rcfr.solvers.mccfr import MCCFRSolver
 
     for scheme, options in (("es", {}), ("as", {}), ("os", {}), ("cs", {}),
                             ("es", {"rule": "dcfr"}), ("es", {"rule": "cfr+"})):
@@ -204,7 +204,7 @@ def test_parallel_batch_sums_its_threads_passes_in_order():
     theirs."""
     from rcfr.forms.public.sampled import _NO_RULE, sample_batch
     from rcfr.forms.sampling import NO_LAZY, thread_states
-    from rcfr.solvers.sampling import MCCFRSolver
+    from rcfr.solvers.mccfr import MCCFRSolver
 
     tree = compile_public("leduc")
     S0 = tree.num_sequences_per_player[0]
@@ -247,7 +247,7 @@ def test_parallel_batch_sums_its_threads_passes_in_order():
 def _merge_ranges(ranges: int) -> dict[str, np.ndarray]:
     """A 3-thread run's tables with ``ranges`` merge ranges per thread (every rule's path)."""
     from rcfr.forms.public import sampled
-    from rcfr.solvers.sampling import MCCFRSolver
+    from rcfr.solvers.mccfr import MCCFRSolver
 
     before, sampled.RANGES = sampled.RANGES, ranges
     out = {}
@@ -280,7 +280,7 @@ def test_parallel_sampled_regrets_are_unbiased(scheme, samples):
     their mean matches the exact counterfactual regret within 5 standard errors (Kuhn)."""
     from rcfr.forms.convert import sequence_map
     from rcfr.policy import convert_policy
-    from rcfr.solvers.sampling import MCCFRSolver, exact_regrets
+    from rcfr.solvers.mccfr import MCCFRSolver, exact_regrets
 
     h = rcfr.compile_game("kuhn")
     t = compile_public("kuhn")
@@ -303,7 +303,7 @@ def test_parallel_mccfr_counts_every_pass_and_converges():
     """Chance sampling visits 2 dealing nodes and 9 betting histories of Kuhn per pass: 5
     iterations of 2 players times 3 threads' 4 passes are 1320 histories.  ES on 2 threads goes
     on converging (Leduc, 2000 iterations)."""
-    from rcfr.solvers.sampling import MCCFRSolver
+    from rcfr.solvers.mccfr import MCCFRSolver
 
     assert MCCFRSolver(compile_public("kuhn"), "cs", seed=1, threads=3, batch=4).run(
         5).nodes_visited == 5 * 2 * 3 * 4 * 11
@@ -319,7 +319,7 @@ def test_parallel_mccfr_counts_every_pass_and_converges():
 def test_parallel_mccfr_resumes_bit_for_bit(tmp_path):
     """A checkpoint of a 2-thread run (its random state; DCFR's lazy discounts) resumes into
     the uninterrupted run, bit for bit, with the same threads and batch."""
-    from rcfr.solvers.sampling import MCCFRSolver
+    from rcfr.solvers.mccfr import MCCFRSolver
 
     tree = compile_public("leduc")
     for rule in ("cfr+", "dcfr"):

@@ -492,7 +492,7 @@ def _solve_distributed(game, distributed, actors, cut, address, spec, out_file, 
         raise RcfrError(f"--checkpoint-every must be a positive number of seconds, got "
                         f"{checkpoint_every}")
     check_outputs({"--out": out_file})
-    from .distributed.checkpoint import check_folder
+    from .distributed.checkpoint_folder import check_folder
     from .distributed.cluster import check_address, import_ray
     if checkpoint is not None:
         check_folder(checkpoint)

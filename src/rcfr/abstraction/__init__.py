@@ -2,9 +2,13 @@
 (state-space) abstractions as information-set maps, wager (action) abstractions as a game
 transform, soft geometric translation, and lifting abstract strategies to the full game."""
 
+from ..games.transforms.abstract_game import AbstractGame, Abstraction, AbstractState
 from ..games.transforms.actions import NAMED_BETS, BetAbstraction, geometric_translation, parse_bets
-from ..games.transforms.base import AbstractGame, Abstraction, AbstractState
-from ..games.transforms.cards import LEDUC_ABSTRACTIONS, CardAbstraction, LeducCardAbstraction
+from ..games.transforms.card_abstraction import (
+    LEDUC_ABSTRACTIONS,
+    CardAbstraction,
+    LeducCardAbstraction,
+)
 from ..games.transforms.parse import ABSTRACTIONS, parse_abstraction
 from .lift import lift
 from .solve import (

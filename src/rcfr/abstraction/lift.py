@@ -23,7 +23,7 @@ from ..core.errors import RcfrError
 from ..forms import GameTree
 from ..forms.base import KIND_CHANCE, KIND_TERMINAL
 from ..games.protocol import State
-from ..games.transforms.base import Abstraction, AbstractState
+from ..games.transforms.abstract_game import Abstraction
 from ..policy import TabularPolicy
 
 CHECK_CALL = 1  # the check/call action of the wager games (what an ended abstract hand plays)
@@ -210,8 +210,3 @@ def _behaviour(p, full, abstract, aprobs, abstraction, real_states, abs_states, 
     for i in range(k):
         c = _child(full, n, real_actions[i])
         belief[c] = children[i]
-
-
-def abstract_state(state: State, abstraction: Abstraction) -> AbstractState:
-    """``state`` of the full game as a history of the abstract game (same actions)."""
-    return AbstractState(state, abstraction)

@@ -96,14 +96,6 @@ def _continuation(value: dict, P: int, d0: int, d1: int, loser: int, opener: str
     return value[(P, left[0], left[1], nxt)]
 
 
-def multi_round_exploitability(dice: int = 2, dice2: int = 1, opener: str = "loser",
-                               faces: int = 6) -> float:
-    """Exploitability (mean best-response value) of the uniform profile in multi-round
-    Bluff(dice, dice2)."""
-    br0, br1 = multi_round_best_responses(dice, dice2, opener, faces)
-    return (br0 + br1) / 2.0
-
-
 def multi_round_game(game: Any) -> tuple[int, int, int]:
     """``(dice, dice2, faces)`` of a liar's dice game (a spec string or object), the first
     round of the multi-round game."""

@@ -16,7 +16,7 @@ from ..forms import GameTree
 from ..forms.base import Form
 from ..forms.compile import compile_game, is_compiled
 from ..games.protocol import Game
-from ..games.transforms.base import AbstractGame, Abstraction
+from ..games.transforms.abstract_game import AbstractGame, Abstraction
 from ..games.transforms.parse import (  # noqa: F401 (ABSTRACTIONS: re-exported)
     ABSTRACTIONS,
     parse_abstraction,

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 # update rules (rcfr.core.rules)
 RULES = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+")
-# the tabular algorithms: each is an update rule with its own averaging (rcfr.solvers.loop)
-ALGORITHMS = {"cfr": "cfr", "cfr+": "cfr+", "lcfr": "lcfr", "dcfr": "dcfr", "pcfr+": "pcfr+",
-              "pdcfr+": "pdcfr+"}
+# the tabular algorithms: every update rule, named for it, with its own averaging
+# (rcfr.solvers.loop)
+ALGORITHMS = RULES
 # regression CFR and its regressors (rcfr.solvers.rcfr)
 RCFR_ALGORITHMS = {"rcfr": "cfr", "rcfr+": "cfr+"}
 REGRESSORS = ("tabular", "best-first", "recursive", "ridge", "torch-mlp", "sklearn:<module.Class>")

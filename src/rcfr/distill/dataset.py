@@ -13,7 +13,7 @@ from ..evaluate import realization_plans
 from ..features import feature_provider, infoset_features, sequence_features
 from ..forms.base import KIND_CHANCE, Form
 from ..policy import TabularPolicy
-from .names import feature_names
+from .feature_names import feature_names
 
 WEIGHTS = ("reach", "uniform")
 

@@ -1,7 +1,7 @@
 """The models a strategy is distilled into, behind one small interface: ``fit(X, Y, w)``,
 ``predict(X)`` (one row of action weights per row of ``X``), ``size`` (leaves or parameters)
 ``rules(names, actions)`` (readable text, or ``None`` where the model has none) and ``walk()``
-(the fitted tree as a :class:`~rcfr.distill.rules.TreeWalk` to draw, or ``None``)."""
+(the fitted tree as a :class:`~rcfr.distill.text_rules.TreeWalk` to draw, or ``None``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Protocol
 import numpy as np
 
 from ..core.errors import RcfrError, install_hint
-from .rules import TreeWalk, sklearn_walk, tree_rules
+from .text_rules import TreeWalk, sklearn_walk, tree_rules
 
 MODELS = ("cart", "optimal", "xgboost", "mlp")
 

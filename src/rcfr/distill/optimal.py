@@ -74,7 +74,7 @@ class OptimalTreeModel:
         return np.stack([self.values.get(int(k), uniform) for k in leaf])
 
     def walk(self):
-        from .rules import TreeWalk
+        from .text_rules import TreeWalk
 
         def split(at):  # a node and its path number (the key of its leaf's values)
             node, path = at
@@ -90,6 +90,6 @@ class OptimalTreeModel:
         return TreeWalk((self.tree, 0), split, leaf)
 
     def rules(self, names: list[str], actions: list[str]) -> list[str]:
-        from .rules import walk_rules
+        from .text_rules import walk_rules
 
         return walk_rules(self.walk(), names, actions)

@@ -30,7 +30,7 @@ from ..forms.public.split import PartState, cut_key, split_skeleton
 from ..forms.public.tree import compile_skeleton
 from ..games.registry import load_game
 from ..solvers.loop import AVERAGING_NAMES, TABLE_DTYPES, averaging_power
-from . import checkpoint as ck
+from . import checkpoint_folder as ck
 from .cluster import check_address, check_memory, connect, import_ray
 
 MANIFEST = ck.MANIFEST

@@ -1,4 +1,5 @@
-"""The checkable claims of the papers rcfr reproduces, each with its source and its check.
+"""The checks of the papers' claims that rcfr reproduces (the claims themselves are data:
+``data/claims.toml``, read and judged by :mod:`.judge`).
 
 The papers: Morrill 2016, *Using Regret Estimation to Solve Games Compactly* (M.Sc. thesis),
 Gibson et al. 2012, *Efficient Monte Carlo Counterfactual Regret Minimization in Games with
@@ -11,7 +12,8 @@ exact computations, which take seconds) and returns an :class:`~.evidence.Outcom
 found, the verdict and its evidence level (:mod:`.evidence`).  Exact facts (sizes, values,
 uniform-profile exploitabilities, the specs' parameters) are computed by rcfr, whatever the
 runs say; run claims are judged only on runs of the paper's game, at the paper's budget where
-the store has them, else below it with the budget ratio.
+the store has them, else below it with the budget ratio.  The table names the checks by their
+keys in :data:`CHECKS` and :data:`JUDGES`.
 """
 
 from __future__ import annotations
@@ -48,15 +50,8 @@ from .evidence import (
 )
 from .figures import figure_names, figure_spec, lowest_mean, variant_name
 
-MORRILL, GIBSON, DORAZIO, CERAOLO = ("Morrill 2016", "Gibson et al. 2012",
-                                     "D'Orazio et al. 2019", "Ceraolo 2021")
 LEDUC_C, LEDUC, ONE_CARD = "leduc(canonical=true)", "leduc", "nl_one_card"
 BLUFF11, BLUFF21, GOOF = "liars_dice", "liars_dice(dice=2,dice2=1)", "goofspiel"
-THESIS_BUDGET = Budget("iterations", 100_000, 1)
-DORAZIO_BUDGET = Budget("iterations", 100_000, 5)
-GIBSON_HOLDEM = Budget("nodes", 1e12, 5)
-GIBSON_STACKS = Budget("nodes", 3.16e12, 5)
-GIBSON_BLUFF = Budget("nodes", 1e12, 5)  # Figure 3's axes run to about 1e12 nodes
 
 
 # -- the store, as the checks see it -------------------------------------------------------------
@@ -171,18 +166,6 @@ class Context:
                     k = r.spec["algorithm"].upper()
                     best[k] = max(best.get(k, 0.0), r.nodes / r.seconds)
         return dict(sorted(best.items()))
-
-
-# -- the claim type ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Claim:
-    id: str
-    seed: str
-    source: str  # section, figure
-    text: str
-    paper: str  # the paper's number or statement, short
-    check: Callable[[Context], Outcome]
-    game: str = ""  # the paper's game (rcfr's game string), where a claim has one
 
 
 def _pct(x: float) -> str:
@@ -330,10 +313,10 @@ def _uniform_holdem(ctx: Context) -> Outcome:
                         "6,814.6 mbb/g)")
 
 
-def _param(text: str, test: Callable[[], tuple[str, bool]]) -> Callable[[Context], Outcome]:
+def _param(criterion: str, test: Callable[[], tuple[str, bool]]) -> Callable[[Context], Outcome]:
     def check(ctx: Context) -> Outcome:
         ours, ok = test()
-        return Outcome(ours, HOLDS if ok else FAILS, EXACT, note=text)
+        return Outcome(ours, HOLDS if ok else FAILS, EXACT, note=criterion)
     return check
 
 
@@ -359,7 +342,7 @@ def _abstractions_cfr_plus() -> tuple[str, bool]:
 def _as_defaults() -> tuple[str, bool]:
     import inspect
 
-    from ..solvers.sampling import DEFAULT_EPSILON, MCCFRSolver
+    from ..solvers.mccfr import DEFAULT_EPSILON, MCCFRSolver
 
     sig = inspect.signature(MCCFRSolver.__init__).parameters
     eps, beta, tau = DEFAULT_EPSILON["as"], sig["beta"].default, sig["tau"].default
@@ -368,7 +351,7 @@ def _as_defaults() -> tuple[str, bool]:
 
 
 def _os_default() -> tuple[str, bool]:
-    from ..solvers.sampling import DEFAULT_EPSILON
+    from ..solvers.mccfr import DEFAULT_EPSILON
 
     return f"OS default ε = {DEFAULT_EPSILON['os']}", DEFAULT_EPSILON["os"] == 0.5
 
@@ -1085,7 +1068,11 @@ def _as_benefit_large(ds: Dataset):
             "ES's at every stack of 30 chips or more", ds.runs)
 
 
-def _best_setting(key: Callable[[dict], str | None], wanted: set[str], what: str) -> Judge:
+def _best_setting(by: str, wanted: Iterable[str], what: str) -> Judge:
+    """The lowest mean final exploitability among the settings ``by`` names (``tau``,
+    ``eps_beta``): one of the paper's ``wanted`` settings, or one within its interval."""
+    key, wanted = _SETTINGS[by], set(wanted)
+
     def judge(ds: Dataset):
         groups: dict[str, list[float]] = defaultdict(list)
         for r in ds.runs:
@@ -1293,7 +1280,7 @@ def _no_spec(what: str) -> Callable[[Context], Outcome]:
     return check
 
 
-def _stack_key(spec: dict) -> str | None:
+def _tau_key(spec: dict) -> str | None:
     tau = spec.get("tau")
     return None if tau is None else f"{float(tau):g}"
 
@@ -1302,277 +1289,71 @@ def _eps_beta_key(spec: dict) -> str:
     return f"ε={float(spec.get('epsilon', 0.05)):g} β={float(spec.get('beta', 1e6)):g}"
 
 
-HOLDEM30 = "nl_holdem2(stack=30)"
-HOLDEM36 = "nl_holdem2(stack=36)"
+_SETTINGS: dict[str, Callable[[dict], str | None]] = {"tau": _tau_key, "eps_beta": _eps_beta_key}
 
 
-CLAIMS: tuple[Claim, ...] = (
-    # -- Morrill 2016 ---------------------------------------------------------------------------
-    Claim("M1", MORRILL, "§2.3 (Leduc hold'em)", "Leduc hold'em has 672 canonical sequences",
-          "672", exact_count(LEDUC_C, "sequences", 672), LEDUC_C),
-    Claim("M2", MORRILL, "§2.3 (Leduc hold'em)", "At equilibrium the first player loses 86 "
-          "mbb/g (0.086 chips) in Leduc hold'em", "-86 mbb/g", exact_value(LEDUC, -86, 0.5),
-          LEDUC),
-    Claim("M3", MORRILL, "§2.3 (one-card poker)", "No-limit one-card poker has 3,200 sequences",
-          "3,200", exact_count(ONE_CARD, "sequences", 3200), ONE_CARD),
-    Claim("M4", MORRILL, "§2.3 (one-card poker)", "One-card poker is more than four times "
-          "larger than Leduc hold'em", "> 4x", _ratio_claim, ONE_CARD),
-    Claim("M5", MORRILL, "§2.3 (one-card poker)", "At equilibrium the first player loses 83 "
-          "mbb/g in no-limit one-card poker", "-83 mbb/g", exact_value(ONE_CARD, -83, 0.5),
-          ONE_CARD),
-    Claim("M6", MORRILL, "§4", "All strategies are generated with 100,000 solver iterations "
-          "(our paper specs use the same)", "100,000", _param(
-              "criterion: every run of the paper specs at 100,000 iterations",
-              lambda: _spec_budgets(("thesis_4_1", "thesis_4_3", "convergence_leduc",
-                                     "convergence_one_card"), "iterations", 100_000))),
-    Claim("M7", MORRILL, "§4", "The traditional abstract games are solved with CFR+ (our "
-          "specs likewise)", "CFR+", _param("criterion: every abstraction run uses cfr+",
-                                            _abstractions_cfr_plus)),
-    Claim("M8", MORRILL, "§4 Analysis, Fig. 4.1", "RCFR+ outperforms plain RCFR at every "
-          "complexity level (Leduc hold'em)", "every complexity",
-          on_runs(("thesis_4_1",), LEDUC_C, THESIS_BUDGET, _plus_beats_plain), LEDUC_C),
-    Claim("M9", MORRILL, "§4 Analysis, Fig. 4.3", "RCFR+ outperforms plain RCFR at every "
-          "complexity level (one-card poker)", "every complexity",
-          on_runs(("thesis_4_3",), ONE_CARD, THESIS_BUDGET, _plus_beats_plain), ONE_CARD),
-    Claim("M10", MORRILL, "§4 Analysis, Fig. 4.1", "BF and RP perform similarly well in Leduc "
-          "hold'em", "similar", on_runs(("thesis_4_1",), LEDUC_C, THESIS_BUDGET, _similar),
-          LEDUC_C),
-    Claim("M11", MORRILL, "§4 Analysis, Fig. 4.1", "BF is less exploitable than RP near full "
-          "game size (alternating vs simultaneous updates)", "BF < RP near 100%",
-          on_runs(("thesis_4_1",), LEDUC_C, THESIS_BUDGET, _bf_below_rp_near_full), LEDUC_C),
-    Claim("M12", MORRILL, "§4 Analysis, Fig. 4.1", "Less than 80% of the game suffices for "
-          "RCFR+ to estimate the Q-regrets perfectly (match FULL+)", "< 80% used, = FULL+",
-          on_runs(("thesis_4_1",), LEDUC_C, THESIS_BUDGET,
-                  _match_full(0.8, 0.02, "any")), LEDUC_C),
-    Claim("M13", MORRILL, "§4 Analysis, Figs. 4.1-4.2", "When the Q-regrets are estimated "
-          "perfectly (or nearly so), RCFR+ matches FULL+'s convergence (Leduc)", "= FULL+",
-          on_runs(("thesis_4_1",), LEDUC_C, THESIS_BUDGET,
-                  _match_full(1.0, 0.10, "every")), LEDUC_C),
-    Claim("M14", MORRILL, "§4 Analysis, Fig. 4.1", "Every RCFR version outperforms every "
-          "state-space abstraction in Leduc hold'em (at its complexity)", "by a wide margin",
-          on_runs(("thesis_4_1",), LEDUC_C, THESIS_BUDGET,
-                  _beat_abstractions(("BF", "BF_BS", "BF+", "BF+_BS", "RP"))), LEDUC_C),
-    Claim("M15", MORRILL, "§4 Analysis, Fig. 4.3", "Both RCFR+ variants outperform every "
-          "action abstraction but the null one at its complexity (one-card poker)",
-          "below P, HP, PD, HPD", on_runs(("thesis_4_3",), ONE_CARD, THESIS_BUDGET,
-                                          _beat_abstractions(("BF+", "BF+_BS"),
-                                                             skip=("null",))), ONE_CARD),
-    Claim("M16", MORRILL, "§4 Analysis, Fig. 4.3", "RCFR+ outperforms the null abstraction "
-          "with only 2% greater complexity", "null + 2%",
-          on_runs(("thesis_4_3",), ONE_CARD, THESIS_BUDGET,
-                  _beat_abstractions(("BF+",), extra=0.02, only=("null",))), ONE_CARD),
-    Claim("M17", MORRILL, "§4 Analysis, Fig. 4.1", "Bootstrapping tends to decrease RCFR's "
-          "performance (Leduc hold'em)", "BS worse", on_runs(("thesis_4_1",), LEDUC_C,
-                                                            THESIS_BUDGET, _bootstrap_hurts),
-          LEDUC_C),
-    Claim("M18", MORRILL, "§4 Analysis, Fig. 4.3", "Bootstrapping tends to decrease RCFR's "
-          "performance (one-card poker)", "BS worse", on_runs(("thesis_4_3",), ONE_CARD,
-                                                             THESIS_BUDGET, _bootstrap_hurts),
-          ONE_CARD),
-    Claim("M19", MORRILL, "§4 Analysis, Fig. 4.1", "Bootstrapped RCFR still outperforms many "
-          "static abstractions (Leduc hold'em)", "many",
-          on_runs(("thesis_4_1",), LEDUC_C, THESIS_BUDGET,
-                  _beat_abstractions(("BF_BS", "BF+_BS"), mode="most")), LEDUC_C),
-    Claim("M20", MORRILL, "§4 Analysis, Fig. 4.3", "Bootstrapped RCFR still outperforms many "
-          "static abstractions (one-card poker)", "many",
-          on_runs(("thesis_4_3",), ONE_CARD, THESIS_BUDGET,
-                  _beat_abstractions(("BF_BS", "BF+_BS"), mode="most")), ONE_CARD),
-    Claim("M21", MORRILL, "§4 Analysis, Fig. 4.3", "Bootstrapped RCFR+ (BF+_BS) outperforms all "
-          "other variants at almost every complexity in one-card poker", "almost every",
-          on_runs(("thesis_4_3",), ONE_CARD, THESIS_BUDGET, _bs_plus_best), ONE_CARD),
-    Claim("M22", MORRILL, "§4 Analysis, Fig. 4.1", "RCFR largely avoids abstraction "
-          "pathologies: exploitability falls as complexity grows (Leduc hold'em)",
-          "for the most part", on_runs(("thesis_4_1",), LEDUC_C, THESIS_BUDGET,
-                                       _no_pathologies), LEDUC_C),
-    Claim("M23", MORRILL, "§4 Analysis, Fig. 4.3", "RCFR largely avoids abstraction "
-          "pathologies (one-card poker)", "for the most part",
-          on_runs(("thesis_4_3",), ONE_CARD, THESIS_BUDGET, _no_pathologies), ONE_CARD),
-    Claim("M24", MORRILL, "§4 Analysis, Figs. 4.1/4.3", "Pathologies do occur, particularly in "
-          "the bootstrapped versions (Leduc hold'em)", "BS more",
-          on_runs(("thesis_4_1",), LEDUC_C, THESIS_BUDGET, _bootstrap_pathologies), LEDUC_C),
-    Claim("M25", MORRILL, "Abstract, §2.4; Fig. 4.1", "Abstraction pathologies: a finer "
-          "Leduc abstraction can be more exploitable than a coarser one", "exists",
-          on_runs(("thesis_4_1",), LEDUC_C, THESIS_BUDGET, _abstraction_pathology), LEDUC_C),
-    Claim("M26", MORRILL, "Fig. 4.3 caption", "One-card runs above 35% of the game all reach "
-          "FULL+'s performance", "= FULL+",
-          on_runs(("thesis_4_3_above",), ONE_CARD, THESIS_BUDGET, _all_reach_full(0.35, 0.10)),
-          ONE_CARD),
-    Claim("M27", MORRILL, "§2.3 (CFR), citing Tammelin et al.", "Alternating updates make CFR "
-          "perform better than simultaneous updates", "alternating better",
-          _computed(_alternating), LEDUC_C),
-    Claim("M28", MORRILL, "§2.3 (CFR+)", "CFR+ converges substantially faster than CFR in "
-          "practice", "substantially faster", _computed(_plus_faster), LEDUC_C),
-    Claim("M29", MORRILL, "§2.3 (CFR+), citing Tammelin et al.", "Linear averaging can hurt "
-          "CFR's performance", "hurts", _computed(_linear_hurts), LEDUC_C),
-    Claim("M30", MORRILL, "§5 (Future work)", "The current strategies of RM+-based solvers "
-          "tend to converge to zero exploitability (unlike RM's)", "converge",
-          _computed(_current_converges), LEDUC_C),
-    Claim("M31", MORRILL, "Fig. 4.2", "Near 45% of Leduc, CFR+ (FULL+) stays below "
-          "bootstrapped RCFR+ over the run", "FULL+ lowest",
-          on_runs(("convergence_leduc",), LEDUC_C, THESIS_BUDGET,
-                  _convergence_below("CFR+", "RCFR+_BS")), LEDUC_C),
-    Claim("M32", MORRILL, "Fig. 4.4", "Near 4% of one-card poker, CFR+ (FULL+) stays below "
-          "bootstrapped RCFR+ over the run", "FULL+ lowest",
-          on_runs(("convergence_one_card",), ONE_CARD, THESIS_BUDGET,
-                  _convergence_below("CFR+", "RCFR+_BS")), ONE_CARD),
-    # -- Gibson et al. 2012 -----------------------------------------------------------------------
-    Claim("G1", GIBSON, "§5 (Main results)", "Bluff(1,1) has over 24 thousand information sets",
-          "> 24,000", exact_count(BLUFF11, "infosets", 24_576, rel=0.03, closed=True), BLUFF11),
-    Claim("G2", GIBSON, "§5 (Main results)", "Bluff(1,1) has 294 thousand histories", "294,000",
-          exact_count(BLUFF11, "histories", 294_000, rel=0.005, closed=True), BLUFF11),
-    Claim("G3", GIBSON, "§5 (Main results)", "Bluff(2,1) has 3.5 million information sets",
-          "3.5M", exact_count(BLUFF21, "infosets", 3.5e6, rel=0.03, closed=True), BLUFF21),
-    Claim("G4", GIBSON, "§5 (Main results)", "Bluff(2,1) has 66 million histories", "66M",
-          _bluff21_histories, BLUFF21),
-    Claim("G5", GIBSON, "§5 (Bluff)", "The most actions at an information set of Bluff(D1,D2) "
-          "is 6(D1+D2)+1", "13, 19", _bluff_actions, BLUFF11),
-    Claim("G6", GIBSON, "§5 (Main results), Fig. 2a", "2-NL Hold'em(36) has approximately 68 "
-          "million information sets", "68M", exact_count(HOLDEM36, "infosets", 68e6,
-                                                        rel=0.03, closed=True), HOLDEM36),
-    Claim("G7", GIBSON, "§5 (Main results), Fig. 2a", "2-NL Hold'em(36) has 5 billion "
-          "histories", "5e9", exact_count(HOLDEM36, "histories", 5e9, rel=0.03, closed=True),
-          HOLDEM36),
-    Claim("G8", GIBSON, "Fig. 3a caption", "The uniform profile is exploitable for 0.780 in "
-          "Bluff(1,1)", "0.780", _uniform_claim(BLUFF11, 0.780), BLUFF11),
-    Claim("G9", GIBSON, "Fig. 3b caption", "The uniform profile is exploitable for 0.784 in "
-          "Bluff(2,1)", "0.784", _uniform_bluff21, BLUFF21),
-    Claim("G10", GIBSON, "Fig. 2a caption", "The uniform profile is exploitable for 6,793 "
-          "mbb/g in 2-NL Hold'em(36)", "6,793 mbb/g", _uniform_holdem, HOLDEM36),
-    Claim("G11", GIBSON, "§5 (Main results)", "AS's parameters: ε = 0.05, β = 1e6, τ = 1000 "
-          "(rcfr's defaults)", "0.05, 1e6, 1000", _param("criterion: equal", _as_defaults)),
-    Claim("G12", GIBSON, "§5 (Main results)", "OS is ε-greedy with ε = 0.5 (rcfr's default)",
-          "0.5", _param("criterion: equal", _os_default)),
-    Claim("G13", GIBSON, "§5 (Preliminary tests), Fig. 1a", "With τ = 1000, AS with ε = 0.05 "
-          "and β = 1e5 or 1e6 is the least exploitable (2-NL Hold'em(30))", "ε 0.05, β 1e5-1e6",
-          on_runs(("gibson_holdem_as_grid",), HOLDEM30, GIBSON_HOLDEM,
-                  _best_setting(_eps_beta_key, {"ε=0.05 β=100000", "ε=0.05 β=1e+06"},
-                                "(ε, β)")), HOLDEM30),
-    Claim("G14", GIBSON, "§5 (Preliminary tests), Fig. 1b", "With ε = 0.05, β = 1e6, AS with "
-          "τ = 100 or 1000 is the least exploitable after 1e12 nodes (2-NL Hold'em(30))",
-          "τ 100-1000", on_runs(("gibson_holdem_tau",), HOLDEM30, GIBSON_HOLDEM,
-                                _best_setting(_stack_key, {"100", "1000"}, "τ")), HOLDEM30),
-    Claim("G15", GIBSON, "§5 (Preliminary tests)", "Results similar to Fig. 1b hold in 2-NL "
-          "Hold'em(40)", "similar", _no_spec("no spec runs AS by τ on 2-NL Hold'em(40)"),
-          "nl_holdem2(stack=40)"),
-    Claim("G16", GIBSON, "§5 (Main results), Fig. 2a", "AS improves on ES by 54% at the final "
-          "data points in 2-NL Hold'em(36)", "54%",
-          on_runs(("gibson_holdem", "gibson_holdem_k36", "width_holdem36"), HOLDEM36,
-                  GIBSON_STACKS, _as_vs_es_54), HOLDEM36),  # (width_holdem36: ES and AS at
-    # Gibson et al.'s parameters, the same runs as Fig. 2a's but for their evaluation points)
-    Claim("G17", GIBSON, "Abstract, Fig. 2a", "AS converges faster than CS, ES and OS in "
-          "2-NL Hold'em(36)", "AS lowest", on_runs(("gibson_holdem", "gibson_holdem_k36"),
-                                                    HOLDEM36, GIBSON_STACKS, _as_fastest),
-          HOLDEM36),
-    Claim("G18", GIBSON, "§5 (Main results)", "OS performs much worse than CS, ES and AS in "
-          "2-NL Hold'em", "OS worst", on_runs(("gibson_holdem", "gibson_holdem_k36"), HOLDEM36,
-                                              GIBSON_STACKS, _os_worst), HOLDEM36),
-    Claim("G19", GIBSON, "§5 (Main results), Fig. 2b", "Little difference between the "
-          "algorithms at 20 and 22 chips", "little", on_runs(
-              ("gibson_holdem_stacks",), "nl_holdem2(stack=20)", GIBSON_STACKS,
-              _little_difference), "nl_holdem2(stack=20)"),
-    Claim("G20", GIBSON, "§5 (Main results), Fig. 2b", "The margins between AS, CS and ES "
-          "increase with the game size", "increase", on_runs(
-              ("gibson_holdem_stacks",), "nl_holdem2(stack=20)", GIBSON_STACKS, _margins_grow),
-          "nl_holdem2(stack=20)"),
-    Claim("G21", GIBSON, "§5 (Main results), Fig. 2b", "AS is significantly better than CS and "
-          "ES in the larger games", "significant", on_runs(
-              ("gibson_holdem_stacks",), "nl_holdem2(stack=20)", GIBSON_STACKS,
-              _as_benefit_large), "nl_holdem2(stack=20)"),
-    Claim("G22", GIBSON, "§5 (Main results), Fig. 3a", "AS converges faster than CS, ES and OS "
-          "in Bluff(1,1)", "AS lowest at every checkpoint",
-          on_runs(("gibson_bluff", "gibson_bluff_1e9"), BLUFF11, GIBSON_BLUFF, _as_fastest),
-          BLUFF11),
-    Claim("G23", GIBSON, "§5 (Main results), Fig. 3b", "AS converges faster than CS, ES and OS "
-          "in Bluff(2,1)", "AS lowest at every checkpoint",
-          on_runs(("gibson_bluff21",), BLUFF21, GIBSON_BLUFF, _as_fastest), BLUFF21),
-    # -- D'Orazio et al. 2019 ---------------------------------------------------------------------
-    Claim("D1", DORAZIO, "§4.2", "Leduc hold'em has 936 information states", "936",
-          exact_count(LEDUC, "infosets", 936), LEDUC),
-    Claim("D2", DORAZIO, "§4.2", "Goofspiel (5 cards, descending points, hidden bids) has "
-          "2,124 information states", "2,124", exact_count(GOOF, "infosets", 2124), GOOF),
-    Claim("D3", DORAZIO, "§4.2", "This goofspiel is roughly twice as large as Leduc poker",
-          "~2x", _goof_twice, GOOF),
-    Claim("D4", DORAZIO, "§4.4, Fig. 2 right (top)", "More partitions give a lower final "
-          "exploitability (Leduc hold'em)", "decreasing",
-          on_runs(("dorazio_leduc",), LEDUC, DORAZIO_BUDGET, _more_partitions), LEDUC),
-    Claim("D5", DORAZIO, "§4.4, Fig. 2 right (bottom)", "More partitions give a lower final "
-          "exploitability (goofspiel)", "decreasing",
-          on_runs(("dorazio_goofspiel",), GOOF, DORAZIO_BUDGET, _more_partitions), GOOF),
-    Claim("D6", DORAZIO, "§4.4, Fig. 2 left", "Exploitability decreases with more partitions "
-          "at each iteration (Leduc hold'em)", "at each iteration",
-          on_runs(("dorazio_leduc",), LEDUC, DORAZIO_BUDGET, _partitions_each_iteration,
-                  needs="needs curves"), LEDUC),
-    Claim("D7", DORAZIO, "§4.4, Fig. 2 left", "Exploitability decreases with more partitions "
-          "at each iteration (goofspiel)", "at each iteration",
-          on_runs(("dorazio_goofspiel",), GOOF, DORAZIO_BUDGET, _partitions_each_iteration,
-                  needs="needs curves"), GOOF),
-    Claim("D8", DORAZIO, "§4.4, Fig. 3 (top)", "At 30 and 40 partitions in Leduc the best "
-          "exponential link beats every polynomial link", "exp below all poly",
-          on_runs(("dorazio_leduc",), LEDUC, DORAZIO_BUDGET, _exp_beats_poly(False)), LEDUC),
-    Claim("D9", DORAZIO, "§4.4, Fig. 3 (top)", "At 30 and 40 partitions in Leduc every "
-          "exponential configuration ends below every polynomial one", "all exp < all poly",
-          on_runs(("dorazio_leduc",), LEDUC, DORAZIO_BUDGET, _exp_beats_poly(True)), LEDUC),
-    Claim("D10", DORAZIO, "§4.4, Fig. 3 (bottom)", "In goofspiel at 40 and 50 partitions all "
-          "links arrive at a similar exploitability", "similar",
-          on_runs(("dorazio_goofspiel",), GOOF, DORAZIO_BUDGET, _similar_links), GOOF),
-    Claim("D11", DORAZIO, "§4.4, Fig. 2 right", "Among polynomial links p = 2 (RCFR) performs "
-          "well at every number of partitions (Leduc hold'em)", "p = 2 good",
-          on_runs(("dorazio_leduc",), LEDUC, DORAZIO_BUDGET, _poly2_good), LEDUC),
-    Claim("D12", DORAZIO, "§4.4, Fig. 2 right", "Among polynomial links p = 2 (RCFR) performs "
-          "well at every number of partitions (goofspiel)", "p = 2 good",
-          on_runs(("dorazio_goofspiel",), GOOF, DORAZIO_BUDGET, _poly2_good), GOOF),
-    Claim("D13", DORAZIO, "§4.3, Fig. 1", "More partitions reduce the cumulative regression "
-          "error (Leduc hold'em)", "decreasing",
-          on_runs(("dorazio_leduc",), LEDUC, DORAZIO_BUDGET, _less_regression_error,
-                  needs="needs the regression error"), LEDUC),
-    Claim("D15", DORAZIO, "§4.3, Fig. 1", "More partitions reduce the cumulative regression "
-          "error (goofspiel)", "decreasing",
-          on_runs(("dorazio_goofspiel",), GOOF, DORAZIO_BUDGET, _less_regression_error,
-                  needs="needs the regression error"), GOOF),
-    Claim("D14", DORAZIO, "§4.4, Figs. 2-3", "The experiments use 100K iterations and 5 runs "
-          "(our paper specs likewise)", "100K, 5 seeds", _param(
-              "criterion: the paper specs' f-RCFR runs at 100,000 iterations, 5 seeds",
-              lambda: _spec_budgets(("dorazio_leduc", "dorazio_goofspiel"), "iterations",
-                                    100_000))),
-    # -- Ceraolo 2021 -----------------------------------------------------------------------------
-    Claim("C1", CERAOLO, "§2.1", "Kuhn poker has 30 configurations (6 deals x 5 betting "
-          "sequences)", "30", _kuhn_configurations, "kuhn"),
-    Claim("C2", CERAOLO, "§3.2.2", "Regret matching against [0.5, 0.2, 0.3] plays paper "
-          "(10,000 iterations)", "0.997", _rm_claim((0.5, 0.2, 0.3), 1, 0.997), "rps"),
-    Claim("C3", CERAOLO, "§3.2.2", "Regret matching against [0.1, 0.8, 0.1] plays scissors "
-          "(10,000 iterations)", "0.999", _rm_claim((0.1, 0.8, 0.1), 2, 0.999), "rps"),
-    Claim("C4", CERAOLO, "§3.2.2", "Regret matching against [0.3, 0.3, 0.4] plays rock "
-          "(10,000 iterations)", "0.999", _rm_claim((0.3, 0.3, 0.4), 0, 0.999), "rps"),
-    Claim("C5", CERAOLO, "§3.2.2", "Two regret matchers' average strategy converges to "
-          "[1/3, 1/3, 1/3] in 10,000 iterations", "[1/3, 1/3, 1/3]", _rm_selfplay, "rps"),
-    Claim("C6", CERAOLO, "§3.2.2", "[1/3, 1/3, 1/3] is rock-paper-scissors' Nash equilibrium "
-          "(unexploitable)", "uniform", _rps_equilibrium, "rps"),
-    Claim("C7", CERAOLO, "§4.2.1", "With CFR+ the current strategies can be used as the "
-          "solution: their exploitability approaches 0", "-> 0", _computed(_current_converges),
-          LEDUC_C),
-)
+# -- the checks by name, as the claims table (data/claims.toml) names them ------------------------
+def _as_is(check: Callable[..., Any]) -> Callable[[], Callable[..., Any]]:
+    """A check or judge that takes no arguments, as the factory of itself."""
+    return lambda: check
 
 
-def judge_all(ctx: Context, claims: Iterable[Claim] = CLAIMS) -> list[dict[str, str]]:
-    """Every claim's row: id, seed, source, claim, paper, ours, level, budget, verdict (as
-    shown: qualified by the budget below the paper's), criterion and notes, settings."""
-    from .evidence import qualify
+# Each entry makes a claim's check from the table's ``args`` (and the claim's game, where it
+# takes a ``game``).
+CHECKS: dict[str, Callable[..., Callable[[Context], Outcome]]] = {
+    "exact_count": exact_count,
+    "exact_value": exact_value,
+    "ratio_claim": _as_is(_ratio_claim),
+    "goof_twice": _as_is(_goof_twice),
+    "kuhn_configurations": _as_is(_kuhn_configurations),
+    "bluff_actions": _as_is(_bluff_actions),
+    "bluff21_histories": _as_is(_bluff21_histories),
+    "uniform_claim": _uniform_claim,
+    "uniform_bluff21": _as_is(_uniform_bluff21),
+    "uniform_holdem": _as_is(_uniform_holdem),
+    "spec_budgets": lambda criterion, figures, axis, amount: _param(
+        criterion, lambda: _spec_budgets(tuple(figures), axis, amount)),
+    "abstractions_cfr_plus": lambda criterion: _param(criterion, _abstractions_cfr_plus),
+    "as_defaults": lambda criterion: _param(criterion, _as_defaults),
+    "os_default": lambda criterion: _param(criterion, _os_default),
+    "alternating": lambda: _computed(_alternating),
+    "plus_faster": lambda: _computed(_plus_faster),
+    "linear_hurts": lambda: _computed(_linear_hurts),
+    "current_converges": lambda: _computed(_current_converges),
+    "rm_claim": _rm_claim,
+    "rm_selfplay": _as_is(_rm_selfplay),
+    "rps_equilibrium": _as_is(_rps_equilibrium),
+    "no_spec": _no_spec,
+}
 
-    rows = []
-    for claim in claims:
-        try:
-            out = claim.check(ctx)
-        except Exception as exc:  # noqa: BLE001 - one bad check must not sink the report
-            out = Outcome("", INCONCLUSIVE, NO_DATA_LEVEL,
-                          note=f"could not evaluate: {type(exc).__name__}: {exc}")
-        if out.level == BELOW_BUDGET and out.verdict not in (HOLDS, FAILS, INCONCLUSIVE):
-            out.level = NO_DATA_LEVEL
-        rows.append({"id": claim.id, "seed": claim.seed, "source": claim.source,
-                     "claim": claim.text, "paper": claim.paper, "ours": out.ours,
-                     "level": out.level, "budget": out.budget, "verdict": out.verdict,
-                     "shown": qualify(out.verdict, out.level, out.budget),
-                     "note": out.note, "settings": out.settings, "game": claim.game})
-    return rows
+# Each entry makes the judge of a claim on runs (:func:`on_runs`) from the table's ``args``.
+JUDGES: dict[str, Callable[..., Judge]] = {
+    "plus_beats_plain": _as_is(_plus_beats_plain),
+    "similar": _as_is(_similar),
+    "bf_below_rp_near_full": _as_is(_bf_below_rp_near_full),
+    "match_full": _match_full,
+    "all_reach_full": _all_reach_full,
+    "beat_abstractions": _beat_abstractions,
+    "bootstrap_hurts": _as_is(_bootstrap_hurts),
+    "bs_plus_best": _as_is(_bs_plus_best),
+    "no_pathologies": _as_is(_no_pathologies),
+    "bootstrap_pathologies": _as_is(_bootstrap_pathologies),
+    "abstraction_pathology": _as_is(_abstraction_pathology),
+    "convergence_below": _convergence_below,
+    "as_fastest": _as_is(_as_fastest),
+    "os_worst": _as_is(_os_worst),
+    "as_vs_es_54": _as_is(_as_vs_es_54),
+    "little_difference": _as_is(_little_difference),
+    "margins_grow": _as_is(_margins_grow),
+    "as_benefit_large": _as_is(_as_benefit_large),
+    "best_setting": _best_setting,
+    "more_partitions": _as_is(_more_partitions),
+    "partitions_each_iteration": _as_is(_partitions_each_iteration),
+    "exp_beats_poly": _exp_beats_poly,
+    "similar_links": _as_is(_similar_links),
+    "poly2_good": _as_is(_poly2_good),
+    "less_regression_error": _as_is(_less_regression_error),
+}
 
 
-__all__ = ["AT_BUDGET", "CLAIMS", "Claim", "Context", "Dataset", "Run", "judge_all"]
+__all__ = ["AT_BUDGET", "CHECKS", "JUDGES", "Context", "Dataset", "Run", "on_runs"]

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..core.errors import RcfrError
 from ..core.fileio import write_atomic
-from .claims import CLAIMS, Context, judge_all
+from .claims import Context
 from .evidence import (
     AT_BUDGET,
     BELOW_BUDGET,
@@ -40,6 +40,7 @@ from .evidence import (
     UNEXPLAINED,
 )
 from .figures import collect, figure_names, figure_spec, plot
+from .judge import CLAIMS, judge_all
 from .store import Store
 
 EXPORT_VERSION = 1
@@ -52,7 +53,7 @@ __all__ = ["AT_BUDGET", "BELOW_BUDGET", "CLAIMS", "EXACT", "FAILS", "HOLDS", "IN
 
 # -- the report as data ---------------------------------------------------------------------------
 def claims_table(store: Store | None, exact: bool = True) -> list[dict[str, str]]:
-    """Every claim's row (see :func:`.claims.judge_all`), judged on ``store``'s runs (None: no
+    """Every claim's row (see :func:`.judge.judge_all`), judged on ``store``'s runs (None: no
     runs, only the exact computations)."""
     return judge_all(Context(store, exact=exact))
 

@@ -16,7 +16,7 @@ Observations are OpenSpiel's information-state tensors (:mod:`rcfr.games.infosta
 Leduc, ``openspiel:`` games) unless ``observer(history, chance, player) -> vector`` and
 ``observation_size`` are given.  :mod:`rcfr.interop.rl_environment` returns OpenSpiel's own
 ``TimeStep`` objects instead.  NFSP does not step this environment one game at a time: it
-plays many games at once over the compiled tree (:mod:`rcfr.solvers.fp.play`).
+plays many games at once over the compiled tree (:mod:`rcfr.solvers.fp.batched_games`).
 """
 
 from __future__ import annotations

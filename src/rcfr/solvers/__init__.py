@@ -13,11 +13,11 @@ if TYPE_CHECKING:
     from ..forms.sampling import SCHEMES
     from .estimator import RegretEstimator
     from .loop import ALGORITHMS, CFRSolver, RegretSolver
+    from .mccfr import MCCFRSolver
     from .options import OPTIONS, Option
     from .rcfr import RCFRSolver
     from .regression import LinearRegrets, RegressionRegrets
     from .run import make_solver
-    from .sampling import MCCFRSolver
     from .tabular import TabularRegrets
 
 __getattr__, __dir__ = lazy_exports(__name__, {
@@ -26,7 +26,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "RegretEstimator": ".estimator", "ALGORITHMS": "..core.names", "CFRSolver": ".loop",
     "RegretSolver": ".loop", "OPTIONS": ".options", "Option": ".options", "RCFRSolver": ".rcfr",
     "LinearRegrets": ".regression", "RegressionRegrets": ".regression",
-    "make_solver": ".run", "MCCFRSolver": ".sampling",
+    "make_solver": ".run", "MCCFRSolver": ".mccfr",
     "TabularRegrets": ".tabular"})
 
 __all__ = [

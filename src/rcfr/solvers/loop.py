@@ -12,7 +12,7 @@ same strategy.
 A :class:`TreePass` writes the updating players' instantaneous regrets and adds their
 average-strategy increments.  The loop has one Python step over that interface (any estimator)
 and, for exact (pass, rule, :class:`TabularRegrets`) combinations, one fused numba kernel per
-pass: the full-width pass here, the sampled passes in :mod:`rcfr.solvers.sampling`.
+pass: the full-width pass here, the sampled passes in :mod:`rcfr.solvers.mccfr`.
 
 The full-width pass works in sequence form: a realization plan per player, one sweep over the
 terminals, one backward sweep over the updating player's information sets.
@@ -27,7 +27,7 @@ import numpy as np
 
 from ..core.checks import whole_number
 from ..core.errors import RcfrError
-from ..core.fileio import check_game_matches, read_npz, shown, write_npz
+from ..core.fileio import shown
 from ..core.kernels import normalize
 from ..core.links import Link, apply_link, parse_link
 from ..core.names import ALGORITHMS, STORAGE_NAMES, TABLE_DTYPE_NAMES
@@ -36,9 +36,9 @@ from ..core.statecheck import check_checkpoint
 from ..forms.base import Form
 from ..forms.compile import compile_game
 from ..policy import TabularPolicy
+from .checkpoint import check_options, read_checkpoint, write_checkpoint
 from .tabular import CompactRegrets, TabularRegrets
 
-CHECKPOINT_FORMAT = "rcfr.checkpoint"
 AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
 AVERAGING_NAMES = {v: k for k, v in AVERAGING.items()}
 UNLIMITED = 1 << 62
@@ -269,9 +269,7 @@ class RegretSolver:
         """Write the solver's full state (``.npz`` + JSON header, atomic); the header records
         the algorithm, the update rule and the options a resumed run must share."""
         self.setup()
-        meta = {"format": CHECKPOINT_FORMAT, "version": 1, "game": str(self.tree.game),
-                "fingerprint": self.tree.fingerprint(), **self._info()}
-        write_npz(path, self._state_arrays(), meta)
+        write_checkpoint(path, self.tree, self._info(), self._state_arrays())
 
     def _state_arrays(self) -> dict[str, np.ndarray]:
         """The arrays of a checkpoint (and, of a solver just set up, the template a loaded
@@ -285,20 +283,14 @@ class RegretSolver:
         """Resume from a checkpoint of the same game, algorithm and update rule."""
         name = shown(path)
         self.setup()
-        arrays, meta = read_npz(path, CHECKPOINT_FORMAT)
-        check_game_matches(path, "a checkpoint", meta, self.tree)
-        if meta.get("algorithm") != self.name:
-            raise RcfrError(f"{name} is a {meta.get('algorithm')} checkpoint, not {self.name}")
+        arrays, meta = read_checkpoint(path, self.tree, self.name)
         mine = self._info()
         if "rule" not in meta:
             raise RcfrError(f"{name} records no update rule (an rcfr from before rules were "
                             "recorded wrote it); start the run afresh")
         meta.setdefault("dtype", "float64")  # before float32 tables
         meta.setdefault("storage", "float")  # before compressed tables
-        for key in self._config_keys:
-            if meta.get(key) != mine[key]:
-                raise RcfrError(f"{name} was run with {key} {meta.get(key)!r}, "
-                                f"not {mine[key]!r}")
+        check_options(path, meta, {key: mine[key] for key in self._config_keys})
         S = self.tree.num_sequences
         opaque = getattr(self.estimator_, "opaque_state", ())
         check_checkpoint(name, arrays, self._state_arrays(),

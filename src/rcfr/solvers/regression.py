@@ -74,7 +74,7 @@ class RegressionRegrets:
     -> matrix``, or is a pair of matrices; ``rule`` is the update rule that forms the targets
     (default ``cfr``).
 
-    ``minibatch=True`` (for a sampled pass, :mod:`rcfr.solvers.sampling`) never builds a dense
+    ``minibatch=True`` (for a sampled pass, :mod:`rcfr.solvers.mccfr`) never builds a dense
     feature matrix: after each pass the regressor is trained incrementally (``partial_fit``,
     else ``fit`` with ``warm_start``) on the rows of the sequences the pass touched only --
     every sequence of an information set where the sampled regrets are not all zero -- built

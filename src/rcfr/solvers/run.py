@@ -15,6 +15,7 @@ from ..forms.sampling import SCHEMES
 from .deep import DEEP_ALGORITHMS, make_deep_solver
 from .fp import FP_ALGORITHMS, make_fp_solver
 from .loop import ALGORITHMS, CFRSolver, RegretSolver
+from .mccfr import MCCFRSolver
 from .options import (
     ALL_ALGORITHMS,
     AVERAGE_OPTIONS,
@@ -28,7 +29,6 @@ from .options import (
     SCHEME_OPTIONS,
 )
 from .rcfr import RCFR_ALGORITHMS, RCFRSolver, make_estimator
-from .sampling import MCCFRSolver
 
 
 def _rule_for(key: str, rule: str | UpdateRule | None, options: dict) -> UpdateRule:

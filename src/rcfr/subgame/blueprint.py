@@ -21,7 +21,7 @@ import numpy as np
 from ..core.errors import RcfrError
 from ..evaluate import best_response
 from ..policy import TabularPolicy
-from . import kernels as K
+from . import node_sweeps as K
 from .cut import Subgame, history_tree, root_states
 
 VALUES = ("best-response", "blueprint")

@@ -16,7 +16,7 @@ import numpy as np
 from ..core.errors import RcfrError
 from ..forms.compile import compile_game
 from ..games.protocol import State
-from . import kernels as K
+from . import node_sweeps as K
 
 CUT_KINDS = ("chance", "actions")
 # where each poker game's subgames usually start: Leduc's second round, one-card poker after

@@ -87,6 +87,6 @@ def resolve_at_cut(policy: TabularPolicy, cut: str, method: str = "reach-maxmarg
                    **options) -> ResolvedEverywhere:
     """:func:`resolve_everywhere` on the compiled form of ``policy``'s tree: the history form
     cuts history subgames and builds State-API gadgets; the public form
-    (:func:`rcfr.subgame.public.resolve_everywhere_at`) re-solves public subtrees in vector
-    form, without a history tree (the tree's form decides, through the form contract)."""
+    (:func:`rcfr.subgame.public_resolving.resolve_everywhere_at`) re-solves public subtrees in
+    vector form, without a history tree (the tree's form decides, through the form contract)."""
     return resolver_for(policy.tree)(policy, cut, method, **options)

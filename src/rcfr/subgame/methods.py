@@ -31,7 +31,7 @@ from ..run.engine import drive
 from ..solvers.run import make_solver
 from .blueprint import VALUES, Blueprint
 from .cut import Subgame
-from .gadget import GadgetGame
+from .gadget_games import GadgetGame
 
 METHODS = ("unsafe", "resolve", "maxmargin", "reach-maxmargin")
 
@@ -136,7 +136,7 @@ def _margins(blueprint: Blueprint, sets, subgame: Subgame, player: int,
     re-solved strategy's counterfactual best-response value (the opponent best-responds in
     the subgame)."""
     from ..evaluate import best_response
-    from . import kernels as K
+    from . import node_sweeps as K
 
     mixed = blueprint.probs.copy()
     mixed[sequences] = probs

@@ -19,9 +19,9 @@ import numpy as np
 
 from ..core.errors import RcfrError
 from ..evaluate import best_response
-from ..games.transforms.base import Abstraction
+from ..games.transforms.abstract_game import Abstraction
 from ..policy import TabularPolicy
-from . import kernels as K
+from . import node_sweeps as K
 from .blueprint import Blueprint
 from .cut import Subgame, find_subgames
 from .methods import Resolved, method_function, splice

@@ -2,7 +2,7 @@
 fitted tree (player, and betting round with ``--per-round``), each split as its question and
 each leaf as the actions it plays and its reach-weighted share of the player's play.  CART's
 trees are laid out by scikit-learn's ``plot_tree``; other trees (the optimal tree) by
-:func:`_draw_walk` over the same :class:`~rcfr.distill.rules.TreeWalk` the text rules read."""
+:func:`_draw_walk` over the same :class:`~rcfr.distill.text_rules.TreeWalk` the text rules read."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 from ..core.errors import RcfrError
 from ..core.fileio import write_atomic
 from ..distill import Distilled, Part
-from ..distill.rules import TreeWalk, action_mix
+from ..distill.text_rules import TreeWalk, action_mix
 
 DRAW_SUFFIXES = (".png", ".pdf", ".svg")
 DRAWN_MODELS = ("cart", "optimal")  # the models that are trees

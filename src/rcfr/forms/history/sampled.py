@@ -1,7 +1,7 @@
 """The history form's sampled passes (ARCHITECTURE.md; Gibson et al. 2012, sec. 2 and
 Algorithm 1): chance, external, outcome and average strategy sampling over the compiled node
 arrays, two sweeps over a node list per pass (no recursion), and the fused tabular loop
-(:func:`run_sampled`).  See :mod:`rcfr.solvers.sampling` for the schemes and their estimates."""
+(:func:`run_sampled`).  See :mod:`rcfr.solvers.mccfr` for the schemes and their estimates."""
 
 from __future__ import annotations
 

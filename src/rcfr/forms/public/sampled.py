@@ -5,7 +5,7 @@ Given a deal ``(x0, x1)``, the histories that follow it are the public tree itse
 node ``u`` of player ``p`` lies in information set ``(u, x_p)``, a public chance outcome has
 the probability ``W_child[x0, x1] / W_parent[x0, x1]`` (card removal), and a terminal pays its
 rule's payoff for the pair.  A pass draws the deal on-policy and runs the history form's sampled
-pass (:mod:`rcfr.solvers.sampling`: CS, ES, OS or AS, Gibson et al. 2012) over the public
+pass (:mod:`rcfr.solvers.mccfr`: CS, ES, OS or AS, Gibson et al. 2012) over the public
 nodes, reading the deal's information set, chance probability or payoff at each node it visits,
 so estimates, averaging and their unbiasedness are the history form's and a pass costs what it
 visits (no sweep of the public tree, no write outside the touched information sets).  With the

@@ -217,27 +217,3 @@ def _score(gids, x, y, a, b, c, binom, table):
             theirs = five_card_strength(gids, u, v, a, b, c, binom, table)
             score += 2 if mine > theirs else (1 if mine == theirs else 0)
     return score
-
-
-def hole_hs2_bruteforce(deck: Deck, hole: tuple[int, int]) -> float:
-    """E[HS²] of one hole (local ids) by enumerating every flop and opponent hand: the plain
-    definition, for checks and single look-ups (about 10 s a hole on the full deck)."""
-    x, y = sorted(int(c) for c in hole)
-    return float(_hole_hs2(deck.cards, x, y, BINOM, rank_table()))
-
-
-@njit(cache=True)
-def _hole_hs2(gids, x, y, binom, table):
-    n = gids.shape[0]
-    den = 2.0 * ((n - 5) * (n - 6) // 2)
-    total = 0.0
-    flops = 0
-    for a in range(n):
-        for b in range(a + 1, n):
-            for c in range(b + 1, n):
-                if a == x or a == y or b == x or b == y or c == x or c == y:
-                    continue
-                hs = _score(gids, x, y, a, b, c, binom, table) / den
-                total += hs * hs
-                flops += 1
-    return total / flops

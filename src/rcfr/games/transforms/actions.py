@@ -30,7 +30,7 @@ from ...core.errors import RcfrError
 from ..nl_holdem2 import NLHoldem2
 from ..nl_one_card import NLOneCardPoker
 from ..protocol import Game, State
-from .base import Abstraction
+from .abstract_game import Abstraction
 
 FOLD, CALL = 0, 1
 NAMED_BETS = {"null": (), "P": (1.0,), "HP": (0.5, 1.0), "PD": (1.0, 2.0),

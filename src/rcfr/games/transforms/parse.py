@@ -9,9 +9,9 @@ from ...core.errors import RcfrError
 from ..leduc import LeducPoker
 from ..protocol import Game
 from ..registry import load_game, set_abstraction_hook
+from .abstract_game import AbstractGame, Abstraction
 from .actions import NAMED_BETS, WAGER_GAMES, BetAbstraction, parse_bets
-from .base import AbstractGame, Abstraction
-from .cards import LEDUC_ABSTRACTIONS, LeducCardAbstraction
+from .card_abstraction import LEDUC_ABSTRACTIONS, LeducCardAbstraction
 
 ABSTRACTIONS = ("identity", *LEDUC_ABSTRACTIONS, *NAMED_BETS, "bets:F1,F2,...")
 

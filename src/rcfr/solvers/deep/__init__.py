@@ -1,7 +1,7 @@
 """The Deep CFR family (Ceraolo 2021, sec. 5.2): Deep CFR (Brown et al. 2019), Single Deep CFR
 (Steinberger 2019) and DREAM (Steinberger, Lerer & Brown 2020) -- neural Monte Carlo CFR with
 reservoir memories.  Like fictitious play they are a second driver over the compiled forms
-(the interface of :class:`~rcfr.solvers.fp.base.FPSolverBase`), not the regret loop.
+(the interface of :class:`~rcfr.solvers.policy_driver.PolicyDriver`), not the regret loop.
 
 ``DEEP_ALGORITHMS`` names them; :func:`make_deep_solver` builds one.  PyTorch is imported only
 when a network is built."""

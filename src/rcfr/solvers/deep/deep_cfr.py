@@ -51,9 +51,9 @@ from ...features import infoset_features
 from ...forms.base import Form
 from ...forms.sampling import ES
 from ...games.infostate import has_infostate
-from ..fp.base import FPSolverBase
-from .memory import Reservoir
+from ..policy_driver import PolicyDriver
 from .nets import ADVANTAGE, POLICY, derived_seed, make_model, parse_hidden, torch_module
+from .reservoir import Reservoir
 from .traverse import regret_matching, scatter_rows, traverse
 
 DEFAULTS: dict[str, Any] = {
@@ -96,7 +96,7 @@ def _set_rng_state(rng: np.random.Generator, arr: np.ndarray) -> None:
                                "has_uint32": has, "uinteger": uint}
 
 
-class DeepCFRSolver(FPSolverBase):
+class DeepCFRSolver(PolicyDriver):
     """Deep CFR (module docstring); keyword options as :data:`DEFAULTS`."""
 
     name = "deep-cfr"

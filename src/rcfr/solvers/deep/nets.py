@@ -23,7 +23,7 @@ from numba import njit
 from ...core.checks import parse_hidden  # noqa: F401 (re-exported for the solvers)
 from ...core.errors import RcfrError, install_hint
 from ..mlp import ADAM, MLP, Adam, _adam, masked_softmax, one_blas_thread
-from .memory import Reservoir
+from .reservoir import Reservoir
 
 ADVANTAGE, POLICY = "advantage", "policy"
 

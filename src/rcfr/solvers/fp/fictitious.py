@@ -22,7 +22,7 @@ import numpy as np
 from ...core import kernels as K
 from ...core.errors import RcfrError
 from ...forms.base import Form
-from .base import SteppedSolver, checked, parse_step, step_size
+from .stepped import SteppedSolver, checked, parse_step, step_size
 
 
 def payoff_matrix(tree: Form) -> np.ndarray:

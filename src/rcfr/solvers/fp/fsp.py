@@ -17,9 +17,9 @@ average strategy ``pi`` otherwise, which is the realization-weighted mixture of 
   ``beta_{k+2}`` against ``pi_{k+1}`` in the limit of full data.
 
 Both memories hold one iteration's data (the tabular learners need no more).  ``step`` as
-XFP's (:func:`~rcfr.solvers.fp.base.parse_step`); the players learn from the same games at
+XFP's (:func:`~rcfr.solvers.fp.stepped.parse_step`); the players learn from the same games at
 once (``alternating`` is accepted for the common interface and has no effect).  Games are
-sampled in batches on the history form (:class:`~rcfr.solvers.fp.play.BatchedGames`).
+sampled in batches on the history form (:class:`~rcfr.solvers.fp.batched_games.BatchedGames`).
 """
 
 from __future__ import annotations
@@ -33,14 +33,15 @@ from ...core.budget import check_allocations
 from ...core.checks import whole_number
 from ...forms.base import Form
 from ...policy import TabularPolicy
-from .base import FPSolverBase, checked, parse_step, step_size
-from .play import BatchedGames, sample_index
+from ..policy_driver import PolicyDriver
+from .batched_games import BatchedGames, sample_index
+from .stepped import checked, parse_step, step_size
 from .xfp import best_response_into
 
 DEFAULT_EPISODES = 1000
 
 
-class FSPSolver(FPSolverBase):
+class FSPSolver(PolicyDriver):
     """Sampled fictitious self-play with tabular learners (module doc)."""
 
     name = "fsp"

@@ -18,7 +18,7 @@ target network refitted every 300 updates, and 2 updates of minibatch 128 per ne
 every 128 of an agent's steps (``learn_every = 64``).
 
 Speed: ``envs`` games (default 128) are stepped at once over the compiled history form
-(:class:`~rcfr.solvers.fp.play.BatchedGames`) and the networks are evaluated on each step's
+(:class:`~rcfr.solvers.fp.batched_games.BatchedGames`) and the networks are evaluated on each step's
 batch of observations.  Observations are information-set features from
 :func:`rcfr.features.infoset_features`: by default ``infostate`` (OpenSpiel's
 information-state tensor: private card, board card and betting bits) on Kuhn, Leduc and
@@ -53,8 +53,8 @@ from ...forms.base import Form
 from ...games.infostate import has_infostate
 from ..memory import CircularBuffer, ReservoirBuffer
 from ..mlp import MLP, cross_entropy_grad, masked_softmax, one_blas_thread, squared_error_grad
-from .base import FPSolverBase
-from .play import BatchedGames
+from ..policy_driver import PolicyDriver
+from .batched_games import BatchedGames
 
 DEFAULTS = {"hidden": "64", "eta": 0.1, "rl_lr": 0.1, "sl_lr": 0.005, "batch_size": 128,
             "rl_memory": 200_000, "sl_memory": 2_000_000, "learn_every": 64,
@@ -62,7 +62,7 @@ DEFAULTS = {"hidden": "64", "eta": 0.1, "rl_lr": 0.1, "sl_lr": 0.005, "batch_siz
 EPS_DECAY = 1000.0  # episodes: epsilon = eps_start / sqrt(1 + episodes / EPS_DECAY)
 
 
-class NFSPSolver(FPSolverBase):
+class NFSPSolver(PolicyDriver):
     """NFSP on a compiled history form (module doc); keyword options as :data:`DEFAULTS`."""
 
     name = "nfsp"

@@ -10,7 +10,7 @@ the average and ``x_beta(I)`` under the best response is::
                                   / ((1 - alpha) x_t(I) + alpha x_beta(I))
 
 written in that order, as OpenSpiel's ``fictitious_play.XFPSolver`` writes it, so the two agree
-to rounding.  ``alpha_t = 1/(t+1)`` by default (:func:`~rcfr.solvers.fp.base.parse_step`).
+to rounding.  ``alpha_t = 1/(t+1)`` by default (:func:`~rcfr.solvers.fp.stepped.parse_step`).
 Best responses break ties as OpenSpiel's do: on the history form they are computed in
 OpenSpiel's arithmetic order (:mod:`rcfr.solvers.fp.history_br`), so even ties that floating
 point decides go the same way; on the public form (the sequence-form best response) the first
@@ -33,8 +33,8 @@ from numba import njit
 from ...core import kernels as K
 from ...forms.base import Form
 from ...policy import TabularPolicy
-from .base import SteppedSolver, checked, parse_step, step_size
 from .history_br import HistoryBestResponse
+from .stepped import SteppedSolver, checked, parse_step, step_size
 
 
 @njit(cache=True)

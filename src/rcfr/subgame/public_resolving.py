@@ -28,7 +28,7 @@ from ..forms.public.subtree import PublicSubtree, chance_cut, extract_subtree, r
 from ..policy import TabularPolicy
 from ..run.engine import drive
 from ..solvers.run import make_solver
-from . import kernels as SK
+from . import node_sweeps as SK
 from .blueprint import VALUES
 from .cut import parse_cut
 from .everywhere import ResolvedEverywhere

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from ...core.errors import RcfrError
 from ..leduc import LeducPoker
 from ..protocol import Game, State
-from .base import Abstraction
+from .abstract_game import Abstraction
 
 LEDUC_ABSTRACTIONS = ("JQK", "J.QK", "JQ.K", "J.Q.K")
 

@@ -18,7 +18,6 @@ opponent's real actions, :meth:`Abstraction.back` for the player's own abstract 
 
 from __future__ import annotations
 
-from ...core.errors import RcfrError
 from ..protocol import CHANCE, TERMINAL, Game, State
 
 
@@ -120,8 +119,3 @@ class AbstractGame(Game):
 
     def __repr__(self) -> str:
         return f"AbstractGame({str(self.base)!r}, {self.abstraction!r})"
-
-
-def require(condition: bool, message: str) -> None:
-    if not condition:
-        raise RcfrError(message)
