@@ -61,7 +61,7 @@ from ...games.public import (
     PublicStructure,
 )
 from ...games.registry import load_game
-from ..base import KIND_CHANCE, KIND_TERMINAL, SequenceIndex, StringTable
+from ..base import KIND_CHANCE, KIND_TERMINAL, Capability, SequenceIndex, StringTable
 from ..history.full_width import FullTree
 from ..threads import thread_args
 from .build import fill_infosets, first_of_each, last_decisions, node_bases
@@ -248,7 +248,7 @@ class PublicTree(SequenceIndex):
             for s, i in enumerate(self.seq_infoset)])
 
     # -- the Form contract (rcfr.forms.base.Form) -----------------------------------------
-    history_nodes = False  # public nodes stand for many histories
+    capabilities = frozenset({Capability.SAMPLED_PASSES, Capability.THREADED_SAMPLING})
 
     @property
     def infoset_node(self) -> np.ndarray:
