@@ -232,8 +232,10 @@ class Form(Protocol):
     def sampled_pass(self, scheme: int, epsilon: float, beta: float, tau: float,
                      seed: int | None) -> TreePass:
         """A Monte Carlo pass (scheme code from :data:`rcfr.forms.sampling.SCHEMES`) with its
-        own generator seeded by ``seed``; it also offers ``sample_regrets`` and, where the form
-        keeps histories, ``visit_counts``."""
+        own generator ``rng`` (one SplitMix64 word) seeded by ``seed``, which its Python step
+        draws from and which a solver hands its fused runs in the loop state (and checkpoints);
+        it also offers ``sample_regrets`` and, where the form keeps histories,
+        ``visit_counts``."""
 
     def terminal_values(self, player: int, plan: np.ndarray, acc: np.ndarray) -> None:
         """``acc[s]``: the counterfactual value to ``player`` of the terminals whose last
