@@ -248,7 +248,13 @@ class PublicTree(SequenceIndex):
             for s, i in enumerate(self.seq_infoset)])
 
     # -- the Form contract (rcfr.forms.base.Form) -----------------------------------------
-    capabilities = frozenset({Capability.SAMPLED_PASSES, Capability.THREADED_SAMPLING})
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """Sampled passes, on one thread or several, except on real-card hold'em (whose deal
+        :meth:`sampled_pass` would draw from is never formed)."""
+        if self.arrays.card_deal:
+            return frozenset()
+        return frozenset({Capability.SAMPLED_PASSES, Capability.THREADED_SAMPLING})
 
     @property
     def infoset_node(self) -> np.ndarray:
