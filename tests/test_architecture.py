@@ -107,3 +107,53 @@ def test_no_code_outside_forms_tests_the_form():
     assert FORM_TESTS.search('if isinstance(tree, PublicTree):')
     assert FORM_TESTS.search('if getattr(tree, "form", None) == "public":')
     assert FORM_TESTS.search('if form == "history":')
+
+
+def _forms_code() -> list[tuple[str, int, str]]:
+    files = sorted((PACKAGE / "forms").rglob("*.py"))
+    assert len(files) > 20
+    return [(str(p.relative_to(ROOT)), n, code) for p in files
+            for n, code in _code_lines(p).items()]
+
+
+# how a pass would reach into a solver: a name ``solver`` (a parameter or a variable), or the
+# solver's fitted attributes (``estimator_``, ``rule_``, ``strategy_``, ``_inst``, ...)
+SOLVER_ACCESS = re.compile(
+    r"\bsolver\b|\.(estimator_|rule_|link_|avg_power_|strategy_|avg_weights_|_inst|pass_|"
+    r"fused_|rng_|lazy_)\b")
+
+
+def test_no_code_in_forms_reads_or_writes_a_solver():
+    """The fused passes get the loop's state (rcfr.forms.loop_state.LoopState) and return its
+    new counters; nothing in rcfr/forms names a solver or its attributes."""
+    offenders = [f"{path}:{n}: {code}" for path, n, code in _forms_code()
+                 if SOLVER_ACCESS.search(code.replace(" . ", ".").replace(" _", "_"))]
+    assert offenders == []
+    assert SOLVER_ACCESS.search("def run_fused(self, solver, max_iters, node_budget):")
+    assert SOLVER_ACCESS.search("s.iteration += 1; est = s.estimator_")
+    assert SOLVER_ACCESS.search("run(s._inst, s.rule_.params)")
+    assert not SOLVER_ACCESS.search("run(state.inst, state.rule, self.resolver_probs)")
+
+
+def test_the_passes_are_typed_against_the_contract():
+    """No module of rcfr/forms imports a concrete tree for its annotations only (the passes
+    take a Form): no TYPE_CHECKING import circle inside the forms."""
+    offenders = [f"{path}:{n}: {code}" for path, n, code in _forms_code()
+                 if "TYPE_CHECKING" in code]
+    assert offenders == []
+
+
+def test_capabilities_are_asked_through_supports():
+    """No code outside rcfr/forms reads ``history_nodes`` (or probes a pass for
+    ``set_threads``): what a form offers is asked through ``Form.supports``."""
+    offenders, asking = [], set()
+    files = [p for p in sorted(PACKAGE.rglob("*.py")) if PACKAGE / "forms" not in p.parents]
+    for path in files:
+        for n, code in _code_lines(path).items():
+            if re.search(r"\bhistory_nodes\b|[\"']set_threads[\"']", code):
+                offenders.append(f"{path.relative_to(ROOT)}:{n}: {code}")
+            if re.search(r"\.\s*supports\s*\(", code):
+                asking.add(path.name)
+    assert offenders == []
+    assert {"xfp.py", "play.py", "dream.py", "deep_cfr.py", "registry.py", "engine.py",
+            "distill.py", "sampling.py"} <= asking  # (the check is not vacuous)

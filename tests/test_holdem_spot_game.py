@@ -121,6 +121,8 @@ def test_cli_prints_the_pot_share_and_refuses_sampling(capsys):
     assert ev["exploitability_pot_pct"] == pytest.approx(ev["exploitability"], rel=1e-12)
     code, out, err = run_cli(capsys, "solve", game, "-a", "os", "-n", "5", "--form", "public")
     assert one_line_error(code, err).startswith("error: Monte Carlo sampling is not offered")
+    tree = compile_game(game, form="public")  # and the form says so when asked
+    assert not tree.supports("sampled passes") and not tree.supports("threaded sampling")
 
 
 def test_thread_count_changes_no_number():

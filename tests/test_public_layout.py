@@ -79,8 +79,8 @@ def test_layout_kernels_equal_the_contract_order_exactly(game):
         fast = CFRSolver(t, alg, alternating=alternating)
         slow = CFRSolver(t, alg, alternating=alternating)
         slow.setup()
-        assert fast.setup() is None and fast.pass_.layout_fuses(fast)
-        slow.pass_.layout_fuses = lambda solver: False  # the contract-order kernel
+        assert fast.setup() is None and fast.pass_.layout_fuses(fast._loop_state())
+        slow.pass_.layout_fuses = lambda state: False  # the contract-order kernel
         for n in (1, 6, 13):
             fast.run(n)
             slow.run(n)
@@ -101,7 +101,7 @@ def test_large_trees_keep_the_contract_order(monkeypatch):
     probs = random_policy(t, 5).probs
     big = CFRSolver(t, "cfr+")
     big.setup()
-    assert not big.pass_.layout_fuses(big)
+    assert not big.pass_.layout_fuses(big._loop_state())
     expected = t.evaluate(probs)  # (the contract-order evaluation)
     big.run(5)
     monkeypatch.undo()

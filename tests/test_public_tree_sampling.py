@@ -85,7 +85,7 @@ def test_fused_pass_is_the_history_form_pass_on_the_deal(spec, scheme, rule):
     # a discounted rule: the fused kernel discounts lazily, equal to the eager steps up to
     # rounding (as in the history form)
     lazy = rule == "dcfr"
-    assert (fused.pass_.lazy is not None) == lazy
+    assert (fused.lazy_ is not None) == lazy
     same = (lambda x, y: np.allclose(x, y, rtol=0, atol=1e-12)) if lazy else np.array_equal
     for other in (step, ref):
         assert same(fused.strategy_, other.strategy_)
@@ -105,7 +105,7 @@ def test_lazy_discounting_on_the_public_form_resumes_bit_for_bit(tmp_path):
     assert np.array_equal(resumed.strategy_, straight.strategy_)
     assert np.array_equal(resumed.avg_weights_, straight.avg_weights_)
     assert np.array_equal(resumed.estimator_.regrets, straight.estimator_.regrets)
-    assert not np.array_equal(straight.pass_.lazy.raw, straight.estimator_.regrets)
+    assert not np.array_equal(straight.lazy_.raw, straight.estimator_.regrets)
 
 
 @pytest.mark.parametrize("scheme", ["es", "as"])

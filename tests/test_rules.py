@@ -261,12 +261,12 @@ def test_lazy_discounting_equals_the_eager_discount(leduc, game, rule, link):
     steps = MCCFRSolver(tree, "es", estimator=_PythonTabular(rule), link=link, seed=3).run(400)
     assert fused.fused_ and not steps.fused_
     assert fused.averaging_ == {"lcfr": "linear", "dcfr": "quadratic"}.get(rule, 3.0)
-    assert (fused.pass_.lazy is not None) == (link != "exp:0.5")
+    assert (fused.lazy_ is not None) == (link != "exp:0.5")
     assert_same_run(fused, steps, 1e-12 if link != "exp:0.5" else 0)
     if link is None:  # most regrets were last touched iterations ago, some negative, some 0
         regrets = fused.estimator_.regrets
         assert (regrets < 0).any() and (regrets > 0).any() and (regrets == 0).any()
-        assert not np.array_equal(fused.pass_.lazy.raw, regrets)
+        assert not np.array_equal(fused.lazy_.raw, regrets)
 
 
 @pytest.mark.parametrize("rule, steps", [("dcfr", 1200), ("dcfr:2,-1,3", 300), ("lcfr", 300),

@@ -255,7 +255,9 @@ def test_gadgets_run_any_full_width_solver(exact, algorithm, kind):
 def test_gadget_fused_loop_equals_python_loop(exact, algorithm):
     """Every rule's fused gadget kernel gives the Python loop's average strategy (the
     :class:`TreePass` step and the estimator's update) bit for bit, alternating and
-    simultaneous; its exploitability shrinks with iterations."""
+    simultaneous; its exploitability shrinks with iterations.  A gadget offers no capability
+    beyond the contract (no sampled pass, no history nodes, no re-solving of its own)."""
+    from rcfr.forms import Capability
     from rcfr.forms.public.gadget import gadget_form
     from rcfr.solvers.run import make_solver
 
@@ -264,6 +266,7 @@ def test_gadget_fused_loop_equals_python_loop(exact, algorithm):
     for kind in ("unsafe", "resolve", "maxmargin"):
         reach, alt, w, _ = _gadget_inputs(sub, plan, probs, 1, kind)
         form = gadget_form(sub, kind, 1, reach, alt, w)
+        assert not any(form.supports(c) for c in Capability)
         for alternating in (True, False):
             fused = make_solver(form, algorithm, alternating=alternating).run(30)
             slow = make_solver(form, algorithm, alternating=alternating)

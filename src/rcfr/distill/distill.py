@@ -13,6 +13,7 @@ import numpy as np
 from ..core.errors import RcfrError
 from ..evaluate import Evaluation, evaluate
 from ..features import feature_provider, parse_features
+from ..forms.base import Capability
 from ..forms.compile import compile_game, is_compiled
 from ..games.registry import load_game
 from ..policy import TabularPolicy
@@ -92,7 +93,8 @@ def _form_policy(game: Any, policy: TabularPolicy, spec: str) -> TabularPolicy:
         game = game.game if is_compiled(game) else load_game(game)
         if str(game) != str(policy.game):
             raise RcfrError(f"the strategy is for {policy.game}, not for {game}")
-    if feature_provider(spec).history_only and not policy.tree.history_nodes:
+    if (feature_provider(spec).history_only
+            and not policy.tree.supports(Capability.HISTORY_NODES)):
         return policy.convert(compile_game(policy.game, form="history"))
     return policy
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import RcfrError
-from ..forms.base import Form
+from ..forms.base import Capability, Form
 from ..forms.compile import is_compiled
 
 # (tree, player, param, seed) -> one row per sequence / information set of the player
@@ -42,7 +42,7 @@ class FeatureProvider:
         if self.games is not None and not isinstance(tree.game, self.games):
             raise RcfrError(f"the {self.name} features are defined for {self.games_text}, not "
                             f"{tree.game}; use onehot or hashing:K")
-        if self.history_only and not tree.history_nodes:
+        if self.history_only and not tree.supports(Capability.HISTORY_NODES):
             raise RcfrError(f"the {self.name} features read the history form's nodes; on the "
                             "public form use --features onehot or hashing:K, or --form history")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
+from enum import StrEnum
 from typing import Any, Protocol
 
 import numpy as np
@@ -19,6 +20,7 @@ import numpy as np
 from ..core.errors import RcfrError
 from ..games.public import KIND_CHANCE as KIND_CHANCE  # the node kinds (declared once)
 from ..games.public import KIND_TERMINAL as KIND_TERMINAL
+from .loop_state import Counters, LoopState
 
 
 class StringTable(Sequence):
@@ -61,12 +63,41 @@ class StringTable(Sequence):
         return int(self._data.nbytes + self._order.nbytes)
 
 
+class Capability(StrEnum):
+    """What a compiled form may offer beyond the :class:`Form` contract, asked of it through
+    :meth:`Form.supports` (never by probing its attributes or its class)."""
+
+    HISTORY_NODES = "history nodes"
+    """One node per history (``node_kind``, ``node_child_start``, ``node_infoset``,
+    ``node_chance_prob``, ``terminal_nodes``, ``terminal_utility``): what walks of histories
+    read (history features, DREAM's baselines, batched play, OpenSpiel's best-response order)."""
+    SAMPLED_PASSES = "sampled passes"
+    """:meth:`Form.sampled_pass`: Monte Carlo CFR (Lanctot et al. 2009; Gibson et al. 2012)."""
+    THREADED_SAMPLING = "threaded sampling"
+    """Sampled passes that run a batch of passes on several threads (``set_threads``)."""
+    RESOLVING = "re-solving"
+    """Re-solving every subgame at a cut (a re-solver registered for the form,
+    :func:`register_resolver`)."""
+
+
 class SequenceIndex:
     """What both compiled forms share (the history form here, the public form in
     :mod:`rcfr.forms.public.tree`): information sets and sequences by player, lookups by
     information-state string, and the fingerprint that files are checked against."""
 
     _fingerprint_tag = ""  # tells the forms' fingerprints apart (their orders differ)
+    capabilities: frozenset[Capability] = frozenset()  # what the form offers (each form's own)
+
+    def supports(self, capability: Capability | str) -> bool:
+        """Whether this form offers ``capability`` (a :class:`Capability` or its value)."""
+        try:
+            capability = Capability(capability)
+        except ValueError:
+            raise RcfrError(f"unknown capability {capability!r}; use one of "
+                            f"{', '.join(c.value for c in Capability)}") from None
+        if capability is Capability.RESOLVING:
+            return self.form in _RESOLVERS
+        return capability in self.capabilities
 
     @property
     def num_infosets(self) -> int:
@@ -124,10 +155,11 @@ class TreePass(Protocol):
     def fuses(self, rule: Any) -> bool:
         """Whether :meth:`run_fused` runs this rule with the tabular estimator."""
 
-    def run_fused(self, solver: Any, max_iters: int, node_budget: int) -> None:
-        """Iterations with :class:`TabularRegrets` in one numba kernel, advancing the solver's
-        ``iteration`` and ``nodes_visited``, until ``max_iters`` iterations or ``node_budget``
-        histories (whole iterations)."""
+    def run_fused(self, state: LoopState, max_iters: int, node_budget: int) -> Counters:
+        """Iterations of the loop with the tabular estimator in one numba kernel, on the
+        tables of ``state`` (:class:`~rcfr.forms.loop_state.LoopState`, changed in place),
+        until ``max_iters`` iterations or ``node_budget`` histories (whole iterations); returns
+        the state's new counters."""
 
 
 class Form(Protocol):
@@ -144,17 +176,16 @@ class Form(Protocol):
     * passes: :meth:`full_width_pass` and :meth:`sampled_pass`, each a :class:`TreePass`;
     * evaluation: :meth:`terminal_values`, :meth:`expected_value` and :meth:`evaluate` (value
       and both best-response values in one call);
-    * files: ``form`` (the name files record) and :meth:`file_meta`; ``history_nodes``: whether
-      there is one node per history (what features reading history nodes need);
+    * files: ``form`` (the name files record) and :meth:`file_meta`;
     * nodes (the history and public forms; a re-solving gadget has none): ``node_kind`` and
       ``node_parent`` over the form's own nodes (histories or public nodes) and
       ``infoset_node``, a node of each information set (what walks from an information set up
-      to the root read, e.g. the chance events before it).
+      to the root read, e.g. the chance events before it);
+    * what it offers beyond the contract: :meth:`supports` (a :class:`Capability`).
     """
 
     game: Any
     form: str
-    history_nodes: bool
     num_infosets_per_player: tuple[int, int]
     num_sequences_per_player: tuple[int, int]
     infoset_seq_start: np.ndarray
@@ -187,6 +218,10 @@ class Form(Protocol):
 
     def sizes(self) -> dict: ...
 
+    def supports(self, capability: Capability | str) -> bool:
+        """Whether this form offers ``capability`` (one node per history, sampled passes,
+        threaded sampling, re-solving)."""
+
     def file_meta(self) -> dict:
         """Header entries that files written on this form add (the form's name where it is
         not the default)."""
@@ -197,8 +232,10 @@ class Form(Protocol):
     def sampled_pass(self, scheme: int, epsilon: float, beta: float, tau: float,
                      seed: int | None) -> TreePass:
         """A Monte Carlo pass (scheme code from :data:`rcfr.forms.sampling.SCHEMES`) with its
-        own generator seeded by ``seed``; it also offers ``sample_regrets`` and, where the form
-        keeps histories, ``visit_counts``."""
+        own generator ``rng`` (one SplitMix64 word) seeded by ``seed``, which its Python step
+        draws from and which a solver hands its fused runs in the loop state (and checkpoints);
+        it also offers ``sample_regrets`` and, where the form keeps histories,
+        ``visit_counts``."""
 
     def terminal_values(self, player: int, plan: np.ndarray, acc: np.ndarray) -> None:
         """``acc[s]``: the counterfactual value to ``player`` of the terminals whose last
@@ -224,7 +261,6 @@ def register_resolver(form: str, resolver: Callable[..., Any]) -> None:
 
 def resolver_for(tree: Form) -> Callable[..., Any]:
     """The registered re-solver for ``tree``'s form (:func:`register_resolver`)."""
-    resolver = _RESOLVERS.get(tree.form)
-    if resolver is None:
+    if not tree.supports(Capability.RESOLVING):
         raise RcfrError(f"no subgame re-solving on the {tree.form} form of {tree.game}")
-    return resolver
+    return _RESOLVERS[tree.form]

@@ -1,12 +1,11 @@
 """What the two forms' sampled passes share (Gibson et al. 2012; Lanctot et al. 2009): the
-scheme codes, random numbers (SplitMix64 over a one-word state the solver owns and checkpoints),
-on-policy draws, outcome sampling's exploration and average strategy sampling's probability
-(eq. 2), and the tabular estimator's absorption of a pass's regrets -- over the touched
-information sets, or lazily for the discounted rules (:class:`LazyDiscounting`)."""
+scheme codes, random numbers (SplitMix64 over a one-word state the solver owns and checkpoints
+and hands a fused pass in its :class:`~rcfr.forms.loop_state.LoopState`), on-policy draws,
+outcome sampling's exploration and average strategy sampling's probability (eq. 2), and the
+tabular estimator's absorption of a pass's regrets -- over the touched information sets, or
+lazily for the discounted rules (:class:`LazyDiscounting`)."""
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 from numba import njit
@@ -21,7 +20,6 @@ from ..core.rules import (
     absorbed,
     catch_up,
     discount,
-    lazy_discount,
     link_input,
     rule_update,
     stamp,
@@ -29,6 +27,7 @@ from ..core.rules import (
     true_regrets,
 )
 from ..core.splitmix import GAMMA, SPLIT_GAMMA, mix64, to_unit
+from .loop_state import NO_LAZY  # noqa: F401 (re-exported: no lazy discount)
 
 
 # -- random numbers ----------------------------------------------------------------------
@@ -206,35 +205,20 @@ def seed_state(seed: int | None) -> np.ndarray:
     return np.asarray(state, dtype=np.uint64).reshape(1)
 
 
-# -- the pass and the solver ---------------------------------------------------------------
+# -- lazily discounted regrets -------------------------------------------------------------
+def discounts_lazily(rule_kind: int, link_kind: int) -> bool:
+    """Whether a fused sampled pass discounts lazily: a discounted rule with a polynomial link
+    (whose strategies a common discount of the positive regrets leaves unchanged)."""
+    return rule_kind == DISCOUNTED and link_kind == POLYNOMIAL
+
+
 class LazyDiscounting:
-    """The lazily discounted regrets of a fused sampled pass (:class:`LazyDiscount`), for the
-    history and the public form's passes (which have ``tree``, ``bounds`` and ``arrays`` with
-    ``seq_start`` and ``num_actions``)."""
+    """What the history and the public form's sampled passes (which have ``bounds`` and
+    ``arrays`` with ``seq_start`` and ``num_actions``) do after a lazily discounted run
+    (:class:`LazyDiscount`, carried by the loop state)."""
 
-    lazy: LazyDiscount | None = None  # the fused kernel's lazily discounted regrets
-    _lazy_of: np.ndarray | None = None  # the regrets array the lazy state stands for
+    def show_true_regrets(self, lazy: LazyDiscount, regrets: np.ndarray) -> None:
+        """After a lazy run: the estimator's table ``regrets`` shows the true regrets (the
+        lazy state stays)."""
+        true_regrets(lazy, self.bounds, self.arrays.seq_start, self.arrays.num_actions, regrets)
 
-    @staticmethod
-    def discounts_lazily(solver: Any) -> bool:
-        """Whether the fused kernel discounts lazily: a discounted rule with a polynomial link
-        (whose strategies a common discount of the positive regrets leaves unchanged)."""
-        return solver.rule_.kind == DISCOUNTED and solver.link_.kind == POLYNOMIAL
-
-    def lazy_state(self, solver: Any) -> LazyDiscount:
-        """The lazy state standing for the estimator's regrets (rebuilt from them when they were
-        replaced, e.g. by a checkpoint without one)."""
-        regrets = solver.estimator_.regrets
-        if self.lazy is None or self._lazy_of is not regrets:
-            self.lazy = lazy_discount(regrets, self.tree.num_infosets)
-            self._lazy_of = regrets
-        return self.lazy
-
-    def show_true_regrets(self, solver: Any) -> None:
-        """After a lazy run: the estimator's table shows the true regrets (the lazy state
-        stays)."""
-        true_regrets(self.lazy, self.bounds, self.arrays.seq_start, self.arrays.num_actions,
-                     solver.estimator_.regrets)
-
-
-NO_LAZY = lazy_discount(np.zeros(0), 0)

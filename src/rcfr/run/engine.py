@@ -358,7 +358,7 @@ def build(spec: RunSpec, tree: Form, out_abstract: Path | None = None) -> Solver
         if out_abstract is not None:
             raise RcfrError("--out-abstract needs --abstraction")
         return make_solver(tree, spec.algorithm, **options)
-    if not tree.history_nodes:
+    if not tree.supports("history nodes"):
         raise RcfrError(_PUBLIC_ABSTRACTION)
     abstract = abstract_form(tree, spec.abstraction)
     return AbstractedSolver(make_solver(abstract, spec.algorithm, **options), tree, abstract)

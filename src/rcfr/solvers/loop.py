@@ -12,7 +12,9 @@ same strategy.
 A :class:`TreePass` writes the updating players' instantaneous regrets and adds their
 average-strategy increments.  The loop has one Python step over that interface (any estimator)
 and, for exact (pass, rule, :class:`TabularRegrets`) combinations, one fused numba kernel per
-pass: the full-width pass here, the sampled passes in :mod:`rcfr.solvers.mccfr`.
+pass (the full-width pass here, the sampled passes in :mod:`rcfr.solvers.mccfr`), which the
+solver hands its state (:class:`~rcfr.forms.loop_state.LoopState`) and whose new counters it
+keeps.
 
 The full-width pass works in sequence form: a realization plan per player, one sweep over the
 terminals, one backward sweep over the updating player's information sets.
@@ -35,6 +37,7 @@ from ..core.rules import UpdateRule, parse_rule
 from ..core.statecheck import check_checkpoint
 from ..forms.base import Form
 from ..forms.compile import compile_game
+from ..forms.loop_state import LoopState
 from ..policy import TabularPolicy
 from .checkpoint import check_options, read_checkpoint, write_checkpoint
 from .tabular import CompactRegrets, TabularRegrets
@@ -115,7 +118,7 @@ class RegretSolver:
                        and self.pass_.fuses(self.rule_))
         self._ready = True
         if self.fused_:
-            self.pass_.run_fused(self, 0, UNLIMITED)  # compile now, not inside a timed run
+            self._run_fused(0, UNLIMITED)  # compile now, not inside a timed run
 
     def _resolve_rule(self) -> UpdateRule:
         own = getattr(self.estimator_, "rule", None)
@@ -146,7 +149,7 @@ class RegretSolver:
         iterations = whole_number(iterations, "iterations")
         self.setup()
         if self.fused_:
-            self.pass_.run_fused(self, iterations, UNLIMITED)
+            self._run_fused(iterations, UNLIMITED)
         else:
             for _ in range(iterations):
                 self._step()
@@ -159,12 +162,28 @@ class RegretSolver:
         budget = whole_number(budget, "the node budget")
         self.setup()
         if self.fused_:
-            self.pass_.run_fused(self, UNLIMITED, budget)
+            self._run_fused(UNLIMITED, budget)
         else:
             target = self.nodes_visited + budget
             while self.nodes_visited < target:
                 self._step()
         return self
+
+    def _loop_state(self) -> LoopState:
+        """The loop as a fused pass sees it: this solver's tables, counters and parameters
+        (:class:`~rcfr.forms.loop_state.LoopState`; a subclass adds what its pass draws)."""
+        est = self.estimator_
+        compact = getattr(est, "compact", None)  # storage="int16"
+        return LoopState(self.iteration, self.nodes_visited, self.alternating, self.avg_power_,
+                         self.rule_.params, self.link_.kind, self.link_.param, est.regrets,
+                         est.prediction, est.values_, self.strategy_, self.avg_weights_,
+                         self._inst, compact, np.uint64(0) if compact is None else est.key[0])
+
+    def _run_fused(self, max_iters: int, node_budget: int) -> None:
+        """Whole iterations in the pass's fused kernel, until ``max_iters`` iterations or
+        ``node_budget`` histories; the tables change in place, the counters come back."""
+        self.iteration, self.nodes_visited = self.pass_.run_fused(self._loop_state(),
+                                                                  max_iters, node_budget)
 
     def _step(self) -> None:
         """One iteration through Python over the tree pass, for any estimator."""

@@ -68,8 +68,9 @@ from ..core.errors import RcfrError
 from ..core.links import Link
 from ..core.rules import DISCOUNTED, LazyDiscount, UpdateRule, lazy_discount
 from ..evaluate import exploitability
-from ..forms import Form, compile_game
-from ..forms.sampling import SCHEMES, LazyDiscounting
+from ..forms import Capability, Form, compile_game
+from ..forms.loop_state import LoopState
+from ..forms.sampling import SCHEMES, discounts_lazily
 from .loop import TABLE_DTYPES, RegretSolver
 
 SCHEME_NAMES = {
@@ -232,6 +233,8 @@ class MCCFRSolver(RegretSolver):
         self.dtype = dtype
         self.threads = threads
         self.batch = batch
+        self.lazy_: LazyDiscount | None = None  # the fused kernel's lazily discounted regrets
+        self._lazy_of: np.ndarray | None = None  # the regrets array the lazy state stands for
 
     def _table_dtype(self) -> type:
         key = str(self.dtype).strip().lower()
@@ -264,7 +267,7 @@ class MCCFRSolver(RegretSolver):
         pass_ = self.tree.sampled_pass(SCHEMES[key], self.epsilon_, self.beta_, self.tau_,
                                        self.seed)
         if self.threads_ > 1 or self.batch_ > 1:
-            if not hasattr(pass_, "set_threads"):
+            if not self.tree.supports(Capability.THREADED_SAMPLING):
                 raise RcfrError(f"parallel Monte Carlo CFR (threads={self.threads_}) runs on "
                                 "the public form (form='public'); this form's passes run on "
                                 "one thread")
@@ -272,6 +275,7 @@ class MCCFRSolver(RegretSolver):
                 raise RcfrError("parallel Monte Carlo CFR (threads > 1) is fused with the "
                                 "tabular estimator; a regressor's passes run on one thread")
             pass_.set_threads(self.threads_, self.batch_)
+        self.rng_ = pass_.rng  # the generator the pass was seeded with (checkpointed here)
         return pass_
 
     # -- outputs and checkpoints ---------------------------------------------------------
@@ -287,24 +291,37 @@ class MCCFRSolver(RegretSolver):
         return info
 
     def _lazily(self) -> bool:
-        return (self.fused_ and isinstance(self.pass_, LazyDiscounting)
-                and LazyDiscounting.discounts_lazily(self))
+        return self.fused_ and discounts_lazily(self.rule_.kind, self.link_.kind)
+
+    def _lazy(self) -> LazyDiscount:
+        """The lazy state standing for the estimator's regrets (rebuilt from them when they were
+        replaced, e.g. by a checkpoint without one)."""
+        regrets = self.estimator_.regrets
+        if self.lazy_ is None or self._lazy_of is not regrets:
+            self.lazy_ = lazy_discount(regrets, self.tree.num_infosets)
+            self._lazy_of = regrets
+        return self.lazy_
+
+    def _loop_state(self) -> LoopState:
+        """The loop's state with the pass's generator and, for a discounted rule, the lazy
+        state (see the module docstring)."""
+        state = super()._loop_state()._replace(rng=self.rng_)
+        return state._replace(lazy=self._lazy(), lazily=True) if self._lazily() else state
 
     def _extra_state(self) -> dict[str, np.ndarray]:
-        out = {"rng_state": self.pass_.rng}
+        out = {"rng_state": self.rng_}
         if self._lazily():  # the lazy state too, so that a resumed run is bit-identical
-            out.update({f"lazy_{k}": v for k, v in
-                        self.pass_.lazy_state(self)._asdict().items()})
+            out.update({f"lazy_{k}": v for k, v in self._lazy()._asdict().items()})
         return out
 
     def _load_extra_state(self, arrays: dict[str, np.ndarray]) -> None:
         state = np.array(arrays["rng_state"], dtype=np.uint64)
         if state.shape != (1,):
             raise ValueError("rng_state")
-        self.pass_.rng = state
+        self.rng_[:] = state  # (in place: the pass's Python step draws from it too)
         if self._lazily() and "lazy_raw" in arrays:
-            self.pass_.lazy = _load_lazy(arrays, self.estimator_.regrets, self.tree.num_infosets)
-            self.pass_._lazy_of = self.estimator_.regrets
+            self.lazy_ = _load_lazy(arrays, self.estimator_.regrets, self.tree.num_infosets)
+            self._lazy_of = self.estimator_.regrets
 
     def sample_regrets(self, player: int, samples: int = 1) -> np.ndarray:
         """``(samples, num_sequences)`` sampled regrets of ``player`` at the current strategy,

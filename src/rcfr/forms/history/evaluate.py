@@ -4,19 +4,15 @@ information sets, all in O(terminals + sequences)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 from numba import njit
 
 from ...core import kernels as K
+from ..base import Form
 from .full_width import full_tree
 
-if TYPE_CHECKING:
-    from .tree import GameTree
 
-
-def terminal_values(tree: GameTree, player: int, plan: np.ndarray, acc: np.ndarray) -> None:
+def terminal_values(tree: Form, player: int, plan: np.ndarray, acc: np.ndarray) -> None:
     """``acc[s]``: the counterfactual value to ``player`` of the terminals whose last ``player``
     sequence is ``s`` (:func:`rcfr.core.kernels.terminal_values`)."""
     seqs = tree.player_sequences(player)
@@ -24,7 +20,7 @@ def terminal_values(tree: GameTree, player: int, plan: np.ndarray, acc: np.ndarr
                       seqs.stop, acc)
 
 
-def expected_value(tree: GameTree, plan: np.ndarray) -> float:
+def expected_value(tree: Form, plan: np.ndarray) -> float:
     """Player 0's expected payoff under the padded realization plans."""
     return float(K.expected_value(plan, tree.terminal_seq, tree.terminal_coef))
 
@@ -43,7 +39,7 @@ def _evaluate(probs, T, plan, acc, br):
     return value, out[0], out[1]
 
 
-def evaluate(tree: GameTree, probs: np.ndarray) -> tuple[float, float, float]:
+def evaluate(tree: Form, probs: np.ndarray) -> tuple[float, float, float]:
     """Player 0's value and both best-response values of the behavioural profile ``probs``
     (the arithmetic of :func:`expected_value`, then each player's terminal sweep and
     best response)."""

@@ -5,7 +5,7 @@ iterations of the solver loop in numba (:mod:`rcfr.solvers.loop`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -14,9 +14,8 @@ from ...core import kernels as K
 from ...core.compact import absorb_compact, average_compact
 from ...core.links import apply_link
 from ...core.rules import link_input, rule_update
-
-if TYPE_CHECKING:
-    from .tree import GameTree
+from ..base import Form
+from ..loop_state import Counters, LoopState
 
 
 class FullTree(NamedTuple):
@@ -39,7 +38,7 @@ class FullWork(NamedTuple):
     inst: np.ndarray
 
 
-def full_tree(tree: GameTree) -> FullTree:
+def full_tree(tree: Form) -> FullTree:
     return FullTree(
         np.array([0, tree.num_infosets_per_player[0], tree.num_infosets], dtype=np.int64),
         np.array([0, tree.num_sequences_per_player[0], tree.num_sequences], dtype=np.int64),
@@ -153,7 +152,7 @@ def run_compact(n_iters, t0, alternating, avg_power, rule, link_kind, link_param
 class FullWidthPass:
     """The exact pass (Zinkevich et al. 2007, eq. 7) over every history, in sequence form."""
 
-    def __init__(self, tree: GameTree) -> None:
+    def __init__(self, tree: Form) -> None:
         self.tree = tree
         self.arrays = full_tree(tree)
         S = tree.num_sequences
@@ -168,19 +167,16 @@ class FullWidthPass:
     def fuses(self, rule: Any) -> bool:
         return True
 
-    def run_fused(self, solver: Any, max_iters: int, node_budget: int) -> None:
+    def run_fused(self, state: LoopState, max_iters: int, node_budget: int) -> Counters:
         per = 2 * self.tree.num_nodes  # one full pass per player
         iterations = min(max_iters, max(1, -(-node_budget // per)))
-        est = solver.estimator_
-        compact = getattr(est, "compact", None)  # storage="int16"
-        if compact is not None:
-            run_compact(iterations, solver.iteration, solver.alternating, solver.avg_power_,
-                        solver.rule_.params, solver.link_.kind, solver.link_.param, self.arrays,
-                        compact, est.key[0], solver.strategy_, self.work)
+        if state.compact is not None:  # storage="int16"
+            run_compact(iterations, state.iteration, state.alternating, state.avg_power,
+                        state.rule, state.link_kind, state.link_param, self.arrays,
+                        state.compact, state.key, state.strategy, self.work)
         else:
-            run_tabular(iterations, solver.iteration, solver.alternating, solver.avg_power_,
-                        solver.rule_.params, solver.link_.kind, solver.link_.param,
-                        self.arrays, est.regrets, est.prediction, est.values_,
-                        solver.strategy_, solver.avg_weights_, self.work)
-        solver.iteration += iterations
-        solver.nodes_visited += iterations * per
+            run_tabular(iterations, state.iteration, state.alternating, state.avg_power,
+                        state.rule, state.link_kind, state.link_param, self.arrays,
+                        state.regrets, state.prediction, state.values, state.strategy,
+                        state.avg_weights, self.work)
+        return state.advanced(iterations, iterations * per)

@@ -5,17 +5,17 @@ arrays, two sweeps over a node list per pass (no recursion), and the fused tabul
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
 
-from ..base import KIND_CHANCE, KIND_TERMINAL
+from ..base import KIND_CHANCE, KIND_TERMINAL, Form
+from ..loop_state import Counters, LoopState
 from ..sampling import (
     CLIPPED,
     CS,
     ES,
-    NO_LAZY,
     OS,
     PLAIN,
     LazyDiscounting,
@@ -30,9 +30,6 @@ from ..sampling import (
     uniform,
 )
 from .full_width import full_tree
-
-if TYPE_CHECKING:
-    from .tree import GameTree
 
 
 class SampledTree(NamedTuple):
@@ -281,7 +278,7 @@ def _sample_many(samples, scheme, player, epsilon, beta, tau, tree, strategy, av
     return total
 
 
-def _tree_arrays(tree: GameTree) -> SampledTree:
+def _tree_arrays(tree: Form) -> SampledTree:
     util = np.zeros(tree.num_nodes)
     util[tree.terminal_nodes] = tree.terminal_utility
     return SampledTree(tree.node_kind, tree.node_child_start, tree.node_infoset,
@@ -289,7 +286,7 @@ def _tree_arrays(tree: GameTree) -> SampledTree:
                        util)
 
 
-def _work_arrays(tree: GameTree) -> SampleWork:
+def _work_arrays(tree: Form) -> SampleWork:
     n = tree.num_nodes
     return SampleWork(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.ones(n),
                       np.ones(n), np.zeros(n), np.zeros(tree.num_infosets, dtype=np.int64),
@@ -300,7 +297,7 @@ class SampledPass(LazyDiscounting):
     """A sampled tree pass (:func:`sampled_pass`) with its generator state (SplitMix64, one
     word) and scratch arrays; one player per pass."""
 
-    def __init__(self, tree: GameTree, scheme: int, epsilon: float, beta: float, tau: float,
+    def __init__(self, tree: Form, scheme: int, epsilon: float, beta: float, tau: float,
                  seed: int | None) -> None:
         self.tree = tree
         self.scheme = scheme
@@ -324,20 +321,16 @@ class SampledPass(LazyDiscounting):
     def fuses(self, rule: Any) -> bool:
         return True
 
-    def run_fused(self, solver: Any, max_iters: int, node_budget: int) -> None:
-        est = solver.estimator_
-        lazily = self.discounts_lazily(solver)
-        lazy = self.lazy_state(solver) if lazily else NO_LAZY
+    def run_fused(self, state: LoopState, max_iters: int, node_budget: int) -> Counters:
         its, nodes = run_sampled(
-            self.scheme, max_iters, node_budget, solver.iteration, solver.avg_power_,
-            solver.rule_.params, solver.link_.kind, solver.link_.param, self.epsilon,
-            self.beta, self.tau, self.arrays, self.bounds, self.seq_bounds, est.regrets,
-            est.prediction, est.values_, solver.strategy_, solver.avg_weights_, self.rng,
-            self.counter, solver._inst, self.work, lazy, lazily)
-        if lazily:
-            self.show_true_regrets(solver)
-        solver.iteration += int(its)
-        solver.nodes_visited += int(nodes)
+            self.scheme, max_iters, node_budget, state.iteration, state.avg_power, state.rule,
+            state.link_kind, state.link_param, self.epsilon, self.beta, self.tau, self.arrays,
+            self.bounds, self.seq_bounds, state.regrets, state.prediction, state.values,
+            state.strategy, state.avg_weights, state.rng, self.counter, state.inst, self.work,
+            state.lazy, state.lazily)
+        if state.lazily:
+            self.show_true_regrets(state.lazy, state.regrets)
+        return state.advanced(its, nodes)
 
     def sample_regrets(self, player: int, strategy: np.ndarray, avg: np.ndarray, samples: int,
                        rng: np.ndarray | None = None) -> np.ndarray:

@@ -29,7 +29,7 @@ from ...core.budget import (
 )
 from ...core.errors import RcfrError
 from ...games.protocol import CHANCE, TERMINAL, Game
-from ..base import KIND_CHANCE, KIND_TERMINAL, SequenceIndex, StringTable
+from ..base import KIND_CHANCE, KIND_TERMINAL, Capability, SequenceIndex, StringTable
 from . import evaluate as _evaluate
 from .full_width import FullWidthPass
 from .sampled import SampledPass
@@ -103,7 +103,7 @@ class GameTree(SequenceIndex):
 
     # -- the Form contract (rcfr.forms.base.Form) -----------------------------------------
     form = "history"
-    history_nodes = True  # one node per history (what history-only features read)
+    capabilities = frozenset({Capability.HISTORY_NODES, Capability.SAMPLED_PASSES})
 
     def file_meta(self) -> dict:
         """What files written on this form record about it (nothing: the default form)."""

@@ -20,8 +20,6 @@ private rows.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 from numba import njit, prange, uint64
 
@@ -29,13 +27,12 @@ from ...core import kernels as K
 from ...core.compact import absorb_threaded, average_threaded
 from ...core.links import POLYNOMIAL, link_slice, matched, positive
 from ...core.rules import CLIPPED, PLAIN, absorbed
+from ..base import Form
 from ..history.full_width import FullWork, absorb, absorb_sets, accumulate_average
+from ..loop_state import Counters, LoopState
 from ..threads import thread_args
 from .layout import state_from_layout, state_to_layout, uses_layout
 from .terminals import _terminal_values, terminal_values
-
-if TYPE_CHECKING:
-    from .tree import PublicTree
 
 
 @njit(cache=True)
@@ -498,7 +495,7 @@ def run_fused_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, r
 class PublicFullWidthPass:
     """The exact pass over the public tree (a :class:`rcfr.forms.base.TreePass`)."""
 
-    def __init__(self, tree: PublicTree) -> None:
+    def __init__(self, tree: Form) -> None:
         self.tree = tree
         self.dense = False  # (True: the n0 x n1 reference evaluation)
         self.arrays = tree._full_arrays  # (no history terminals)
@@ -528,42 +525,38 @@ class PublicFullWidthPass:
         extra = thread_args(always=self.tree.arrays.card_deal)
         return (*extra, self.tree._levels) if extra else ()
 
-    def layout_fuses(self, solver) -> bool:
-        """Whether :func:`run_fused_layout` runs the solver's rule: CFR or CFR+ (cumulative
+    def layout_fuses(self, state: LoopState) -> bool:
+        """Whether :func:`run_fused_layout` runs the state's rule: CFR or CFR+ (cumulative
         or clipped regrets) with regret matching, on the exact terminal sweep, for a tree
         small enough (:func:`rcfr.forms.public.layout.uses_layout`)."""
-        rule = solver.rule_.params
-        return (not self.dense and uses_layout(self.tree) and rule.kind in (PLAIN, CLIPPED)
-                and solver.link_.kind == POLYNOMIAL and solver.link_.param == 2.0)
+        return (not self.dense and uses_layout(self.tree) and state.rule.kind in (PLAIN, CLIPPED)
+                and state.link_kind == POLYNOMIAL and state.link_param == 2.0)
 
-    def run_fused(self, solver, max_iters: int, node_budget: int) -> None:
+    def run_fused(self, state: LoopState, max_iters: int, node_budget: int) -> Counters:
         per = 2 * self.tree.num_nodes  # one full pass per player, counted in histories
         iterations = min(max_iters, max(1, -(-node_budget // per)))
-        est = solver.estimator_
-        compact = getattr(est, "compact", None)  # storage="int16"
-        if compact is not None:
+        if state.compact is not None:  # storage="int16"
             extra = self._thread_args()
-            work = self.lean_work() if solver.alternating else self.work
-            run_public_compact(iterations, solver.iteration, solver.alternating,
-                               solver.avg_power_, solver.rule_.params, solver.link_.kind,
-                               solver.link_.param, self.arrays, self.tree.arrays, self.dense,
-                               compact, est.key[0], solver.strategy_, work, *extra)
-        elif self.layout_fuses(solver):
+            work = self.lean_work() if state.alternating else self.work
+            run_public_compact(iterations, state.iteration, state.alternating,
+                               state.avg_power, state.rule, state.link_kind, state.link_param,
+                               self.arrays, self.tree.arrays, self.dense, state.compact,
+                               state.key, state.strategy, work, *extra)
+        elif self.layout_fuses(state):
             L = self.tree._layout
-            dtype = solver.strategy_.dtype
+            dtype = state.strategy.dtype
             if self._scratch is None or self._scratch.dtype != dtype:
                 self._scratch = np.zeros((3, self.tree.num_sequences), dtype=dtype)
                 self._row_values = np.zeros(max(L.max_rows, 1))
-            run_fused_layout(iterations, solver.iteration, solver.alternating,
-                             solver.avg_power_, solver.rule_.params.kind == CLIPPED,
-                             self.arrays, self.tree.arrays, L, est.regrets, solver.strategy_,
-                             solver.avg_weights_, self.work, self._scratch, self._row_values,
+            run_fused_layout(iterations, state.iteration, state.alternating, state.avg_power,
+                             state.rule.kind == CLIPPED, self.arrays, self.tree.arrays, L,
+                             state.regrets, state.strategy, state.avg_weights, self.work,
+                             self._scratch, self._row_values,
                              *thread_args(always=self.tree.arrays.card_deal))
         else:
-            run_public(iterations, solver.iteration, solver.alternating, solver.avg_power_,
-                       solver.rule_.params, solver.link_.kind, solver.link_.param, self.arrays,
-                       self.tree.arrays, self.dense, est.regrets, est.prediction, est.values_,
-                       solver.strategy_, solver.avg_weights_, self.work,
+            run_public(iterations, state.iteration, state.alternating, state.avg_power,
+                       state.rule, state.link_kind, state.link_param, self.arrays,
+                       self.tree.arrays, self.dense, state.regrets, state.prediction,
+                       state.values, state.strategy, state.avg_weights, self.work,
                        *self._thread_args())
-        solver.iteration += iterations
-        solver.nodes_visited += iterations * per
+        return state.advanced(iterations, iterations * per)

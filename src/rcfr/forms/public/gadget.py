@@ -33,6 +33,7 @@ from ...core.links import POLYNOMIAL
 from ...core.rules import CLIPPED, PLAIN
 from ..base import SequenceIndex
 from ..history.full_width import FullWork, absorb
+from ..loop_state import Counters, LoopState
 from ..threads import thread_args
 from .full_width import _absorb_one, _plan
 from .subtree import PublicSubtree, _layout
@@ -263,8 +264,7 @@ class GadgetForm(SequenceIndex):
     :func:`gadget_form`; :meth:`resolver_probs` reads the re-solver's subtree strategy off a
     profile of the gadget."""
 
-    form = "gadget"
-    history_nodes = False
+    form = "gadget"  # (full-width passes only: no capability)
 
     def __init__(self, sub: PublicSubtree, kind: int, player: int, layout, kept: np.ndarray,
                  inv_w: np.ndarray, alt: np.ndarray, fixed: np.ndarray) -> None:
@@ -409,19 +409,17 @@ class GadgetPass:
     def fuses(self, rule) -> bool:
         return True
 
-    def run_fused(self, solver, max_iters: int, node_budget: int) -> None:
+    def run_fused(self, state: LoopState, max_iters: int, node_budget: int) -> Counters:
         per = 2 * self.form.num_nodes
         iterations = min(max_iters, max(1, -(-node_budget // per)))
-        est = solver.estimator_
-        if getattr(est, "compact", None) is not None:
+        if state.compact is not None:
             raise RcfrError("a re-solving gadget keeps float tables (no --storage int16)")
-        run_gadget(iterations, solver.iteration, solver.alternating, solver.avg_power_,
-                   solver.rule_.params, solver.link_.kind, solver.link_.param,
-                   *self.form._args(), est.regrets, est.prediction, est.values_,
-                   solver.strategy_, solver.avg_weights_, self.work.plan, self.work.acc,
-                   self.work.inst, *thread_args(always=self.form.layout.T.card_deal))
-        solver.iteration += iterations
-        solver.nodes_visited += iterations * per
+        run_gadget(iterations, state.iteration, state.alternating, state.avg_power, state.rule,
+                   state.link_kind, state.link_param, *self.form._args(), state.regrets,
+                   state.prediction, state.values, state.strategy, state.avg_weights,
+                   self.work.plan, self.work.acc, self.work.inst,
+                   *thread_args(always=self.form.layout.T.card_deal))
+        return state.advanced(iterations, iterations * per)
 
 
 def gadget_form(sub: PublicSubtree, kind: str, player: int, reach, alternative=None,

@@ -21,7 +21,7 @@ public nodes): the reference the fused pass is tested against, bit for bit.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -41,8 +41,9 @@ from ...core.rules import (
     tick,
 )
 from ...games.public import FOLD_RULE, MATRIX_RULE, SHOWDOWN_RULE
-from ..base import KIND_CHANCE, KIND_TERMINAL
+from ..base import KIND_CHANCE, KIND_TERMINAL, Form
 from ..history.sampled import SampledTree, SampleWork, sampled_pass
+from ..loop_state import Counters, LoopState
 from ..sampling import (
     AS,
     CS,
@@ -66,9 +67,6 @@ from ..sampling import (
     uniform,
 )
 from ..threads import kernel_threads
-
-if TYPE_CHECKING:
-    from .tree import PublicTree
 
 
 class PublicSampled(NamedTuple):
@@ -885,7 +883,7 @@ def run_public_threaded(scheme, max_iters, node_budget, t0, avg_power, deal_dept
 _NO_RULE = parse_rule("cfr").params  # what the pass gets when it does not absorb
 
 
-def public_arrays(tree: PublicTree) -> PublicSampled:
+def public_arrays(tree: Form) -> PublicSampled:
     """The arrays :func:`public_sampled_pass` reads, from the compiled public tree."""
     T = tree.arrays
     index = tree.node_info_base.copy()
@@ -918,7 +916,7 @@ class PublicSampledPass(LazyDiscounting):
     passes = 1  # passes per thread, player and iteration
     _buffers: ThreadBuffers | None = None
 
-    def __init__(self, tree: PublicTree, scheme: int, epsilon: float, beta: float, tau: float,
+    def __init__(self, tree: Form, scheme: int, epsilon: float, beta: float, tau: float,
                  seed: int | None) -> None:
         self.tree = tree
         self.scheme = scheme
@@ -979,35 +977,27 @@ class PublicSampledPass(LazyDiscounting):
     def fuses(self, rule) -> bool:
         return True
 
-    def run_fused(self, solver, max_iters: int, node_budget: int) -> None:
-        est = solver.estimator_
-        lazily = self.discounts_lazily(solver)
-        lazy = self.lazy_state(solver) if lazily else NO_LAZY
+    def run_fused(self, state: LoopState, max_iters: int, node_budget: int) -> Counters:
         if self.threads > 1 or self.passes > 1:
-            solver._inst[:] = 0.0
+            state.inst[:] = 0.0
             with kernel_threads(self.threads):
                 its, nodes = run_public_threaded(
-                    self.scheme, max_iters, node_budget, solver.iteration, solver.avg_power_,
-                    self.deal_depth, solver.rule_.params, solver.link_.kind, solver.link_.param,
+                    self.scheme, max_iters, node_budget, state.iteration, state.avg_power,
+                    self.deal_depth, state.rule, state.link_kind, state.link_param,
                     self.epsilon, self.beta, self.tau, self.arrays, self.bounds,
-                    self.seq_bounds, est.regrets, est.prediction, est.values_, solver.strategy_,
-                    solver.avg_weights_, self.rng, solver._inst, self.buffers(), self.passes,
-                    lazy, lazily)
-            if lazily:
-                self.show_true_regrets(solver)
-            solver.iteration += int(its)
-            solver.nodes_visited += int(nodes)
-            return
-        its, nodes = run_public_sampled(
-            self.scheme, max_iters, node_budget, solver.iteration, solver.avg_power_,
-            self.deal_depth, solver.rule_.params, solver.link_.kind, solver.link_.param,
-            self.epsilon, self.beta, self.tau, self.arrays, self.bounds, self.seq_bounds,
-            est.regrets, est.prediction, est.values_, solver.strategy_, solver.avg_weights_,
-            self.rng, solver._inst, self.work, lazy, lazily)
-        if lazily:
-            self.show_true_regrets(solver)
-        solver.iteration += int(its)
-        solver.nodes_visited += int(nodes)
+                    self.seq_bounds, state.regrets, state.prediction, state.values,
+                    state.strategy, state.avg_weights, state.rng, state.inst, self.buffers(),
+                    self.passes, state.lazy, state.lazily)
+        else:
+            its, nodes = run_public_sampled(
+                self.scheme, max_iters, node_budget, state.iteration, state.avg_power,
+                self.deal_depth, state.rule, state.link_kind, state.link_param, self.epsilon,
+                self.beta, self.tau, self.arrays, self.bounds, self.seq_bounds, state.regrets,
+                state.prediction, state.values, state.strategy, state.avg_weights, state.rng,
+                state.inst, self.work, state.lazy, state.lazily)
+        if state.lazily:
+            self.show_true_regrets(state.lazy, state.regrets)
+        return state.advanced(its, nodes)
 
     # -- the reference: the deal's history-form node arrays --------------------------------
     def deal_arrays(self, x0: int, x1: int) -> SampledTree:

@@ -61,7 +61,7 @@ from ...games.public import (
     PublicStructure,
 )
 from ...games.registry import load_game
-from ..base import KIND_CHANCE, KIND_TERMINAL, SequenceIndex, StringTable
+from ..base import KIND_CHANCE, KIND_TERMINAL, Capability, SequenceIndex, StringTable
 from ..history.full_width import FullTree
 from ..threads import thread_args
 from .build import fill_infosets, first_of_each, last_decisions, node_bases
@@ -248,7 +248,13 @@ class PublicTree(SequenceIndex):
             for s, i in enumerate(self.seq_infoset)])
 
     # -- the Form contract (rcfr.forms.base.Form) -----------------------------------------
-    history_nodes = False  # public nodes stand for many histories
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """Sampled passes, on one thread or several, except on real-card hold'em (whose deal
+        :meth:`sampled_pass` would draw from is never formed)."""
+        if self.arrays.card_deal:
+            return frozenset()
+        return frozenset({Capability.SAMPLED_PASSES, Capability.THREADED_SAMPLING})
 
     @property
     def infoset_node(self) -> np.ndarray:

@@ -48,7 +48,7 @@ from ...core.budget import check_allocations, check_training_rows, mlp_bytes
 from ...core.errors import RcfrError
 from ...core.kernels import normalize
 from ...features import infoset_features
-from ...forms.base import Form
+from ...forms.base import Capability, Form
 from ...forms.sampling import ES
 from ...games.infostate import has_infostate
 from ..policy_driver import PolicyDriver
@@ -130,8 +130,8 @@ class DeepCFRSolver(PolicyDriver):
         self.width_ = int(t.infoset_num_actions.max())
         self.hidden_ = parse_hidden(o["hidden"])
         if o["features"] is None:
-            o["features"] = ("infostate" if has_infostate(t.game) and t.history_nodes
-                             else "onehot")
+            o["features"] = ("infostate" if has_infostate(t.game)
+                             and t.supports(Capability.HISTORY_NODES) else "onehot")
         self.layout_ = None
         if o["network"] == "embed" and o["model"] == "net":
             from .embed import card_layout

@@ -39,7 +39,7 @@ from numba import njit
 
 from ...core.budget import check_allocations, check_training_rows, mlp_bytes
 from ...core.errors import RcfrError
-from ...forms.base import KIND_CHANCE, KIND_TERMINAL, Form
+from ...forms.base import KIND_CHANCE, KIND_TERMINAL, Capability, Form
 from ...forms.sampling import draw, explore, seed_state, uniform
 from ...games.infostate import has_infostate, infostate_size, infostate_tensor
 from ..memory import CircularBuffer
@@ -263,7 +263,7 @@ class DREAMSolver(DeepCFRSolver):
 
     def _make_pass(self, seed: int) -> Any:
         t = self.tree
-        if not t.history_nodes:
+        if not t.supports(Capability.HISTORY_NODES):
             raise RcfrError("dream walks histories (its baseline is per history); compile "
                             "the history form (--form history)")
         self.arrays_ = (np.asarray(t.node_kind), np.asarray(t.node_child_start),

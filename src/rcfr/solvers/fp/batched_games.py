@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.errors import RcfrError
+from ...forms.base import Capability
 
 KIND_CHANCE = 2
 KIND_TERMINAL = 3
@@ -28,7 +29,7 @@ class BatchedGames:
     """``n`` games of ``tree`` (a form with one node per history) stepped at once."""
 
     def __init__(self, tree, n: int, rng: np.random.Generator) -> None:
-        if not tree.history_nodes:
+        if not tree.supports(Capability.HISTORY_NODES):
             raise RcfrError("the fictitious self-play agents play games on the history form; "
                             "use --form history")
         self.tree, self.n, self.rng = tree, int(n), rng

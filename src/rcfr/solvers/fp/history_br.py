@@ -5,12 +5,13 @@ breaks the *exact* ties of its best responses as OpenSpiel's ``XFPSolver`` does.
 Fictitious play's best responses tie often (against the uniform first average, for
 example), and which of two mathematically equal action values is larger in floating point
 depends on the order of the sums; one different tie sends the trajectory elsewhere.  So on a
-form with one node per history (``tree.history_nodes``) the best response is computed as
-OpenSpiel computes it: a state's value is the left-to-right sum ``p_1 q_1 + p_2 q_2 + ...`` over
-its transitions with positive probability; an action's value at an information set is
-``sum_s cf(s) q(s, a)`` over the information set's states in depth-first order, where
-``cf(s)`` is the product of the opponent's and chance's probabilities on the path to ``s``
-multiplied from ``s`` up to the root; the first of the maximal actions is chosen.  Elsewhere
+form with one node per history (``tree.supports(Capability.HISTORY_NODES)``) the best response
+is computed as OpenSpiel computes it: a state's value is the left-to-right sum
+``p_1 q_1 + p_2 q_2 + ...`` over its transitions with positive probability; an action's value
+at an information set is ``sum_s cf(s) q(s, a)`` over the information set's states in
+depth-first order, where ``cf(s)`` is the product of the opponent's and chance's probabilities
+on the path to ``s`` multiplied from ``s`` up to the root; the first of the maximal actions is
+chosen.  Elsewhere
 (the public form) :func:`rcfr.solvers.fp.xfp.best_response_into` (sequence form; the same
 values up to rounding) is used.
 """

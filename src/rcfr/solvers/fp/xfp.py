@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from ...core import kernels as K
-from ...forms.base import Form
+from ...forms.base import Capability, Form
 from ...policy import TabularPolicy
 from .history_br import HistoryBestResponse
 from .stepped import SteppedSolver, checked, parse_step, step_size
@@ -85,7 +85,7 @@ class XFPSolver(SteppedSolver):
         self._plan_avg = K.padded(t.num_sequences)
         self._plan_br = K.padded(t.num_sequences)
         # OpenSpiel's arithmetic order where there is one node per history (its ties)
-        self._history_br = HistoryBestResponse(t) if t.history_nodes else None
+        self._history_br = HistoryBestResponse(t) if t.supports(Capability.HISTORY_NODES) else None
         self._best_response(0)  # compile the kernels now, outside the timed runs
         xfp_update(0.5, 0, 0, t.infoset_seq_start, t.infoset_num_actions,
                    t.infoset_parent_seq, self.avg_, self.br_, self._plan_avg, self._plan_br,
