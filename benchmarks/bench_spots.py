@@ -43,7 +43,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE / "postflop_solver"))
 
-from tree_lines import arguments  # noqa: E402  (benchmarks/postflop_solver/tree_lines.py)
+from tree_lines import arguments, pfs_dir  # noqa: E402  (benchmarks/postflop_solver/tree_lines.py)
 
 SPOT = """\
 board = "{board}"
@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="the turn spot, 1 thread, float32, 0.5%% of the pot")
     ap.add_argument("--no-rcfr", action="store_true")
     ap.add_argument("--no-pfs", action="store_true", help="skip postflop-solver")
-    ap.add_argument("--pfs-dir", default=os.environ.get("PFS_DIR", "/work/pfs"), type=Path,
+    ap.add_argument("--pfs-dir", default=pfs_dir(), type=Path,
                     help="benchmarks/postflop_solver/build.sh's BUILD_DIR")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "bench_spots.json")
     ap.add_argument("--json", action="store_true", help="print the results as one JSON object")

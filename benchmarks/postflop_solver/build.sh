@@ -3,20 +3,21 @@
 # with Debian's Rust crates, plus the small programs in this folder, for bench_spots.py and
 # the action-tree test data. Idempotent: rerun it after editing a program here.
 #
-#   benchmarks/postflop_solver/build.sh [SOURCE] [BUILD_DIR]
+#   benchmarks/postflop_solver/build.sh SOURCE [BUILD_DIR]
 #
-# SOURCE: a checkout of postflop-solver, or a bare git directory of it (default: the first of
-# $PFS_SOURCE, /work/.mirror/b-inary+postflop-solver/repo that exists); BUILD_DIR (default
-# $PFS_DIR or /work/pfs) receives a copy of its source (never this repository). Needs cargo and
-# rustc, and the crates of `apt-get install librust-regex-dev librust-once-cell-dev
-# librust-rayon-dev` (in /usr/share/cargo/registry). The copy's Cargo.toml is rewritten: the
-# version pins relaxed to what Debian ships, bincode and zstd (file I/O) dropped.
-# Built with -C target-cpu=native (numba compiles rcfr for the host too). The programs land in BUILD_DIR/postflop-solver/target/release/examples/.
+# SOURCE: a checkout of postflop-solver, or a bare git directory of it (or $PFS_SOURCE);
+# BUILD_DIR (default $PFS_DIR, else ~/.cache/rcfr/pfs) receives a copy of its source (never
+# this repository). Needs cargo and rustc, and the crates of `apt-get install
+# librust-regex-dev librust-once-cell-dev librust-rayon-dev` (in /usr/share/cargo/registry,
+# or $PFS_REGISTRY). The copy's Cargo.toml is rewritten: the version pins relaxed to what
+# Debian ships, bincode and zstd (file I/O) dropped. Built with -C target-cpu=native (numba
+# compiles rcfr for the host too). The programs land in
+# BUILD_DIR/postflop-solver/target/release/examples/.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-source_dir="${1:-${PFS_SOURCE:-/work/.mirror/b-inary+postflop-solver/repo}}"
-build_dir="${2:-${PFS_DIR:-/work/pfs}}"
+source_dir="${1:-${PFS_SOURCE:-}}"
+build_dir="${2:-${PFS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/rcfr/pfs}}"
 registry="${PFS_REGISTRY:-/usr/share/cargo/registry}"
 
 die() { echo "error: $*" >&2; exit 2; }
@@ -27,7 +28,8 @@ for crate in regex once_cell rayon; do
     compgen -G "$registry/$crate-[0-9]*" >/dev/null \
         || die "the $crate crate is not in $registry (apt-get install librust-regex-dev librust-once-cell-dev librust-rayon-dev)"
 done
-[ -e "$source_dir" ] || die "no postflop-solver source at $source_dir (give its path as the first argument)"
+[ -n "$source_dir" ] || die "give postflop-solver's source (a checkout or a bare git directory) as the first argument"
+[ -e "$source_dir" ] || die "no postflop-solver source at $source_dir"
 
 src="$build_dir/postflop-solver"
 mkdir -p "$src"
