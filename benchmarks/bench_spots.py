@@ -18,7 +18,8 @@ iterations, as its own solve does; rayon's threads from RAYON_NUM_THREADS), rcfr
 ``rcfr.api.solve(holdem_spot(file=...), "dcfr", eval_every=10, target_exploitability=...)``
 on the public form with --threads (numba's). Seconds are each program's own clock from the
 first iteration to the evaluation that reached the target, evaluations included (the game's
-construction is reported apart); CPU seconds are the process's over the same span; peak
+construction, and for rcfr one warm-up iteration that loads the numba kernels, are reported
+apart); CPU seconds are the process's over the same span; peak
 memory is the process's VmHWM (for rcfr that includes the Python interpreter, numpy and the
 numba runtime) beside the bytes of the game's tables. Both measure exploitability as the mean
 of the two best-response gains, in chips.
@@ -31,6 +32,8 @@ paper's (1.5, 0, 2). Results are written to benchmarks/results/bench_spots.json.
 from __future__ import annotations
 
 import argparse
+import gc
+import itertools
 import json
 import os
 import subprocess
@@ -38,6 +41,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -93,21 +98,60 @@ def rcfr_child(spot: str, threads: int, storage: str, targets: list, max_it: int
                             "seconds": time.perf_counter() - w0,
                             "cpu_seconds": time.process_time() - c0, "exploitability": expl})
 
+    t0 = time.perf_counter()  # one iteration loads (or compiles) the kernels: not timed
+    solve(tree, "dcfr", 1, threads=threads, **options)
+    gc.collect()
+    warmup = time.perf_counter() - t0
     w0, c0 = time.perf_counter(), time.process_time()
     result = solve(tree, "dcfr", max_it, 10, threads=threads, callback=callback,
                    target_exploitability=min(targets) * POT, **options)
     seconds, cpu = time.perf_counter() - w0, time.process_time() - c0
     return {"threads": threads, "storage": storage, "tree_bytes": int(tree.nbytes),
-            "build_seconds": build, "iterations": result.iterations, "seconds": seconds,
+            "build_seconds": build, "warmup_seconds": warmup, "iterations": result.iterations,
+            "seconds": seconds,
             "iteration_seconds": result.seconds, "cpu_seconds": cpu,
             "exploitability": result.evaluation.exploitability, "reached": reached,
             "peak_rss": proc_status("VmHWM"), **root_summary(tree, result)}
 
 
 def root_summary(tree, result) -> dict:
-    """The root's EVs (net of what each player put in) and OOP's action frequencies."""
+    """The root's EVs (net of what each player put in), both players' equity and OOP's
+    action frequencies (each combo's weighted by its range weight times the opponent's mass
+    it can meet, as postflop-solver normalises its weights)."""
+    from rcfr.games.holdem.spot_game import disjoint_mass
+
+    game = tree.game
     value = float(result.evaluation.value)
-    return {"ev_net": [value, -value]}
+    w0, w1 = game.ranges
+    weights = w0 * disjoint_mass(w1)
+    freqs = np.zeros(len(game.root.actions))
+    for combo in np.flatnonzero(weights):
+        i = tree.infoset_index(game.info_key(int(combo), ()), 0)
+        freqs += weights[combo] * result.policy.infoset_probabilities(i)
+    names = [str(a) for a in game.root.actions]
+    equity = root_equity(game.board, w0, w1)
+    return {"ev_net": [value, -value], "equity": [equity, 1 - equity],
+            "root_frequencies": [[n, float(f)] for n, f in zip(names, freqs / weights.sum(),
+                                                               strict=True)]}
+
+
+def root_equity(board, w0, w1) -> float:
+    """OOP's showdown equity against IP's range (ties half), over every runout: each pair of
+    hands that can meet has as many runouts as any other, so summing over runouts is exact."""
+    from rcfr.forms.public.card_sweeps import showdown_values
+    from rcfr.games.holdem.combos import live_combos
+    from rcfr.games.holdem.spot_game import disjoint_mass
+
+    board = list(board)
+    left = [c for c in range(52) if c not in board]
+    won = met = 0.0
+    for runout in itertools.combinations(left, 5 - len(board)):
+        cards = board + list(runout)
+        live = live_combos(cards)
+        a0, a1 = np.where(live, w0, 0.0), np.where(live, w1, 0.0)
+        won += float(a0 @ showdown_values(cards, a1, win=1.0, tie=0.5, lose=0.0))
+        met += float(a0 @ disjoint_mass(a1))
+    return won / met
 
 
 def pfs_program(pfs_dir: Path) -> Path:
