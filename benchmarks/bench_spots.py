@@ -20,9 +20,10 @@ on the public form with --threads (numba's). Seconds are each program's own cloc
 first iteration to the evaluation that reached the target, evaluations included (the game's
 construction, and for rcfr one warm-up iteration that loads the numba kernels, are reported
 apart); CPU seconds are the process's over the same span; peak
-memory is the process's VmHWM (for rcfr that includes the Python interpreter, numpy and the
-numba runtime) beside the bytes of the game's tables. Both measure exploitability as the mean
-of the two best-response gains, in chips.
+memory is the process's VmHWM (for rcfr that of the solve, reset after the warm-up: it
+includes the Python interpreter, numpy and the numba runtime, reported apart as its resident
+set before the game is built) beside the bytes of the game's tables. Both measure
+exploitability as the mean of the two best-response gains, in chips.
 
 postflop-solver's DCFR is alpha 1.5, beta 0 (negative regrets halved) with the average
 restarted at powers of 4 (weights (t/(t+1))^3 since the restart); rcfr's dcfr is the DCFR
@@ -84,6 +85,7 @@ def rcfr_child(spot: str, threads: int, storage: str, targets: list, max_it: int
     options = {"dtype": "float32"}
     if storage == "int16":
         options["storage"] = "int16"
+    baseline = proc_status("VmRSS")  # the interpreter, numpy, numba: before the game
     t0 = time.perf_counter()
     tree = compile_game(f"holdem_spot(file={spot})", form="public",
                         dtype=tables("dcfr", options))
@@ -102,6 +104,8 @@ def rcfr_child(spot: str, threads: int, storage: str, targets: list, max_it: int
     solve(tree, "dcfr", 1, threads=threads, **options)
     gc.collect()
     warmup = time.perf_counter() - t0
+    compiled_peak = proc_status("VmHWM")
+    _reset_peak()  # so the peak is the solve's, not the kernels' compilation's
     w0, c0 = time.perf_counter(), time.process_time()
     result = solve(tree, "dcfr", max_it, 10, threads=threads, callback=callback,
                    target_exploitability=min(targets) * POT, **options)
@@ -111,7 +115,17 @@ def rcfr_child(spot: str, threads: int, storage: str, targets: list, max_it: int
             "seconds": seconds,
             "iteration_seconds": result.seconds, "cpu_seconds": cpu,
             "exploitability": result.evaluation.exploitability, "reached": reached,
-            "peak_rss": proc_status("VmHWM"), **root_summary(tree, result)}
+            "peak_rss": proc_status("VmHWM"), "baseline_rss": baseline,
+            "peak_rss_before_solve": compiled_peak, **root_summary(tree, result)}
+
+
+def _reset_peak() -> None:
+    """Reset this process's peak resident set (Linux: 5 to /proc/self/clear_refs)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:  # (not Linux, or not allowed: the peak then includes the warm-up)
+        pass
 
 
 def root_summary(tree, result) -> dict:
