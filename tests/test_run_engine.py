@@ -109,3 +109,19 @@ def test_a_driver_reads_exactly_the_options_its_declaration_gives_it(algorithm):
         else:
             with pytest.raises((TypeError, RcfrError)):
                 build(tree, algorithm, **{option.name: value})
+
+
+def test_the_committed_store_keeps_every_run_by_its_hash():
+    """The 704 paper-budget runs committed in docs/data/paper_runs.db: each stored spec, read
+    by today's RunSpec, hashes to the hash it is stored under (moving RunSpec into the engine
+    changed no run's identity)."""
+    from pathlib import Path
+
+    from rcfr.experiments.store import Store
+
+    db = Path(__file__).resolve().parents[1] / "docs" / "data" / "paper_runs.db"
+    store = Store(db, create=False, readonly=True)
+    runs = store.runs()
+    assert len(runs) == 704
+    assert all(RunSpec.from_dict(r["spec"]).hash == r["hash"] for r in runs)
+    assert len({r["hash"] for r in runs}) == 704
