@@ -33,3 +33,15 @@ def test_action_tree_lines_equal_postflop_solvers(name):
     got = [" / ".join(line) for line in lines(root)]
     assert len(got) == len(want)
     assert got == want
+
+
+@pytest.mark.parametrize("name", ["basic_flop", "basic_turn", "basic_river"])
+def test_the_packaged_basic_spots_are_postflop_solvers(name):
+    """``holdem_spot(spot=basic_*)`` builds the very tree postflop-solver builds for its
+    examples/basic.rs spot."""
+    from rcfr import load_game
+
+    text = (DATA / f"{name}.txt").read_text()
+    want = [line for line in text.splitlines() if not line.startswith("#")]
+    game = load_game(f"holdem_spot(spot={name})")
+    assert [" / ".join(line) for line in lines(game.root)] == want
