@@ -41,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -51,23 +52,9 @@ sys.path.insert(0, str(HERE / "postflop_solver"))
 
 from tree_lines import arguments, pfs_dir  # noqa: E402  (benchmarks/postflop_solver/tree_lines.py)
 
-SPOT = """\
-board = "{board}"
-pot = 200
-stack = 900
-[ranges]
-oop = "66+,A8s+,A5s-A4s,AJo+,K9s+,KQo,QTs+,JTs,96s+,85s+,75s+,65s,54s"
-ip = "QQ-22,AQs-A2s,ATo+,K5s+,KJo+,Q8s+,J8s+,T7s+,96s+,86s+,75s+,64s+,53s+"
-[bets]
-bet = "60%, e, a"
-raise = "2.5x"
-[bets.river]
-donk = "50%"
-[thresholds]
-add_allin = 1.5
-force_allin = 0.15
-merging = 0.1
-"""
+# postflop-solver's examples/basic.rs spot, as rcfr ships it, on any board
+SPOT = (resources.files("rcfr.games.holdem").joinpath("spots/basic_turn.toml").read_text()
+        .replace('board = "Td9d6hQc"', 'board = "{board}"'))
 BOARDS = {"turn": "Td9d6hQc", "river": "Td9d6hQc2s", "flop": "Td9d6h"}
 POT = 200
 TARGETS = (0.005, 0.003, 0.001)
