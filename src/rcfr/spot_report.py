@@ -22,7 +22,8 @@ For player ``q`` holding combo ``x`` at decision node ``u`` (``rcfr.forms.node_v
   puts in from ``u`` on.
 
 Aggregates (per hand class, per category: :mod:`rcfr.games.holdem.hand_classes`) are means
-weighted by reach, and their EQR is that of their mean EV and mean equity; a class's or category's ``share`` is its part of the range's reach at ``u``
+weighted by reach, and their EQR is that of their mean EV and mean equity; a class's or
+category's ``share`` is its part of the range's reach at ``u``
 (the range's composition) and ``combos`` its reach summed (a whole combo counts 1).
 """
 
@@ -42,7 +43,6 @@ from .games.holdem.cards import card_str
 from .games.holdem.combos import COMBO_CARDS, NUM_CARDS, NUM_COMBOS, combo_str
 from .games.holdem.hand_classes import (
     CLASS_NAMES,
-    COMBO_CLASS,
     HAND_CATEGORIES,
     category_sums,
     class_sums,
