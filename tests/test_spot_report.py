@@ -193,3 +193,24 @@ def test_bad_input_is_one_error_line(river, tmp_path, capsys):
     line = one_line_error(*run_cli(capsys, "inspect", "holdem_spot(spot=basic_river)",
                                    path)[::2])
     assert "holds a strategy for" in line
+
+
+def test_the_viewer_shows_the_classes_numbers(river):
+    from rcfr.view import data as D
+
+    tree, probs = river
+    view = D.public_nodes(tree)
+    extra = D.spot_classes(tree, probs)
+    records = {}
+    for _, text in D.public_chunks(tree, view, [D.profile(tree, TabularPolicy(tree, probs),
+                                                          False)], extra):
+        records.update(json.loads(text))
+    u = find_node(tree, "check,bet 100")
+    hc = records[str(u)]["hc"]
+    rows = {row["hand"]: row for row in spot_report(tree, probs, u).rows(0, "class")}
+    assert len(hc["ev"]) == 169 and sum(x is not None for x in hc["ev"]) == len(rows)
+    for name, row in rows.items():
+        j = CLASS_NAMES.index(name)
+        assert hc["ev"][j] == pytest.approx(row["ev"], rel=1e-5)
+        assert hc["eq"][j] == pytest.approx(row["equity"], rel=1e-5)
+    assert D.spot_classes(compile_game("kuhn", "public"), None) is None
