@@ -1032,6 +1032,59 @@ def view(
         viewer.serve(folder, port)
 
 
+@app.command("inspect")
+def inspect_command(
+    game: Annotated[str, typer.Argument(help="A hold'em spot's game string.")],
+    strategy: Annotated[Path, typer.Argument(help="The solved strategy (.npz).")],
+    node: Annotated[str | None, typer.Option(
+        "--node", help="The decision node: its action path from the root ('check,bet 100'; "
+                       "dealt cards as actions: 'check,check,2c') or its public node index "
+                       "(default: the root).")] = None,
+    by: Annotated[str, typer.Option(
+        "--by", help="Rows per hand class (the 169: AA, AKs, AKo, ...), made-hand or draw "
+                     "category, or combo.")] = "class",
+    max_memory: MaxMemoryOpt = None,
+    max_time: MaxTimeOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Read a solved spot at one node: both ranges' reach, strategy, EV, equity and equity
+    realisation per hand class, category or combo."""
+    from .spot_report import BY, spot_report
+
+    if by not in BY:
+        raise RcfrError(f"--by is {', '.join(BY)}, not {by!r}")
+    with evaluation_only(), notice_if_slow(f"{game}: compiling ..."):
+        tree = compile_game(game, "public")
+    report = spot_report(tree, TabularPolicy.load(strategy, tree).probs, node)
+    if as_json:
+        _emit({"game": str(tree.game), **report.to_dict(by)})
+        return
+    data = report.to_dict(by)
+    where = data["path"] or "the root"
+    out.print(f"{strategy} in {tree.game}, node {data['node']} ({where}): board "
+              f"{data['board']}, pot {data['pot']:g}, player {data['player']} to act",
+              markup=False, highlight=False)
+
+    def num(x, fmt):
+        return "-" if x is None else format(x, fmt)
+
+    for r in sorted(data["ranges"], key=lambda r: r["player"] != data["player"]):
+        acting = "strategy" in r
+        out.print(f"player {r['player']}{' (to act)' if acting else ''}: {r['combos']:.4g} "
+                  f"combos, EV {num(r['ev'], '+.3f')}, equity {num(r['equity'], '.1%')}, "
+                  f"EQR {num(r['eqr'], '.3f')}"
+                  + ("".join(f", {a} {p:.1%}" for a, p in zip(data["actions"], r["strategy"],
+                                                              strict=True)) if acting else ""),
+                  markup=False, highlight=False)
+        heads = [by, "combos", "share", "EV", "equity", "EQR"] + (
+            data["actions"] if acting else [])
+        print_table(heads, [[row["hand"], f"{row['combos']:.3g}", f"{row['share']:.1%}",
+                             num(row["ev"], "+.2f"), num(row["equity"], ".1%"),
+                             num(row["eqr"], ".2f")]
+                            + ([f"{p:.1%}" for p in row["strategy"]] if acting else [])
+                            for row in r["rows"]], no_wrap=(0,))
+
+
 @app.command("distill")
 def distill_command(
     game: Annotated[str, typer.Argument(help="Game string.")],

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,7 +32,10 @@ from ..core import kernels as K
 from ..evaluate import evaluate, realization_plans
 from ..forms.base import Form
 from ..forms.view import PublicNodes, public_nodes
+from ..games.holdem.hand_classes import CLASS_NAMES
+from ..games.holdem.spot_game import SpotGame
 from ..policy import TabularPolicy
+from ..spot_report import spot_report
 
 SMALL_SEQUENCES = 100_000  # at most this many: one HTML file, values included by default
 CHUNK_SEQUENCES = 20_000  # probabilities per lazily loaded chunk
@@ -136,8 +139,29 @@ def profile(tree: Form, policy: TabularPolicy, values: bool) -> Profile:
     return out
 
 
+def spot_classes(tree: Form, probs: np.ndarray) -> Callable[[int], str] | None:
+    """For a hold'em spot, a function giving a decision node's ``"hc"`` entry: the acting
+    player's EV, equity and equity realisation per hand class (169 numbers each in the grid's
+    order, ``null`` for a class that does not reach the node; :mod:`rcfr.spot_report`);
+    ``None`` for other games."""
+    if not isinstance(tree.game, SpotGame):
+        return None
+
+    def record(u: int) -> str:
+        rep = spot_report(tree, probs, u)
+        cols: dict[str, list] = {"ev": [None] * 169, "eq": [None] * 169, "eqr": [None] * 169}
+        for row in rep.rows(rep.player, "class"):
+            j = CLASS_NAMES.index(row["hand"])
+            for key, name in (("ev", "ev"), ("eq", "equity"), ("eqr", "eqr")):
+                x = row[name]
+                cols[key][j] = None if x is None else float(f"{x:.6g}")
+        return '"hc":' + json.dumps(cols, separators=(",", ":"))
+
+    return record
+
+
 def _node_record(u: int, i0: int, rows: int, rowset: int, seqs: np.ndarray,
-                 profiles: list[Profile]) -> str:
+                 profiles: list[Profile], extra: Callable[[int], str] | None = None) -> str:
     a, *b = profiles
     infos = slice(i0, i0 + rows)
     parts = [f'"u":{u},"i0":{i0},"rs":{rowset},"pr":{_exact(a.probs[seqs])}',
@@ -146,13 +170,16 @@ def _node_record(u: int, i0: int, rows: int, rowset: int, seqs: np.ndarray,
         parts += [f'"cv":{_short(a.value[infos])}', f'"g":{_short(a.gain[infos])}']
     if b:
         parts += [f'"pr2":{_exact(b[0].probs[seqs])}', f'"re2":{_short(b[0].reach[infos])}']
+    if extra is not None:
+        parts.append(extra(u))
     return "{" + ",".join(parts) + "}"
 
 
-def public_chunks(tree: Form, view: PublicNodes,
-                  profiles: list[Profile]) -> Iterator[tuple[int, str]]:
+def public_chunks(tree: Form, view: PublicNodes, profiles: list[Profile],
+                  extra: Callable[[int], str] | None = None) -> Iterator[tuple[int, str]]:
     """``(first node, JSON text)`` of each chunk of decision-node records: consecutive public
-    nodes holding about :data:`CHUNK_SEQUENCES` probabilities."""
+    nodes holding about :data:`CHUNK_SEQUENCES` probabilities (``extra(u)``: one more entry
+    of node ``u``'s record, e.g. :func:`spot_classes`)."""
     records: list[str] = []
     size, first = 0, 0
     for u in np.flatnonzero(view.kind < 2).tolist():
@@ -166,7 +193,7 @@ def public_chunks(tree: Form, view: PublicNodes,
         if not records:
             first = u
         records.append(f'"{u}":' + _node_record(u, i0, rows, int(view.node_rowset[u]), seqs,
-                                                 profiles))
+                                                 profiles, extra))
         size += seqs.size
     if records:
         yield first, "{" + ",".join(records) + "}"
@@ -243,4 +270,5 @@ def distilled_rules(tree: Form, view: PublicNodes, policy: TabularPolicy) -> dic
 
 
 __all__ = ["CHUNK_SEQUENCES", "SMALL_SEQUENCES", "Profile", "distilled_rules", "layout", "profile",
-           "public_chunks", "public_nodes", "public_structure", "table_chunks"]
+           "public_chunks", "public_nodes", "public_structure", "spot_classes",
+           "table_chunks"]

@@ -61,7 +61,9 @@ def _build(folder: Path, tree: Form, policies: list[TabularPolicy], names: list[
         rules = D.distilled_rules(tree, view, policies[0])
         if rules is not None:
             meta["distilled"] = rules
-        chunks = D.public_chunks(tree, view, profiles)
+        # per-class EV, equity and EQR in a spot's grid (each node costs an evaluation)
+        extra = D.spot_classes(tree, profiles[0].probs) if values and small else None
+        chunks = D.public_chunks(tree, view, profiles, extra)
     else:
         meta["mode"] = "table"
         structure = None

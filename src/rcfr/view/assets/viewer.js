@@ -211,6 +211,11 @@
           r < c ? lay.rows[r] + lay.cols[c] + "s" : lay.cols[c] + lay.rows[r] + "o")
           : ks.map(function (k) { return labels[k]; }).join(" ");
         var tip = name + "\n" + names.map(function (n, a) { return n + ": " + fmtP(p[a]); }).join("\n");
+        if (rec.hc && lay.type === "holdem" && rec.hc.ev[13 * r + c] !== null) {
+          var j = 13 * r + c, eqr = rec.hc.eqr[j];
+          tip += "\nEV " + rec.hc.ev[j].toFixed(2) + ", equity " + (100 * rec.hc.eq[j]).toFixed(1)
+            + "%" + (eqr === null ? "" : ", EQR " + eqr.toFixed(2));
+        }
         var cell = el("div", { "class": "cell" + (meta.compare ? " two" : ""), title: tip });
         cell.appendChild(bar(p, "bar1"));
         if (meta.compare) {
