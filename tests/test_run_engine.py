@@ -125,3 +125,16 @@ def test_the_committed_store_keeps_every_run_by_its_hash():
     assert len(runs) == 704
     assert all(RunSpec.from_dict(r["spec"]).hash == r["hash"] for r in runs)
     assert len({r["hash"] for r in runs}) == 704
+
+
+def test_the_api_takes_the_form_and_refuses_unknown_options():
+    """``rcfr.solve(..., form="public")`` solves the public form (as ``--form public``); an
+    option no algorithm declares is one RcfrError, not a TypeError from a constructor."""
+    from rcfr.forms.public.tree import PublicTree
+
+    result = rcfr.solve("kuhn", "cfr+", 10, form="public")
+    assert isinstance(result.policy.tree, PublicTree)
+    assert result.evaluation.exploitability == pytest.approx(
+        rcfr.solve("kuhn", "cfr+", 10, form="history").evaluation.exploitability, abs=1e-12)
+    with pytest.raises(RcfrError, match="unknown option 'bogus'"):
+        rcfr.solve("kuhn", "cfr+", 10, bogus=1)

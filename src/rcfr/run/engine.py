@@ -248,9 +248,11 @@ def solve(game: Any, algorithm: str = "cfr+", iterations: int = 1000, eval_every
           should_stop: Callable[[], bool] | None = None,
           target_exploitability: float | None = None, target_mbb: float | None = None,
           release: bool = False, on_evaluation: Callable[[Evaluation], None] | None = None,
-          abstraction: Any = None, **options) -> RunResult:
+          abstraction: Any = None, form: str = "auto", max_memory: str | float | None = None,
+          **options) -> RunResult:
     """Run ``iterations`` iterations of ``algorithm`` on ``game`` (a game string, a game or a
-    compiled form: compiled here, once) -- or, with ``nodes``, whole iterations until that
+    compiled form: compiled here, once, in ``form`` -- ``"auto"``, ``"history"`` or
+    ``"public"`` -- under ``max_memory``) -- or, with ``nodes``, whole iterations until that
     many more histories have been visited, or, for nfsp, ``episodes`` games of self-play (its
     iterations; they replace ``iterations``) -- through :func:`drive`.  The average strategy
     is evaluated every ``eval_every`` iterations and every ``eval_nodes`` nodes visited (0:
@@ -293,7 +295,8 @@ def solve(game: Any, algorithm: str = "cfr+", iterations: int = 1000, eval_every
         if release:
             raise RcfrError("release keeps no strategy: it takes no abstraction")
     midway = bool(eval_every or eval_nodes)  # evaluations beside the solver's tables
-    tree = compile_game(game, dtype=tables(algorithm, options, release and not midway))
+    tree = compile_game(game, form, max_memory,
+                        dtype=tables(algorithm, options, release and not midway))
     target = stop_target(tree.game, target_exploitability, target_mbb)
     abstract = None if abstraction is None else abstract_form(tree, abstraction)
     if solver is None:

@@ -82,6 +82,10 @@ def solver_recipe(algorithm: str, *, rule: str | UpdateRule | None = None,
     key = str(algorithm).strip().lower()
     if key not in ALL_ALGORITHMS:
         raise RcfrError(f"unknown algorithm {algorithm!r}; use one of {', '.join(ALL_ALGORITHMS)}")
+    unknown = sorted(k for k in options if k not in OPTION)
+    if unknown:
+        raise RcfrError(f"unknown option {unknown[0]!r} for {key} (the options are declared in "
+                        "rcfr.solvers.options; e.g. alpha, averaging, epsilon, seed, dtype)")
     for k in ("dtype", "storage"):
         if options.get(k) is None:
             options.pop(k, None)
