@@ -414,6 +414,7 @@ def _collect_suite(done: list[dict], store: Store, order: list[str]) -> dict[str
     """Per game (in the spec's order): each rule's curve by iterations (the rules are
     deterministic: one run each, the first seed's where a spec gives several) and the DDCFR
     authors' published curves for the game, where they have one."""
+    from ..games.suite import papers_unit
     from .published import ALGORITHMS, published_curve, published_games
 
     games: dict[str, Any] = {}
@@ -425,10 +426,11 @@ def _collect_suite(done: list[dict], store: Store, order: list[str]) -> dict[str
             if r["spec"]["algorithm"] in rules:  # (a later seed of a rule already drawn)
                 continue
             points = store.points(r["hash"])
+            unit = papers_unit(game)  # (the published curves' unit)
             if points:
                 rules[r["spec"]["algorithm"]] = {
                     "x": [p["iterations"] for p in points],
-                    "exploitability": [p["exploitability"] for p in points],
+                    "exploitability": [unit * p["exploitability"] for p in points],
                     "seconds": [p["seconds"] for p in points]}
         published = ({a: [list(p) for p in published_curve(game, a)] for a in ALGORITHMS}
                      if game in have else {})

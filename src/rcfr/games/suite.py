@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .holdem.libratus import pokerrl_scale
 from .matrix import MatrixGame
 from .protocol import Game
 
@@ -47,6 +48,15 @@ class SuiteGame:
     game_string: str
     openspiel: str | None
     description: str | None = None
+    pokerrl: int = 0  # a Libratus endgame (its number): the papers' unit is PokerRL's
+
+
+def papers_unit(name: str) -> float:
+    """The factor from rcfr's exploitability of suite game ``name`` to the unit of the
+    DCFR/DDCFR papers' curves: 1, but for the Libratus endgames (chips to PokerRL's big blinds
+    of its deal, :func:`rcfr.games.holdem.libratus.pokerrl_scale`)."""
+    entry = BY_NAME.get(name)
+    return pokerrl_scale(entry.pokerrl) if entry is not None and entry.pokerrl else 1.0
 
 
 _NEEDS = " (needs open_spiel)"
@@ -74,6 +84,10 @@ SUITE: tuple[SuiteGame, ...] = (
     SuiteGame("battleship2x3", "BattleShip3", f"openspiel:{_BATTLESHIP.format(h=3)}",
               _BATTLESHIP.format(h=3),
               "suite: OpenSpiel battleship 2x3, ship 2 (value 2), 3 shots" + _NEEDS),
+    SuiteGame("libratus_endgame3", "Subgame3", "libratus_endgame(n=3,pokerrl=true)", None,
+              "suite: Libratus endgame 3 (river), as PokerRL seats its players", pokerrl=3),
+    SuiteGame("libratus_endgame4", "Subgame4", "libratus_endgame(n=4,pokerrl=true)", None,
+              "suite: Libratus endgame 4 (river), as PokerRL seats its players", pokerrl=4),
 )
 BY_NAME = {g.name: g for g in SUITE}
 
