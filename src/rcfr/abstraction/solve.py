@@ -24,12 +24,23 @@ from ..games.transforms.parse import (  # noqa: F401 (ABSTRACTIONS: re-exported)
 )
 from ..policy import TabularPolicy
 from .lift import lift
+from .spot import bucketed_spot, is_bucketed, lift_classes, unabstracted
 
 
-def abstract_game(game: Game | GameTree | str, abstraction: str | Abstraction) -> GameTree:
-    """The compiled abstract game of ``game`` under ``abstraction`` (a spec or an object)."""
+def abstract_game(game: Game | GameTree | str, abstraction: str | Abstraction) -> Form:
+    """The compiled abstract game of ``game`` under ``abstraction`` (a spec or an object; a
+    real-card spot's ``buckets:K``: :mod:`rcfr.abstraction.spot`)."""
     tree = compile_game(game)
+    spot = bucketed_spot(tree.game, abstraction)
+    if spot is not None:
+        return compile_game(spot)
     return compile_game(AbstractGame(tree.game, parse_abstraction(abstraction, tree)))
+
+
+def abstraction_name(abstract: Form) -> str:
+    """The name of the abstraction that the compiled ``abstract`` game applies."""
+    game = abstract.game
+    return f"buckets:{game.buckets}" if is_bucketed(game) else game.abstraction.name
 
 
 def lift_policy(full: GameTree | Game | str, abstract: GameTree,
@@ -38,6 +49,8 @@ def lift_policy(full: GameTree | Game | str, abstract: GameTree,
     game from :func:`abstract_game`)."""
     full = compile_game(full)
     game = abstract.game
+    if is_bucketed(game):
+        return lift_classes(full, abstract, policy)
     if not isinstance(game, AbstractGame):
         raise RcfrError(f"{game} is not an abstract game")
     probs = policy.probs if isinstance(policy, TabularPolicy) else policy
@@ -63,12 +76,13 @@ def abstract_form(full: Form, abstraction: str | Abstraction | GameTree) -> Game
     """The compiled abstract game of the compiled ``full`` game: ``abstraction`` a name or an
     object, or an abstract game compiled already (checked to abstract ``full``)."""
     if is_compiled(abstraction):
-        if not isinstance(abstraction.game, AbstractGame):
+        if not isinstance(abstraction.game, AbstractGame) and not is_bucketed(abstraction.game):
             raise RcfrError(f"{abstraction.game} is not an abstract game")
         abstract = abstraction
     else:
         abstract = abstract_game(full, abstraction)
-    if str(abstract.game.base) != str(full.game):
+    base = unabstracted(abstract.game) if is_bucketed(abstract.game) else abstract.game.base
+    if str(base) != str(full.game):
         raise RcfrError(f"the abstract game {abstract.game} is not an abstraction of "
                         f"{full.game}")
     return abstract
@@ -139,7 +153,7 @@ class AbstractedSolver:
         """The abstraction's part of a run's result: the abstract average strategy
         (``policy``, if given) and its evaluation in the abstract game."""
         policy = self.inner.average_policy() if policy is None else policy
-        return AbstractionInfo(self.abstract.game.abstraction.name, self.complexity,
+        return AbstractionInfo(abstraction_name(self.abstract), self.complexity,
                                self.complexity_share, policy, evaluate(self.abstract, policy))
 
 

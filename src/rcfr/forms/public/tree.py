@@ -648,8 +648,13 @@ def _compile(game: Game, spec: PublicStructure, node_budget: int | None,
             rank_lt[p, c, : n[p]] = np.searchsorted(theirs, rank[p, c, : n[p]], side="left")
             rank_le[p, c, : n[p]] = np.searchsorted(theirs, rank[p, c, : n[p]], side="right")
     if cards:  # every pair of disjoint possible combos, each its own row
+        per_deal = int(np.asarray(spec.deal_histories).ravel()[0])
         ctx_joint_states = pairs
-        ctx_histories = pairs * int(np.asarray(spec.deal_histories).ravel()[0])
+        observed = [c for c, obs in enumerate(ctxs.obs) if any(x is not None for x in obs)]
+        for c in observed:  # pairs of observed classes
+            ctx_joint_states[c] = _class_pairs(spec.cards, valid[:, c], row_of[:, c],
+                                               num_rows[:, c])
+        ctx_histories = ctx_joint_states * per_deal
         unobserved = ()
     else:
         H = np.asarray(spec.deal_histories, dtype=np.int64) * (joint > 0)
@@ -788,11 +793,11 @@ def _card_contexts(spec: PublicStructure, ctxs: _Contexts, nmax: int):
     """For hold'em combos (pairing ``"cards"``), what the compile needs of each context's
     joint weights without forming them: which combos are possible for each player (a weight
     and some opponent weight on combos disjoint from it), how many pairs of possible combos are
-    disjoint, and the root deal's total (1 for a probability distribution)."""
+    disjoint, and the root deal's total (1 for a probability distribution).  Players may
+    observe classes of their combos (a card abstraction): :func:`_class_pairs` counts the
+    pairs of classes that meet."""
     if spec.cards is None or np.asarray(spec.cards).shape != (nmax, 2):
         raise RcfrError(f"a hold'em deal gives each of its {nmax} private states' two cards")
-    if any(x is not None for obs in ctxs.obs for x in obs):
-        raise RcfrError("a hold'em deal's players observe their combos themselves")
     cards = np.asarray(spec.cards, dtype=np.int64)
     C = len(ctxs.factors)
     valid = np.zeros((2, C, nmax))
@@ -806,6 +811,30 @@ def _card_contexts(spec: PublicStructure, ctxs: _Contexts, nmax: int):
         if c == 0:
             mass = float(w0 @ m1)
     return valid, pairs, mass
+
+
+def _class_pairs(cards, valid: np.ndarray, rows: np.ndarray, num_rows: np.ndarray) -> int:
+    """The pairs of observed classes (rows) of one context that hold a pair of disjoint
+    possible combos, without the n x n matrix: the disjoint pairs between class ``k0`` of
+    player 0 and ``k1`` of player 1 are ``n0[k0] n1[k1]`` less those sharing a card, counted by
+    card (``sum_c m0[k0, c] m1[k1, c]``), plus the combos in both classes (counted twice
+    there: they share both cards)."""
+    cards = np.asarray(cards, dtype=np.int64)
+    n = cards.shape[0]
+    ok = [np.flatnonzero(valid[p, :n]) for p in (0, 1)]
+    size, per_card = [], []
+    for p in (0, 1):
+        r = rows[p, ok[p]].astype(np.int64)
+        k = int(num_rows[p])
+        size.append(np.bincount(r, minlength=k).astype(np.float64))
+        m = np.zeros((k, int(cards.max()) + 1))
+        np.add.at(m, (np.repeat(r, 2), cards[ok[p]].ravel()), 1.0)
+        per_card.append(m)
+    both = np.flatnonzero(valid[0, :n] * valid[1, :n])
+    same = np.zeros((int(num_rows[0]), int(num_rows[1])))
+    np.add.at(same, (rows[0, both], rows[1, both]), 1.0)
+    meet = np.outer(size[0], size[1]) - per_card[0] @ per_card[1].T + same
+    return int(np.count_nonzero(np.round(meet) > 0))
 
 
 def _disjoint(cards: np.ndarray, w: np.ndarray) -> np.ndarray:

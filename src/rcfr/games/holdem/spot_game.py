@@ -32,6 +32,7 @@ from .action_tree import DECISION, FOLDED, SHOWDOWN, Node, count_nodes
 from .cards import card_str
 from .combos import COMBO_CARDS, COMBO_MASKS, NUM_CARDS, NUM_COMBOS, combo_str, live_combos
 from .spot import load_spot
+from .spot_buckets import bucket_classes
 from .strength import river_strength
 
 _LABELS = [combo_str(k) for k in range(NUM_COMBOS)]
@@ -67,12 +68,26 @@ class SpotGame(Game):
     """A real-card hold'em spot: ``board`` (card ids), ``ranges`` (two 1,326-weight vectors,
     the out-of-position player's first; any scale), ``pot`` and ``stack`` in chips, the betting
     as an action tree ``root``.  ``short_name`` and ``params`` give its game string;
-    ``big_blind`` (chips) makes mbb/g figures, where the spot has one."""
+    ``big_blind`` (chips) makes mbb/g figures, where the spot has one.
+
+    With ``buckets = k`` the spot is its own card abstraction: on every street a player
+    observes only the E[HS²] bucket of its combo (:mod:`.spot_buckets`: ``k`` percentile
+    buckets per board), and remembers the buckets of the streets before, so an information set
+    is a (public node, bucket sequence) pair; the deal, the betting and the payoffs are the
+    real spot's, so a strategy of the abstract spot is one of the real spot
+    (:func:`rcfr.abstraction.lift_classes`)."""
 
     def __init__(self, board, ranges, pot: int, stack: int, root: Node, *,
                  short_name: str = "holdem_spot", big_blind: float | None = None,
-                 **params) -> None:
+                 buckets: int | None = None, **params) -> None:
+        if buckets is not None:
+            if isinstance(buckets, bool) or not isinstance(buckets, int | np.integer) \
+                    or buckets < 1:
+                raise RcfrError(f"buckets must be a whole number of buckets per street, 1 or "
+                                f"more, not {buckets!r}")
+            params["buckets"] = int(buckets)
         super().__init__(**params)
+        self.buckets = None if buckets is None else int(buckets)
         self.short_name = short_name
         self.big_blind = big_blind
         self.board = tuple(int(c) for c in board)
@@ -139,11 +154,31 @@ class SpotGame(Game):
         """The action tree's nodes by kind and street (:func:`.action_tree.count_nodes`)."""
         return count_nodes(self.root)
 
+    def observe(self, board: tuple) -> np.ndarray | None:
+        """Each combo's observed class on ``board`` (the spot's board, then the cards dealt):
+        its bucket sequence with ``buckets``, else ``None`` (the combo itself)."""
+        if self.buckets is None:
+            return None
+        return bucket_classes(tuple(board), len(self.board), self.buckets)
+
+    def hand_label(self, combo: int, board: tuple) -> str:
+        """What a player holding ``combo`` knows of it on ``board``: the combo, or its bucket
+        sequence (``b3.0``: bucket 3 of ``buckets`` on the first street, 0 on the next)."""
+        classes = self.observe(board)
+        if classes is None:
+            return _LABELS[combo]
+        k, code, digits = self.buckets, int(classes[combo]), []
+        for _ in range(len(board) - len(self.board) + 1):
+            code, b = divmod(code, k)
+            digits.append(str(b))
+        return "b" + ".".join(reversed(digits))
+
     def info_key(self, combo: int, line: tuple) -> str:
-        """A player's information-state string, as both forms write it: the hand, the spot's
-        board, then each street's actions, a dealt card between streets
-        (``AhAd|Td9d6hQc|check,check|2c|bet 75``)."""
-        text = f"{_LABELS[combo]}|{''.join(card_str(c) for c in self.board)}|"
+        """A player's information-state string, as both forms write it: the hand (or its
+        bucket sequence), the spot's board, then each street's actions, a dealt card between
+        streets (``AhAd|Td9d6hQc|check,check|2c|bet 75``)."""
+        board = self.board + tuple(t for t in line if isinstance(t, int))
+        text = f"{self.hand_label(combo, board)}|{''.join(card_str(c) for c in self.board)}|"
         for i, token in enumerate(line):
             if isinstance(token, int):  # a dealt card
                 text += f"|{card_str(token)}|"
@@ -283,6 +318,9 @@ class SpotPublicState(PublicState):
     def ranks(self, player: int) -> np.ndarray:
         return river_strength(self.board)[0].astype(np.int64)
 
+    def observation(self, player: int) -> np.ndarray | None:
+        return self.game.observe(self.board)
+
     def information_state_string(self, player: int, private: int) -> str:
         return self.game.info_key(private, self.line)
 
@@ -298,9 +336,11 @@ def packaged_spots() -> list[str]:
                   if p.name.endswith(".toml"))
 
 
-def holdem_spot(file: str | None = None, spot: str | None = None) -> SpotGame:
+def holdem_spot(file: str | None = None, spot: str | None = None,
+                buckets: int | None = None) -> SpotGame:
     """The game of a spot file (:mod:`.spot`): ``holdem_spot(file=PATH)``, or of a spot
-    shipped with rcfr, ``holdem_spot(spot=basic_turn)`` (:func:`packaged_spots`)."""
+    shipped with rcfr, ``holdem_spot(spot=basic_turn)`` (:func:`packaged_spots`);
+    ``buckets=K``: its card abstraction, ``K`` E[HS²] buckets per street (:class:`SpotGame`)."""
     if (file is None) == (spot is None):
         raise RcfrError("holdem_spot takes file=PATH (a spot file) or spot=NAME (one of "
                         f"{', '.join(packaged_spots())})")
@@ -314,4 +354,4 @@ def holdem_spot(file: str | None = None, spot: str | None = None) -> SpotGame:
     else:
         loaded, params = load_spot(file), {"file": str(file)}
     return SpotGame(loaded.board, loaded.ranges, loaded.pot, loaded.stack,
-                    loaded.action_tree(), big_blind=loaded.big_blind, **params)
+                    loaded.action_tree(), big_blind=loaded.big_blind, buckets=buckets, **params)

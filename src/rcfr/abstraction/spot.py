@@ -1,0 +1,105 @@
+"""Card abstractions of real-card hold'em spots: the bucketed spot and its lift.
+
+A spot with ``buckets=K`` (:class:`rcfr.games.holdem.spot_game.SpotGame`) is the real spot in
+which a player observes only the E[HS²] bucket sequence of its combo; deal, betting and payoffs
+are the real spot's.  So a strategy of the abstract spot is a strategy of the real one: each
+combo plays its class's strategy at every information set (Gilpin & Sandholm 2007; the
+blueprint of Brown & Sandholm 2017, lifted to the real game by the bucket map).
+``--abstraction buckets:K`` solves a spot through it and measures the lifted strategy exactly
+in the real spot.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import numpy as np
+
+from ..core.errors import RcfrError
+from ..forms.base import Form
+from ..forms.compile import compile_game
+from ..games.holdem.cards import cards_from_str
+from ..games.holdem.combos import combo_from_str
+from ..games.holdem.spot_game import SpotGame, holdem_spot
+from ..games.protocol import Game
+from ..policy import TabularPolicy
+
+_SPEC = re.compile(r"^\s*buckets\s*:\s*(\S+)\s*$", re.IGNORECASE)
+
+
+def is_spot(game: Game) -> bool:
+    """Whether ``game`` is a real-card spot (abstracted or not)."""
+    return isinstance(game, SpotGame)
+
+
+def is_bucketed(game: Game) -> bool:
+    """Whether ``game`` is a spot's card abstraction (``buckets=K``)."""
+    return isinstance(game, SpotGame) and game.buckets is not None
+
+
+def unabstracted(game: SpotGame) -> str:
+    """The game string of the real spot that ``game`` abstracts."""
+    real = copy.copy(game)
+    real.params = {k: v for k, v in game.params.items() if k != "buckets"}
+    return str(real)
+
+
+def bucketed_spot(game: Game, spec: str) -> Game | None:
+    """The card abstraction ``spec`` (``buckets:K``) of the spot ``game``, or ``None`` where
+    ``spec`` names no spot abstraction; a spot abstraction of another game is an error."""
+    match = _SPEC.match(spec) if isinstance(spec, str) else None
+    if match is None:
+        return None
+    if not isinstance(game, SpotGame) or game.buckets is not None \
+            or game.short_name != "holdem_spot":
+        raise RcfrError(f"buckets:K abstracts a real-card spot (holdem_spot(...)), not {game}")
+    try:
+        k = int(match.group(1))
+    except ValueError:
+        raise RcfrError(f"buckets:K takes a whole number of buckets, not "
+                        f"{match.group(1)!r}") from None
+    return holdem_spot(**game.params, buckets=k)
+
+
+def _abstract_key(key: str, game: SpotGame, memo: dict) -> str:
+    """The abstract spot's information-state string of the real spot's ``key``
+    (``hand|board|actions|card|actions...``): the hand replaced by its bucket sequence."""
+    parts = key.split("|")
+    board = memo.get(parts[1])
+    if board is None:
+        board = memo[parts[1]] = tuple(cards_from_str(parts[1]))
+    cards = board + tuple(memo.setdefault(c, cards_from_str(c)[0]) for c in parts[3::2])
+    return game.hand_label(combo_from_str(parts[0]), cards) + key[len(parts[0]):]
+
+
+def lift_classes(full: Form | Game | str, abstract: Form | Game | str,
+                 probs: np.ndarray | TabularPolicy, metadata: dict | None = None
+                 ) -> TabularPolicy:
+    """The real spot's strategy in which every combo plays its bucket sequence's strategy in
+    ``probs`` (a strategy of ``abstract``, the real spot's ``buckets=K`` abstraction).  Either
+    tree may be in either form: information sets are matched by their strings."""
+    full, abstract = compile_game(full), compile_game(abstract)
+    if not is_bucketed(abstract.game):
+        raise RcfrError(f"{abstract.game} is not a card abstraction of a spot (buckets=K)")
+    if unabstracted(abstract.game) != str(full.game):
+        raise RcfrError(f"{abstract.game} does not abstract {full.game}")
+    if isinstance(probs, TabularPolicy):
+        metadata = {**dict(probs.metadata or {}), **(metadata or {})}
+        probs = probs.probs
+    probs = np.asarray(probs, dtype=np.float64)
+    if probs.shape != (abstract.num_sequences,):
+        raise RcfrError(f"a strategy of {abstract.game} has {abstract.num_sequences} "
+                        f"sequences, not {probs.shape}")
+    out = np.zeros(full.num_sequences)
+    memo: dict = {}
+    keys = full.infoset_keys
+    for p in (0, 1):
+        for i in full.player_infosets(p):
+            j = abstract.infoset_index(_abstract_key(keys[i], abstract.game, memo), p)
+            start, k = int(full.infoset_seq_start[i]), int(full.infoset_num_actions[i])
+            astart = int(abstract.infoset_seq_start[j])
+            out[start:start + k] = probs[astart:astart + k]
+    meta = dict(metadata or {})
+    meta["abstraction"] = f"buckets:{abstract.game.buckets}"
+    return TabularPolicy(full, out, meta)

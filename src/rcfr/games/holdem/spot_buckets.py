@@ -1,0 +1,109 @@
+"""E[HS²] buckets of the 1,326 hold'em combos on a real board, for card abstractions of spots.
+
+HS(x, river board) is the probability that combo ``x`` beats a uniformly random opponent hand
+of the cards left (neither the board's nor ``x``'s: 990 hands), ties counting half; E[HS²] on
+a flop or turn board is the mean of HS² over every runout to the river (Zinkevich et al. 2007;
+Johanson 2007, sec. 2.5.3; Gibson et al. 2012, sec. 5).  Values are kept as exact integers,
+``num = 2 * wins + ties`` per river board and the sum of ``num²`` over the runouts (every live
+combo has the same number of runouts), so that combos of equal E[HS²] (suit isomorphs above
+all) compare equal and share a bucket.
+
+The buckets of a board are percentiles of E[HS²] over its live combos (those the board does not
+block), each combo counting once whatever the ranges (unweighted): :func:`equal_mass_buckets`.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+import numpy as np
+from numba import njit
+
+from ...core.errors import RcfrError
+from .combos import COMBO_CARDS, NUM_CARDS, NUM_COMBOS, live_combos
+from .ehs import equal_mass_buckets
+from .strength import river_strength
+
+
+@njit(cache=True)
+def hs_num(cards, order, strength, out):
+    """``out[i] = 2 * wins + ties`` of combo ``i`` against the combos of ``order`` (live combos
+    sorted by ``strength``, weakest first) that share no card with it, for ``i`` in ``order``:
+    one walk over the strength groups with per-card counts (inclusion-exclusion)."""
+    n = order.shape[0]
+    passed = np.zeros(52, dtype=np.int64)
+    group = np.zeros(52, dtype=np.int64)
+    before = 0
+    g = 0
+    while g < n:
+        e = g + 1
+        while e < n and strength[order[e]] == strength[order[g]]:
+            e += 1
+        for t in range(g, e):
+            j = order[t]
+            group[cards[j, 0]] += 1
+            group[cards[j, 1]] += 1
+        size = e - g
+        for t in range(g, e):
+            i = order[t]
+            a = cards[i, 0]
+            b = cards[i, 1]
+            wins = before - passed[a] - passed[b]
+            ties = size - group[a] - group[b] + 1
+            out[i] = 2 * wins + ties
+        for t in range(g, e):
+            j = order[t]
+            before += 1
+            passed[cards[j, 0]] += 1
+            passed[cards[j, 1]] += 1
+            group[cards[j, 0]] = 0
+            group[cards[j, 1]] = 0
+        g = e
+
+
+def river_hs_num(board: tuple[int, ...]) -> np.ndarray:
+    """``2 * wins + ties`` of every combo on the five-card ``board`` (0 where blocked)."""
+    strength, order = river_strength(board)
+    out = np.zeros(NUM_COMBOS, dtype=np.int64)
+    hs_num(COMBO_CARDS, order, strength, out)
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def ehs2_keys(board: tuple[int, ...]) -> np.ndarray:
+    """An integer per combo ordered as its E[HS²] on ``board`` (3 to 5 card ids): the sum of
+    ``num²`` over the runouts to the river (0 where the board blocks the combo)."""
+    board = tuple(sorted(board))
+    if len(board) not in (3, 4, 5):
+        raise RcfrError(f"E[HS²] needs a board of 3, 4 or 5 cards, not {len(board)}")
+    left = [c for c in range(NUM_CARDS) if c not in board]
+    keys = np.zeros(NUM_COMBOS, dtype=np.int64)
+    for runout in itertools.combinations(left, 5 - len(board)):
+        num = river_hs_num(tuple(sorted(board + runout)))
+        keys += num * num  # (0 on the combos the runout blocks)
+    keys.flags.writeable = False
+    return keys
+
+
+@functools.lru_cache(maxsize=4096)
+def ehs2_buckets(board: tuple[int, ...], buckets: int) -> np.ndarray:
+    """The bucket, 0 to ``buckets - 1``, of every combo on ``board``: percentiles of E[HS²]
+    over the live combos, unweighted (0 where the board blocks the combo)."""
+    board = tuple(sorted(board))
+    live = np.flatnonzero(live_combos(board))
+    out = np.zeros(NUM_COMBOS, dtype=np.int64)
+    out[live] = equal_mass_buckets(ehs2_keys(board)[live], np.ones(live.size, dtype=np.int64),
+                                   int(buckets))
+    out.flags.writeable = False
+    return out
+
+
+def bucket_classes(board: tuple[int, ...], first: int, buckets: int) -> np.ndarray:
+    """Each combo's class on ``board`` (the spot's ``first`` cards, then the cards dealt in
+    order): its bucket sequence over the streets so far, ``sum_s b_s * buckets^(S - 1 - s)``,
+    so that a street's classes refine the street's before (perfect recall)."""
+    out = np.zeros(NUM_COMBOS, dtype=np.int64)
+    for n in range(first, len(board) + 1):
+        out = out * buckets + ehs2_buckets(tuple(board[:n]), buckets)
+    return out
