@@ -50,3 +50,27 @@ def test_every_packaged_spot_loads(spot):
     from rcfr import load_game
 
     assert str(load_game(f"holdem_spot(spot={spot})")) == f"holdem_spot(spot={spot})"
+
+
+def test_abstraction_and_resolving_runs_as_printed(tmp_path, capsys, monkeypatch):
+    """The section's commands, with the table's exploitabilities (the blueprint's printed by
+    solve and by both re-solves; the re-solved ones in the table's order)."""
+    section = DOC[DOC.index("\n## Abstraction and re-solving\n"):]
+    block = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
+    lines = [shlex.split(line, comments=True) for line in block.splitlines() if line.strip()]
+    table = [float(v) for v in re.findall(r"^\|[^|]+\| ([\d.]+) \|", section, re.M)]
+    assert len(lines) == 4 and len(table) == 3
+    monkeypatch.chdir(tmp_path)
+    outs = []
+    for words in lines:
+        assert main(words[1:]) == 0
+        outs.append(capsys.readouterr().out)
+    assert re.search(r"\b312\b", outs[0])
+    blueprint = float(re.search(r"exploitability\s+(\S+)", outs[1]).group(1))
+    assert blueprint == pytest.approx(table[0], abs=1e-5)
+    for out, want in zip(outs[2:], table[1:], strict=True):
+        got = {k: float(re.search(rf"{k} exploitability\s+(\S+)", out).group(1))
+               for k in ("blueprint", "re-solved")}
+        assert got["blueprint"] == pytest.approx(table[0], abs=1e-5)
+        assert got["re-solved"] == pytest.approx(want, abs=1e-5)
+    assert "(safe)" in outs[3]

@@ -72,13 +72,18 @@ def test_buckets_are_percentiles_and_classes_refine():
     counts = np.bincount(b[live], minlength=K)
     assert counts.sum() == 1128 and counts.min() > 1128 // K - 60  # equal counts up to ties
     assert b[combo_from_str("KhJh")] == K - 1 and b[combo_from_str("3c2d")] == 0
-    parent = bucket_classes(turn, len(turn), K)
+    among = (game.ranges[0] > 0) | (game.ranges[1] > 0)  # the spot's: either range's combos
+    mine = game.observe(turn)
+    assert np.array_equal(mine, bucket_classes(turn, len(turn), K, among))
+    per = np.bincount(mine[among], minlength=K)  # AA 6, QQ 3, T9s 3, KhJh, 8d7d: 14 combos
+    assert per.sum() == 14 and per.min() >= 2 and per.max() <= 5
+    parent = mine
     for river in range(52):
         if river in turn:
             continue
         board = (*turn, river)
-        cls = bucket_classes(board, len(turn), K)
-        ok = live_combos(board)
+        cls = game.observe(board)
+        ok = live_combos(board) & among
         assert np.array_equal(cls[ok] // K, parent[ok])  # perfect recall
         assert cls[ok].max() < K * K
 

@@ -19,10 +19,11 @@ from .solve import (
     lift_policy,
     standard_abstractions,
 )
+from .spot import lift_classes
 
 __all__ = [
     "ABSTRACTIONS", "LEDUC_ABSTRACTIONS", "NAMED_BETS", "AbstractGame", "AbstractState",
     "AbstractedSolver", "Abstraction", "AbstractionInfo", "BetAbstraction", "CardAbstraction",
     "LeducCardAbstraction", "abstract_form", "abstract_game", "geometric_translation", "lift",
-    "lift_policy", "parse_abstraction", "parse_bets", "standard_abstractions",
+    "lift_classes", "lift_policy", "parse_abstraction", "parse_bets", "standard_abstractions",
 ]

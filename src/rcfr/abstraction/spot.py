@@ -45,6 +45,12 @@ def unabstracted(game: SpotGame) -> str:
     return str(real)
 
 
+def names_buckets(spec) -> bool:
+    """Whether the abstraction ``spec`` is a spot's ``buckets:K`` (it compiles on either
+    form)."""
+    return isinstance(spec, str) and _SPEC.match(spec) is not None
+
+
 def bucketed_spot(game: Game, spec: str) -> Game | None:
     """The card abstraction ``spec`` (``buckets:K``) of the spot ``game``, or ``None`` where
     ``spec`` names no spot abstraction; a spot abstraction of another game is an error."""

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..abstraction.solve import AbstractedSolver, abstract_form, refuse_targets
+from ..abstraction.spot import names_buckets
 from ..core.checks import MAX_COUNT, whole_number
 from ..core.errors import RcfrError
 from ..core.fileio import write_json
@@ -314,8 +315,8 @@ def solve(game: Any, algorithm: str = "cfr+", iterations: int = 1000, eval_every
 
 
 # -- a run spec -----------------------------------------------------------------------------
-_PUBLIC_ABSTRACTION = ("--abstraction solves the abstract game's history form; leave out "
-                       "--form public")
+_PUBLIC_ABSTRACTION = ("--abstraction solves the abstract game's history form (but a spot's "
+                       "buckets:K, either form); leave out --form public")
 
 
 def check_spec(spec: RunSpec) -> None:
@@ -325,7 +326,7 @@ def check_spec(spec: RunSpec) -> None:
     form, the stopping targets and ``release`` combine."""
     if spec.release and spec.abstraction is not None:
         raise RcfrError("release keeps no strategy: it takes no abstraction")
-    if spec.abstraction is not None:
+    if spec.abstraction is not None and not names_buckets(spec.abstraction):
         check_history_choice(spec.form, _PUBLIC_ABSTRACTION)
     game = load_game(spec.game)
     if spec.abstraction is not None:
@@ -361,7 +362,7 @@ def build(spec: RunSpec, tree: Form, out_abstract: Path | None = None) -> Solver
         if out_abstract is not None:
             raise RcfrError("--out-abstract needs --abstraction")
         return make_solver(tree, spec.algorithm, **options)
-    if not tree.supports("history nodes"):
+    if not tree.supports("history nodes") and not names_buckets(spec.abstraction):
         raise RcfrError(_PUBLIC_ABSTRACTION)
     abstract = abstract_form(tree, spec.abstraction)
     return AbstractedSolver(make_solver(abstract, spec.algorithm, **options), tree, abstract)

@@ -9,7 +9,9 @@ combo has the same number of runouts), so that combos of equal E[HS²] (suit iso
 all) compare equal and share a bucket.
 
 The buckets of a board are percentiles of E[HS²] over its live combos (those the board does not
-block), each combo counting once whatever the ranges (unweighted): :func:`equal_mass_buckets`.
+block), each combo counting once (unweighted), :func:`equal_mass_buckets`; a spot's buckets
+take the live combos of either range (:class:`rcfr.games.holdem.spot_game.SpotGame`), so that
+a narrow range spreads over all of them.
 """
 
 from __future__ import annotations
@@ -86,24 +88,36 @@ def ehs2_keys(board: tuple[int, ...]) -> np.ndarray:
     return keys
 
 
-@functools.lru_cache(maxsize=4096)
-def ehs2_buckets(board: tuple[int, ...], buckets: int) -> np.ndarray:
+def ehs2_buckets(board: tuple[int, ...], buckets: int,
+                 among: np.ndarray | None = None) -> np.ndarray:
     """The bucket, 0 to ``buckets - 1``, of every combo on ``board``: percentiles of E[HS²]
-    over the live combos, unweighted (0 where the board blocks the combo)."""
-    board = tuple(sorted(board))
-    live = np.flatnonzero(live_combos(board))
+    over the live combos (of ``among``, a boolean vector over the combos, where given), each
+    counting once (0 where the board blocks the combo or ``among`` leaves it out)."""
+    key = None if among is None else np.packbits(np.asarray(among, dtype=bool)).tobytes()
+    return _buckets(tuple(sorted(board)), int(buckets), key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _buckets(board: tuple[int, ...], buckets: int, among: bytes | None) -> np.ndarray:
+    live = live_combos(board)
+    if among is not None:
+        live &= np.unpackbits(np.frombuffer(among, dtype=np.uint8))[:NUM_COMBOS].astype(bool)
+    live = np.flatnonzero(live)
     out = np.zeros(NUM_COMBOS, dtype=np.int64)
-    out[live] = equal_mass_buckets(ehs2_keys(board)[live], np.ones(live.size, dtype=np.int64),
-                                   int(buckets))
+    if live.size:
+        out[live] = equal_mass_buckets(ehs2_keys(board)[live],
+                                       np.ones(live.size, dtype=np.int64), buckets)
     out.flags.writeable = False
     return out
 
 
-def bucket_classes(board: tuple[int, ...], first: int, buckets: int) -> np.ndarray:
+def bucket_classes(board: tuple[int, ...], first: int, buckets: int,
+                   among: np.ndarray | None = None) -> np.ndarray:
     """Each combo's class on ``board`` (the spot's ``first`` cards, then the cards dealt in
-    order): its bucket sequence over the streets so far, ``sum_s b_s * buckets^(S - 1 - s)``,
-    so that a street's classes refine the street's before (perfect recall)."""
+    order): its bucket sequence over the streets so far (:func:`ehs2_buckets` over
+    ``among``), ``sum_s b_s * buckets^(S - 1 - s)``, so that a street's classes refine the
+    street's before (perfect recall)."""
     out = np.zeros(NUM_COMBOS, dtype=np.int64)
     for n in range(first, len(board) + 1):
-        out = out * buckets + ehs2_buckets(tuple(board[:n]), buckets)
+        out = out * buckets + ehs2_buckets(tuple(board[:n]), buckets, among)
     return out

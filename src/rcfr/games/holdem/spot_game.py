@@ -72,10 +72,10 @@ class SpotGame(Game):
 
     With ``buckets = k`` the spot is its own card abstraction: on every street a player
     observes only the E[HS²] bucket of its combo (:mod:`.spot_buckets`: ``k`` percentile
-    buckets per board), and remembers the buckets of the streets before, so an information set
-    is a (public node, bucket sequence) pair; the deal, the betting and the payoffs are the
-    real spot's, so a strategy of the abstract spot is one of the real spot
-    (:func:`rcfr.abstraction.lift_classes`)."""
+    buckets per board of the live combos of either range, each counting once), and remembers
+    the buckets of the streets before, so an information set is a (public node, bucket
+    sequence) pair; the deal, the betting and the payoffs are the real spot's, so a strategy
+    of the abstract spot is one of the real spot (:func:`rcfr.abstraction.lift_classes`)."""
 
     def __init__(self, board, ranges, pot: int, stack: int, root: Node, *,
                  short_name: str = "holdem_spot", big_blind: float | None = None,
@@ -159,7 +159,10 @@ class SpotGame(Game):
         its bucket sequence with ``buckets``, else ``None`` (the combo itself)."""
         if self.buckets is None:
             return None
-        return bucket_classes(tuple(board), len(self.board), self.buckets)
+        among = self.__dict__.get("_among")
+        if among is None:
+            among = self._among = (self.ranges[0] > 0) | (self.ranges[1] > 0)
+        return bucket_classes(tuple(board), len(self.board), self.buckets, among)
 
     def hand_label(self, combo: int, board: tuple) -> str:
         """What a player holding ``combo`` knows of it on ``board``: the combo, or its bucket
