@@ -99,6 +99,8 @@ def test_abstract_sizes(trees):
         board = _board(abst, u, game)
         expect += np.unique(game.observe(board)[ok]).size
     assert abst.num_infosets == expect
+    # the history form merges information sets by their strings: the same count
+    assert compile_game(str(game), form="history").num_infosets == expect
     assert 0 < abst.num_infosets < real.num_infosets
     # pairs of observed classes: at most K x K on the turn, K^2 x K^2 on a river
     assert abst.ctx_joint_states[0] <= K * K
