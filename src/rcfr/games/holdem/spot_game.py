@@ -167,14 +167,27 @@ class SpotGame(Game):
     def hand_label(self, combo: int, board: tuple) -> str:
         """What a player holding ``combo`` knows of it on ``board``: the combo, or its bucket
         sequence (``b3.0``: bucket 3 of ``buckets`` on the first street, 0 on the next)."""
-        classes = self.observe(board)
-        if classes is None:
-            return _LABELS[combo]
-        k, code, digits = self.buckets, int(classes[combo]), []
-        for _ in range(len(board) - len(self.board) + 1):
-            code, b = divmod(code, k)
-            digits.append(str(b))
-        return "b" + ".".join(reversed(digits))
+        return self.hand_labels(tuple(board))[combo]
+
+    def hand_labels(self, board: tuple) -> list[str]:
+        """:meth:`hand_label` of every combo on ``board`` (kept per board)."""
+        if self.buckets is None:
+            return _LABELS
+        memo = self.__dict__.setdefault("_labels", {})
+        labels = memo.get(board)
+        if labels is None:
+            classes = self.observe(board)
+            uniq, inverse = np.unique(classes, return_inverse=True)
+            k, streets = self.buckets, len(board) - len(self.board) + 1
+            names = []
+            for code in uniq.tolist():
+                digits = []
+                for _ in range(streets):
+                    code, b = divmod(code, k)
+                    digits.append(str(b))
+                names.append("b" + ".".join(reversed(digits)))
+            labels = memo[board] = [names[i] for i in inverse.tolist()]
+        return labels
 
     def info_key(self, combo: int, line: tuple) -> str:
         """A player's information-state string, as both forms write it: the hand (or its
