@@ -99,10 +99,14 @@ def lift_classes(full: Form | Game | str, abstract: Form | Game | str,
                         f"sequences, not {probs.shape}")
     out = np.zeros(full.num_sequences)
     memo: dict = {}
-    keys = full.infoset_keys
+    keys, abstract_keys = full.infoset_keys, abstract.infoset_keys
     for p in (0, 1):
+        index = {abstract_keys[j]: j for j in abstract.player_infosets(p)}
         for i in full.player_infosets(p):
-            j = abstract.infoset_index(_abstract_key(keys[i], abstract.game, memo), p)
+            key = _abstract_key(keys[i], abstract.game, memo)
+            j = index.get(key)
+            if j is None:
+                raise RcfrError(f"no information state {key!r} in {abstract.game}")
             start, k = int(full.infoset_seq_start[i]), int(full.infoset_num_actions[i])
             astart = int(abstract.infoset_seq_start[j])
             out[start:start + k] = probs[astart:astart + k]
