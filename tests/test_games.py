@@ -108,7 +108,8 @@ def test_registry_strings():
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("chess", "known games: .*kuhn, leduc, liars_dice, liars_dice3, liars_dice4, matrix"),
+        ("chess", "known games: .*kuhn, leduc, liars_dice, liars_dice3, liars_dice4, "
+                  "libratus_endgame, libratus_endgame3, libratus_endgame4, matrix"),
         ("leduc(foo=1)", "no parameter 'foo'"),
         ("leduc(canonical=", "malformed"),
         ("leduc(canonical=no)", "true or false"),

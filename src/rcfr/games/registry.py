@@ -10,9 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.errors import RcfrError
+from ..core.lazy import Deferred
 from .goofspiel import Goofspiel
-from .holdem.libratus import libratus_endgame
-from .holdem.spot_game import holdem_spot
 from .kuhn import KuhnPoker
 from .leduc import LeducPoker
 from .liars_dice import LiarsDice
@@ -138,6 +137,8 @@ def parse_game_string(spec: str) -> tuple[str, dict[str, Any]]:
 def _parameters(factory: Callable[..., Game]) -> dict[str, inspect.Parameter]:
     """The keyword parameters ``factory`` takes; a game class that keeps the protocol's
     ``Game.__init__(**params)`` takes none (its ``**params`` only records them)."""
+    if isinstance(factory, Deferred):
+        factory = factory.target()
     if isinstance(factory, type) and issubclass(factory, Game):
         if factory.__init__ is Game.__init__:
             return {}
@@ -191,10 +192,12 @@ register("nl_one_card", NLOneCardPoker,
 register("nl_holdem2", NLHoldem2,
          "2-NL Hold'em(k), five E[HS^2] buckets a round (Gibson et al. 2012): "
          "nl_holdem2(stack=36,buckets=5,ranks=13,suits=4)")
-register("holdem_spot", holdem_spot,
+# (the hold'em spots' modules load numba kernels: imported when such a game is loaded, so
+# that `rcfr --help` imports none)
+register("holdem_spot", Deferred(".holdem.spot_game", "holdem_spot", __package__),
          "real-card no-limit hold'em from the flop, turn or river: holdem_spot(file=SPOT.toml) "
          "or holdem_spot(spot=basic_turn)")
-register("libratus_endgame", libratus_endgame,
+register("libratus_endgame", Deferred(".holdem.libratus", "libratus_endgame", __package__),
          "a Libratus HUNL endgame (1, 2: turn; 3, 4: river) with PokerRL's bets, as in the "
          "DCFR/DDCFR papers: libratus_endgame(n=3,pokerrl=false)")
 register("goofspiel", Goofspiel,

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .holdem.libratus import pokerrl_scale
 from .matrix import MatrixGame
 from .protocol import Game
 
@@ -56,7 +55,11 @@ def papers_unit(name: str) -> float:
     DCFR/DDCFR papers' curves: 1, but for the Libratus endgames (chips to PokerRL's big blinds
     of its deal, :func:`rcfr.games.holdem.libratus.pokerrl_scale`)."""
     entry = BY_NAME.get(name)
-    return pokerrl_scale(entry.pokerrl) if entry is not None and entry.pokerrl else 1.0
+    if entry is None or not entry.pokerrl:
+        return 1.0
+    from .holdem.libratus import pokerrl_scale  # (numba kernels: loaded only here)
+
+    return pokerrl_scale(entry.pokerrl)
 
 
 _NEEDS = " (needs open_spiel)"
