@@ -143,3 +143,23 @@ def test_thread_count_changes_no_number():
     for other in runs[1:]:
         for a, b in zip(runs[0], other, strict=True):
             assert np.array_equal(a, b)
+
+
+def test_a_subgame_where_one_player_never_acts():
+    """Below the out-of-position player's all-in only the other player acts: the subtree has
+    no information set of player 0, and its gadget is a valid game (a stray first sequence
+    start shifted every information set of the other player: 'gadget 0' summed to 246)."""
+    from rcfr.forms.public.gadget import gadget_form
+    from rcfr.forms.public.subtree import extract_subtree
+    from rcfr.forms.public.tree import compile_public
+
+    tree = compile_public("holdem_spot(spot=river_small)")
+    root_actions = [tree._states[0].action_to_string(0, a) for a in range(tree.node_num_actions[0])]
+    node = int(tree.node_child_start[0]) + next(i for i, a in enumerate(root_actions)
+                                                  if a.startswith("allin"))
+    sub = extract_subtree(tree, node)
+    assert len(sub.infosets[0]) == 0 and sub.seq_start_local[0].size == 0
+    rows = [int(r) for r in sub.num_rows]
+    g = gadget_form(sub, "maxmargin", 0, [np.ones(rows[0]), np.ones(rows[1])],
+                    alternative=np.zeros(rows[1]), weight=np.ones(rows[1]))
+    assert TabularPolicy.uniform(g).probs.size == g.num_sequences

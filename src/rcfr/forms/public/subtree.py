@@ -207,7 +207,7 @@ def extract_subtree(tree, node: int) -> PublicSubtree:
         mine = lo + np.flatnonzero(inside[tree.infoset_public_node[lo:hi]])
         infosets.append(mine)
         na = tree.infoset_num_actions[mine].astype(np.int64)
-        starts = np.concatenate([[0], np.cumsum(na)[:-1]]).astype(np.int64)
+        starts = (np.cumsum(na) - na).astype(np.int64)  # (none where the player never acts)
         full_start = tree.infoset_seq_start[mine].astype(np.int64)
         seq_full.append(np.repeat(full_start - starts, na) + np.arange(int(na.sum())))
         seq_start_local.append(starts)
