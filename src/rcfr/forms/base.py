@@ -10,6 +10,7 @@ use carry two extra slots and need no branch for it.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
@@ -54,9 +55,10 @@ class StringTable(Sequence):
         key = np.array(text.encode(), dtype=self._data.dtype)
         if len(text.encode()) > self._data.dtype.itemsize:
             return -1
-        order = self._order[lo:hi]
-        k = int(np.searchsorted(self._data[order], key))
-        return int(order[k]) if k < hi - lo and self._data[order[k]] == key else -1
+        order, data = self._order[lo:hi], self._data
+        # (a binary search through the order: O(log n), where sorting a copy was O(n) a call)
+        k = bisect.bisect_left(range(hi - lo), key, key=lambda j: data[order[j]])
+        return int(order[k]) if k < hi - lo and data[order[k]] == key else -1
 
     @property
     def nbytes(self) -> int:
