@@ -40,7 +40,7 @@ from .forms.public.card_sweeps import showdown_values
 from .forms.view import public_nodes
 from .games.holdem.action_tree import CHANCE, DECISION
 from .games.holdem.cards import card_str
-from .games.holdem.combos import COMBO_CARDS, NUM_CARDS, NUM_COMBOS, combo_str
+from .games.holdem.combos import COMBO_CARDS, NUM_CARDS, NUM_COMBOS, combo_str, disjoint_mass
 from .games.holdem.hand_classes import (
     CLASS_NAMES,
     HAND_CATEGORIES,
@@ -48,7 +48,7 @@ from .games.holdem.hand_classes import (
     class_sums,
     combo_categories,
 )
-from .games.holdem.spot_game import SpotGame, disjoint_mass
+from .games.holdem.spot_game import SpotGame
 
 BY = ("class", "category", "combo")
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from ...core import kernels as K
 from ...core.errors import RcfrError
+from ...games.holdem.combos import disjoint_mass
 from ...games.protocol import CHANCE
 from ...games.public import FOLD_RULE
 from ..base import KIND_CHANCE, KIND_TERMINAL
@@ -111,7 +112,7 @@ def compile_subtree(game, actions) -> PublicSubtree:
     ``mass``, the root's chance probability; its root rows' reach is 1 (give the blueprint's
     to :func:`rcfr.forms.public.gadget.gadget_form`)."""
     from ...games.registry import load_game
-    from .tree import _compile, _disjoint
+    from .tree import _compile
 
     game = load_game(game)
     # the game's closed-form node table (spec.nodes) is the whole tree's: the subtree is walked
@@ -133,7 +134,7 @@ def compile_subtree(game, actions) -> PublicSubtree:
         state = state.child(int(a))
     if factors is not None:
         if spec.pairing == "cards":  # (hold'em combos: the pairs that share no card)
-            mass = float(factors[0] @ _disjoint(np.asarray(spec.cards), factors[1]))
+            mass = float(factors[0] @ disjoint_mass(factors[1], np.asarray(spec.cards)))
         else:
             W = np.outer(*factors)
             if spec.pairing == "exclusive":

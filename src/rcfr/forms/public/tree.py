@@ -51,6 +51,7 @@ import numpy as np
 from ...core.budget import check_public
 from ...core.errors import RcfrError
 from ...core.kernels import padded
+from ...games.holdem.combos import disjoint_mass
 from ...games.protocol import CHANCE, TERMINAL, Game
 from ...games.public import (
     MATRIX_RULE,
@@ -804,10 +805,10 @@ def _card_contexts(spec: PublicStructure, ctxs: _Contexts, nmax: int):
     pairs = np.zeros(C, dtype=np.int64)
     mass = 0.0
     for c, (w0, w1) in enumerate(ctxs.factors):
-        m0, m1 = _disjoint(cards, w0), _disjoint(cards, w1)  # the other's mass per combo
+        m0, m1 = disjoint_mass(w0, cards), disjoint_mass(w1, cards)  # the other's mass per combo
         valid[0, c] = (w0 > 0) & (m1 > 0)
         valid[1, c] = (w1 > 0) & (m0 > 0)
-        pairs[c] = round(valid[0, c] @ _disjoint(cards, valid[1, c]))
+        pairs[c] = round(valid[0, c] @ disjoint_mass(valid[1, c], cards))
         if c == 0:
             mass = float(w0 @ m1)
     return valid, pairs, mass
@@ -835,12 +836,6 @@ def _class_pairs(cards, valid: np.ndarray, rows: np.ndarray, num_rows: np.ndarra
     np.add.at(same, (rows[0, both], rows[1, both]), 1.0)
     meet = np.outer(size[0], size[1]) - per_card[0] @ per_card[1].T + same
     return int(np.count_nonzero(np.round(meet) > 0))
-
-
-def _disjoint(cards: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """``m[x]``: the total of ``w`` over the states whose cards ``x``'s two cards miss."""
-    per_card = np.bincount(cards.ravel(), np.repeat(w, 2), minlength=int(cards.max()) + 1)
-    return w.sum() - per_card[cards[:, 0]] - per_card[cards[:, 1]] + w
 
 
 def _key(f) -> tuple:

@@ -100,3 +100,10 @@ def remove_blocked(weights: np.ndarray, board) -> np.ndarray:
     if weights.shape != (NUM_COMBOS,):
         raise RcfrError(f"a range has {NUM_COMBOS} weights, not shape {weights.shape}")
     return np.where(live_combos(board), weights, 0.0)
+
+
+def disjoint_mass(weights: np.ndarray, cards: np.ndarray = COMBO_CARDS) -> np.ndarray:
+    """``m[k]``: the total of ``weights`` over the combos that share no card with combo ``k``
+    (``cards[k]``: its two cards), by inclusion-exclusion over its two cards."""
+    per_card = np.bincount(cards.ravel(), np.repeat(weights, 2), minlength=int(cards.max()) + 1)
+    return weights.sum() - per_card[cards[:, 0]] - per_card[cards[:, 1]] + weights

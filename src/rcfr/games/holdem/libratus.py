@@ -89,8 +89,8 @@ from .action_tree import (
     Node,
 )
 from .cards import RANK_CHARS, card_from_str
-from .combos import NUM_COMBOS, combo_index, live_combos
-from .spot_game import SpotGame, disjoint_mass
+from .combos import NUM_COMBOS, combo_index, disjoint_mass, live_combos
+from .spot_game import SpotGame
 
 ENDGAMES = (1, 2, 3, 4)
 STACK = 20_000  # chips a player at the start of the hand

@@ -20,56 +20,21 @@ import functools
 import itertools
 
 import numpy as np
-from numba import njit
 
 from ...core.errors import RcfrError
+from .card_walks import showdown_kernel
 from .combos import COMBO_CARDS, NUM_CARDS, NUM_COMBOS, live_combos
 from .ehs import equal_mass_buckets
 from .strength import river_strength
 
 
-@njit(cache=True)
-def hs_num(cards, order, strength, out):
-    """``out[i] = 2 * wins + ties`` of combo ``i`` against the combos of ``order`` (live combos
-    sorted by ``strength``, weakest first) that share no card with it, for ``i`` in ``order``:
-    one walk over the strength groups with per-card counts (inclusion-exclusion)."""
-    n = order.shape[0]
-    passed = np.zeros(52, dtype=np.int64)
-    group = np.zeros(52, dtype=np.int64)
-    before = 0
-    g = 0
-    while g < n:
-        e = g + 1
-        while e < n and strength[order[e]] == strength[order[g]]:
-            e += 1
-        for t in range(g, e):
-            j = order[t]
-            group[cards[j, 0]] += 1
-            group[cards[j, 1]] += 1
-        size = e - g
-        for t in range(g, e):
-            i = order[t]
-            a = cards[i, 0]
-            b = cards[i, 1]
-            wins = before - passed[a] - passed[b]
-            ties = size - group[a] - group[b] + 1
-            out[i] = 2 * wins + ties
-        for t in range(g, e):
-            j = order[t]
-            before += 1
-            passed[cards[j, 0]] += 1
-            passed[cards[j, 1]] += 1
-            group[cards[j, 0]] = 0
-            group[cards[j, 1]] = 0
-        g = e
-
-
 def river_hs_num(board: tuple[int, ...]) -> np.ndarray:
     """``2 * wins + ties`` of every combo on the five-card ``board`` (0 where blocked)."""
     strength, order = river_strength(board)
-    out = np.zeros(NUM_COMBOS, dtype=np.int64)
-    hs_num(COMBO_CARDS, order, strength, out)
-    return out
+    out = np.zeros(NUM_COMBOS)  # (whole numbers below 2**53: exact)
+    showdown_kernel(COMBO_CARDS, order, strength, np.ones(NUM_COMBOS), 2.0, 1.0, 0.0,
+                    np.empty(NUM_CARDS), np.empty(NUM_CARDS), out)
+    return out.astype(np.int64)
 
 
 @functools.lru_cache(maxsize=256)

@@ -30,7 +30,15 @@ from ..public import FOLD_RULE, SHOWDOWN_RULE, PublicState, PublicStructure
 from .action_tree import CHANCE as CHANCE_NODE
 from .action_tree import DECISION, FOLDED, SHOWDOWN, Node, count_nodes
 from .cards import card_str
-from .combos import COMBO_CARDS, COMBO_MASKS, NUM_CARDS, NUM_COMBOS, combo_str, live_combos
+from .combos import (
+    COMBO_CARDS,
+    COMBO_MASKS,
+    NUM_CARDS,
+    NUM_COMBOS,
+    combo_str,
+    disjoint_mass,
+    live_combos,
+)
 from .spot import load_spot
 from .spot_buckets import bucket_classes
 from .strength import river_strength
@@ -46,13 +54,6 @@ def _card_free() -> np.ndarray:
     out = free.astype(np.float64)
     out.flags.writeable = False
     return out
-
-
-def disjoint_mass(weights: np.ndarray) -> np.ndarray:
-    """``m[k]``: the total of ``weights`` over the combos that share no card with combo ``k``
-    (inclusion-exclusion over its two cards)."""
-    per_card = np.bincount(COMBO_CARDS.ravel(), np.repeat(weights, 2), minlength=NUM_CARDS)
-    return weights.sum() - per_card[COMBO_CARDS[:, 0]] - per_card[COMBO_CARDS[:, 1]] + weights
 
 
 def _walk(root: Node):
