@@ -136,7 +136,7 @@ def evaluate(game, policy=None) -> Evaluation:
     value, br0, br1 = tree.evaluate(_probs(tree, policy))  # the form's evaluator
     nash_conv = br0 + br1
     return Evaluation(value, (br0, br1), nash_conv, nash_conv / 2.0, tree.game.big_blind,
-                      getattr(tree.game, "starting_pot", None))
+                      tree.game.starting_pot)
 
 
 def exploitability(game, policy=None) -> float:

@@ -87,11 +87,14 @@ class State(ABC):
 class Game(ABC):
     """Rules of a game plus the parameters it was built with.
 
-    ``big_blind`` is the chip unit that mbb/g figures divide by (``None`` for non-poker games).
+    ``big_blind`` is the chip unit that mbb/g figures divide by (``None`` for non-poker games);
+    ``starting_pot`` the pot a hold'em spot starts with, which exploitability is also quoted
+    as a share of (``None`` elsewhere).
     """
 
     short_name: str = ""
     big_blind: float | None = None
+    starting_pot: float | None = None
 
     def __init__(self, **params: Any) -> None:
         self.params: dict[str, Any] = dict(params)
