@@ -249,10 +249,13 @@ def evaluate_gadget(probs, player, kind, tree, T, root, nrows, gadget, kept, inv
 
 @dataclass(frozen=True)
 class GadgetLabel:
-    """What a gadget's ``game`` attribute says: its name and the poker big blind (mbb/g)."""
+    """What a gadget's ``game`` attribute says: its name, the poker big blind (mbb/g) and,
+    as a :class:`rcfr.games.protocol.Game` declares it, a starting pot (none: a gadget's
+    exploitability is not quoted as a share of a spot's pot)."""
 
     name: str
     big_blind: float | None = None
+    starting_pot: float | None = None
 
     def __str__(self) -> str:
         return self.name
