@@ -471,7 +471,7 @@ def _solve_distributed(game, distributed, actors, cut, address, spec, out_file, 
             raise RcfrError(f"--distributed does not take {flag}")
     if game is None:
         raise RcfrError("give a game string")
-    from .core.names import ALGORITHMS
+    from .core.names import RULES
     run = run_from_options(game, options)
     allowed = {"algorithm", "iterations", "alternating", "averaging", "link", "alpha", "beta",
                "gamma", "form", "threads", "eval_every", "seed", "dtype"}
@@ -482,8 +482,8 @@ def _solve_distributed(game, distributed, actors, cut, address, spec, out_file, 
     if run.form not in (None, "auto", "public"):
         raise RcfrError("--distributed solves the public form; leave out --form or give public")
     key = run.algorithm.strip().lower()
-    if key not in ALGORITHMS:
-        raise RcfrError(f"--distributed runs {', '.join(ALGORITHMS)}, not {run.algorithm!r}")
+    if key not in RULES:  # (the scheduled rules set their parameters from the driver)
+        raise RcfrError(f"--distributed runs {', '.join(RULES)}, not {run.algorithm!r}")
     if actors is not None and actors < 1:
         raise RcfrError(f"--actors must be at least 1, got {actors}")
     if checkpoint_every is not None and checkpoint is None:

@@ -6,10 +6,13 @@ line can describe its options without importing numba, scipy or scikit-learn (``
 from __future__ import annotations
 
 # update rules (rcfr.core.rules)
-RULES = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+")
+RULES = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "dcfr+")
+# the scheduled rules: parameters that change with the iteration (rcfr.core.schedules; the
+# learned DDCFR policy, rcfr.solvers.ddcfr), full width only
+SCHEDULED_RULES = ("hs-dcfr", "hs-pcfr+", "ddcfr")
 # the tabular algorithms: every update rule, named for it, with its own averaging
 # (rcfr.solvers.loop)
-ALGORITHMS = RULES
+ALGORITHMS = (*RULES, *SCHEDULED_RULES)
 # regression CFR and its regressors (rcfr.solvers.rcfr)
 RCFR_ALGORITHMS = {"rcfr": "cfr", "rcfr+": "cfr+"}
 REGRESSORS = ("tabular", "best-first", "recursive", "ridge", "torch-mlp", "sklearn:<module.Class>")

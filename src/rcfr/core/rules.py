@@ -16,7 +16,26 @@ reads, and how the average strategy is weighted (ARCHITECTURE.md, the UpdateRule
   the link reads ``Q + m`` (the strategy is ``[Q + m]^+`` normalised); quadratic averaging.
 * ``pdcfr+:alpha,gamma``: predictive discounted CFR+ (Xu et al. 2024): as ``pcfr+``, but the
   clipped sum is multiplied by ``t^alpha / (t^alpha + 1)`` at iteration ``t``; iteration ``t``
-  weighs ``t^gamma`` in the average.  Defaults DCFR's, 1.5 and 2.
+  weighs ``t^gamma`` in the average.  Defaults DCFR's, 1.5 and 2 (the PDCFR+ paper tunes
+  ``pdcfr+:2.3,5``).
+* ``dcfr+:alpha,gamma``: DCFR+ (Xu et al., IJCAI 2024, sec. 4): CFR+'s clipping with DCFR's
+  discount of the positive regrets, ``Q^t = [Q^{t-1} (t-1)^a / ((t-1)^a + 1) + r^t]^+``, kept
+  here as ``Q = max(Q + r, 0) t^a / (t^a + 1)`` (the same strategies, as for DCFR); iteration
+  ``t`` weighs ``t^gamma``.  Defaults the paper's, 1.5 and 4.
+
+The scheduled rules change their parameters with the iteration (:mod:`rcfr.core.schedules`,
+:mod:`rcfr.solvers.ddcfr`); the kernels then read one iteration's parameters at a time:
+
+* ``hs-dcfr:g0,T``: DCFR with the hyperparameter schedules of Zhang, McAleer & Sandholm (2024)
+  (kind ``DISCOUNTED_BEFORE``).
+* ``hs-pcfr+:g0,T``: PCFR+ with the scheduled averaging power (kind ``PREDICTIVE``).
+* ``ddcfr:T``: Dynamic DCFR (Xu et al., ICLR 2024): the learned policy sets DCFR's parameters
+  (kind ``DISCOUNTED_BEFORE``).
+
+``DISCOUNTED_BEFORE`` is DCFR in the DDCFR paper's form (its eq. 1): the previous sum is
+discounted by its sign with the factors of ``t - 1`` and iteration ``t``'s regrets added,
+``R^t = R^{t-1} (t-1)^a / ((t-1)^a + 1) + r^t`` (``a = alpha`` where ``R^{t-1} > 0``, ``beta``
+elsewhere), so that iteration ``t``'s parameters act at iteration ``t``.
 
 A rule is a small frozen object; the numba kernels read ``kind``, ``alpha`` and ``beta``
 (:class:`RuleParams`).
@@ -42,9 +61,10 @@ import numpy as np
 from numba import njit
 
 from .errors import RcfrError
-from .names import RULES  # noqa: F401 (declared with the other option names)
+from .names import RULES, SCHEDULED_RULES
 
 PLAIN, CLIPPED, DISCOUNTED, PREDICTIVE, PREDICTIVE_DISCOUNTED = 0, 1, 2, 3, 4
+CLIPPED_DISCOUNTED, DISCOUNTED_BEFORE = 5, 6
 
 
 class RuleParams(NamedTuple):
@@ -70,6 +90,7 @@ class UpdateRule:
     averaging: float  # iteration t weighs t**averaging in the average strategy
     alpha: float = 0.0
     beta: float = 0.0
+    schedule: tuple[float, ...] = ()  # a scheduled rule's own parameters (g0, T or T)
 
     @property
     def params(self) -> RuleParams:
@@ -82,13 +103,21 @@ class UpdateRule:
 
     @property
     def discounted(self) -> bool:
-        return self.kind in (DISCOUNTED, PREDICTIVE_DISCOUNTED)
+        return self.kind in (DISCOUNTED, PREDICTIVE_DISCOUNTED, CLIPPED_DISCOUNTED,
+                             DISCOUNTED_BEFORE)
+
+    @property
+    def scheduled(self) -> bool:
+        """Whether the parameters change with the iteration (the solver sets them each one)."""
+        return self.name in SCHEDULED_RULES
 
     def spec(self) -> str:
         if self.name == "dcfr":
             return f"dcfr:{_num(self.alpha)},{_num(self.beta)},{_num(self.averaging)}"
-        if self.name == "pdcfr+":
-            return f"pdcfr+:{_num(self.alpha)},{_num(self.averaging)}"
+        if self.name in ("pdcfr+", "dcfr+"):
+            return f"{self.name}:{_num(self.alpha)},{_num(self.averaging)}"
+        if self.scheduled:
+            return f"{self.name}:{','.join(_num(v) for v in self.schedule)}"
         return self.name
 
     def __str__(self) -> str:
@@ -97,6 +126,9 @@ class UpdateRule:
 
 DCFR_DEFAULTS = (1.5, 0.0, 2.0)
 PDCFR_DEFAULTS = (1.5, 2.0)
+DCFR_PLUS_DEFAULTS = (1.5, 4.0)  # Xu et al. 2024 (IJCAI), sec. 5
+HS_DEFAULTS = (30.0, 1000.0)  # the first averaging power and the horizon (Zhang et al. 2024)
+HORIZON_DEFAULT = 1000  # the iterations a schedule spans: the papers' 1,000
 
 
 def _finite(value, name: str) -> float:
@@ -127,20 +159,25 @@ def parse_rule(spec: str | UpdateRule | None) -> UpdateRule:
         return spec
     name, _, arg = str(spec).strip().lower().partition(":")
     args = [a for a in arg.split(",")] if arg.strip() else []
-    if name not in RULES:
-        raise RcfrError(f"unknown update rule {spec!r}; use one of {', '.join(RULES)}")
+    if name not in RULES and name not in SCHEDULED_RULES:
+        raise RcfrError(f"unknown update rule {spec!r}; use one of "
+                        f"{', '.join((*RULES, *SCHEDULED_RULES))}")
     if name == "dcfr":
         if len(args) not in (0, 3):
             raise RcfrError(f"dcfr takes three parameters alpha,beta,gamma, got {spec!r}")
         return dcfr(*(args or DCFR_DEFAULTS))
-    if name == "pdcfr+":
+    if name in ("pdcfr+", "dcfr+"):
         if len(args) not in (0, 2):
-            raise RcfrError(f"pdcfr+ takes two parameters alpha,gamma, got {spec!r}")
-        alpha, gamma = (_finite(v, n) for v, n in zip(args or PDCFR_DEFAULTS,
+            raise RcfrError(f"{name} takes two parameters alpha,gamma, got {spec!r}")
+        defaults = PDCFR_DEFAULTS if name == "pdcfr+" else DCFR_PLUS_DEFAULTS
+        alpha, gamma = (_finite(v, n) for v, n in zip(args or defaults,
                                                        ("alpha", "gamma"), strict=True))
         if gamma < 0:
             raise RcfrError(f"gamma must be >= 0, got {gamma:g}")
-        return UpdateRule("pdcfr+", PREDICTIVE_DISCOUNTED, gamma, alpha, 0.0)
+        kind = PREDICTIVE_DISCOUNTED if name == "pdcfr+" else CLIPPED_DISCOUNTED
+        return UpdateRule(name, kind, gamma, alpha, 0.0)
+    if name in SCHEDULED_RULES:
+        return _scheduled(name, args, spec)
     if args:
         raise RcfrError(f"the {name} rule takes no parameters, got {spec!r}")
     return {
@@ -149,6 +186,31 @@ def parse_rule(spec: str | UpdateRule | None) -> UpdateRule:
         "lcfr": UpdateRule("lcfr", DISCOUNTED, 1.0, 1.0, 1.0),
         "pcfr+": UpdateRule("pcfr+", PREDICTIVE, 2.0),
     }[name]
+
+
+def _horizon(value) -> int:
+    horizon = _finite(value, "the horizon")
+    if horizon != int(horizon) or not 1 <= horizon <= 2**40:
+        raise RcfrError(f"the horizon must be a whole number of iterations >= 1, got {value}")
+    return int(horizon)
+
+
+def _scheduled(name: str, args: list[str], spec) -> UpdateRule:
+    """A scheduled rule: ``hs-dcfr:g0,T``, ``hs-pcfr+:g0,T`` (the first averaging power and
+    the horizon) or ``ddcfr:T``."""
+    if name == "ddcfr":
+        if len(args) not in (0, 1):
+            raise RcfrError(f"ddcfr takes one parameter, the horizon, got {spec!r}")
+        return UpdateRule(name, DISCOUNTED_BEFORE, 0.0,
+                          schedule=(float(_horizon(args[0] if args else HORIZON_DEFAULT)),))
+    if len(args) not in (0, 2):
+        raise RcfrError(f"{name} takes two parameters gamma0,horizon, got {spec!r}")
+    gamma0 = _finite(args[0] if args else HS_DEFAULTS[0], "gamma0")
+    horizon = _horizon(args[1] if args else HS_DEFAULTS[1])
+    if gamma0 < 5:  # the schedule lowers it by 5 over the horizon
+        raise RcfrError(f"gamma0 must be >= 5 (the schedule lowers it by 5), got {gamma0:g}")
+    kind = DISCOUNTED_BEFORE if name == "hs-dcfr" else PREDICTIVE
+    return UpdateRule(name, kind, 0.0, schedule=(gamma0, float(horizon)))
 
 
 @njit(cache=True)
@@ -196,7 +258,13 @@ def rule_update(rule, t, inst, s_lo, s_hi, regrets, pred):
         for s in range(s_lo, s_hi):
             v = regrets[s] + inst[s]
             regrets[s] = v * (pos if v >= 0.0 else neg)
-    else:  # PREDICTIVE_DISCOUNTED: clip, then discount the clipped sum
+    elif kind == DISCOUNTED_BEFORE:  # the sum of t - 1 discounted by its sign, then r added
+        pos = discount(t - 1, rule.alpha) if t > 1 else 0.0  # (R^0 = 0)
+        neg = discount(t - 1, rule.beta) if t > 1 else 0.0
+        for s in range(s_lo, s_hi):
+            v = regrets[s]
+            regrets[s] = v * (pos if v > 0.0 else neg) + inst[s]
+    else:  # PREDICTIVE_DISCOUNTED, CLIPPED_DISCOUNTED: clip, then discount the clipped sum
         pos = discount(t, rule.alpha)
         for s in range(s_lo, s_hi):
             v = regrets[s] + inst[s]

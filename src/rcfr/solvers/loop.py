@@ -72,6 +72,8 @@ class RegretSolver:
     validated in :meth:`run`.
     """
 
+    schedules = False  # whether the solver sets a scheduled rule's parameters (ScheduledSolver)
+
     def __init__(self, game: Form | Any, *, estimator: Any = None,
                  rule: str | UpdateRule | None = None, link: str | Link | None = None,
                  alternating: bool = True, averaging: str | float | None = None,
@@ -102,6 +104,9 @@ class RegretSolver:
         self.estimator_ = (self.estimator if self.estimator is not None
                            else TabularRegrets(self.rule, dtype=dtype))
         self.rule_ = self._resolve_rule()
+        if self.rule_.scheduled and not self.schedules:
+            raise RcfrError(f"{self.rule_.name} sets its parameters every iteration: run it as "
+                            f"its own algorithm (-a {self.rule_.name}), on the full-width pass")
         self.averaging_ = self._default_averaging() if self.averaging is None else self.averaging
         self.avg_power_ = averaging_power(self.averaging_)
         self.estimator_.initialize(self.tree)

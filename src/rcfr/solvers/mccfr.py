@@ -66,7 +66,7 @@ import numpy as np
 
 from ..core.errors import RcfrError
 from ..core.links import Link
-from ..core.rules import DISCOUNTED, LazyDiscount, UpdateRule, lazy_discount
+from ..core.rules import CLIPPED, DISCOUNTED, PLAIN, LazyDiscount, UpdateRule, lazy_discount
 from ..evaluate import exploitability
 from ..forms import Capability, Form, compile_game
 from ..forms.loop_state import LoopState
@@ -185,6 +185,9 @@ def check_rule(scheme: str, rule: UpdateRule) -> None:
     if rule.predictive:
         raise RcfrError(f"{rule.name} predicts the next regrets by the last exact ones (Farina "
                         f"et al. 2021); it is not defined with the sampled pass {scheme}")
+    if rule.kind not in (PLAIN, CLIPPED, DISCOUNTED):
+        raise RcfrError(f"{rule.name} is defined with the full-width pass (its papers' CFR), "
+                        f"not with the sampled pass {scheme}")
     if rule.kind == DISCOUNTED and scheme != "es":
         raise RcfrError(f"{rule.name} with a sampled pass is defined for external sampling "
                         f"(Brown & Sandholm 2019), not {scheme}")

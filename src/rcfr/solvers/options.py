@@ -25,6 +25,7 @@ from ..core.names import (
     RCFR_ALGORITHMS,
     REGRESSORS,
     RULES,
+    SCHEDULED_RULES,
     SCHEMES,
     STORAGE_NAMES,
     TABLE_DTYPE_NAMES,
@@ -41,8 +42,8 @@ _SAME = object()  # cli_default: the same as default
 
 # the help panels of rcfr solve, one per family of options (Option.panel derives them)
 BUDGET_PANEL = "Algorithm, budget and evaluation"
-REGRET_PANEL = "Regret algorithms: cfr, cfr+, lcfr, dcfr, pcfr+, pdcfr+, rcfr, rcfr+, cs, es, " \
-               "os, as"
+REGRET_PANEL = "Regret algorithms: cfr, cfr+, lcfr, dcfr, pcfr+, pdcfr+, dcfr+, hs-dcfr, " \
+               "hs-pcfr+, ddcfr, rcfr, rcfr+, cs, es, os, as"
 REGRESSION_PANEL = "Regression: rcfr, rcfr+, and cs/es/os/as with --regressor"
 FP_PANEL = "Fictitious play: fp, xfp, fsp, nfsp"
 DEEP_PANEL = "Deep CFR: deep-cfr, sd-cfr, dream"
@@ -163,9 +164,11 @@ _NFSP = ("nfsp",)
 _DEEP = DEEP_ALGORITHMS
 
 OPTIONS: tuple[Option, ...] = (
-    Option("algorithm", str, f"One of: {', '.join(ALL_ALGORITHMS)} (cfr ... pdcfr+: tabular, "
+    Option("algorithm", str, f"One of: {', '.join(ALL_ALGORITHMS)} (cfr ... ddcfr: tabular, "
            "one per update rule; lcfr/dcfr: Linear/Discounted CFR, pcfr+/pdcfr+: predictive "
-           "(discounted) CFR+; rcfr/rcfr+: regression CFR; cs/es/os/as: Monte Carlo CFR with "
+           "(discounted) CFR+, dcfr+: CFR+ with DCFR's discount; hs-dcfr/hs-pcfr+: DCFR and "
+           "PCFR+ with hyperparameter schedules; ddcfr: DCFR with the learned DDCFR policy; "
+           "rcfr/rcfr+: regression CFR; cs/es/os/as: Monte Carlo CFR with "
            "chance, external, outcome or average strategy sampling; fp: normal-form "
            "fictitious play; xfp/fsp: extensive-form and sampled fictitious (self-)play; "
            "nfsp: neural fictitious self-play; deep-cfr/sd-cfr/dream: Deep CFR, Single Deep CFR "
@@ -188,13 +191,19 @@ OPTIONS: tuple[Option, ...] = (
     Option("epsilon", float, "os/as/dream: exploration (default 0.5 for os and dream, 0.05 "
            "for as).",
            group=NUMERIC, cli=("--epsilon",), schemes=("os", "as"), algorithms=("dream",)),
-    Option("alpha", float, "dcfr/pdcfr+: exponent of the positive-regret discount (default "
-           "1.5).", group=NUMERIC, cli=("--alpha",), rules=("dcfr", "pdcfr+")),
+    Option("alpha", float, "dcfr/pdcfr+/dcfr+: exponent of the positive-regret discount "
+           "(default 1.5).", group=NUMERIC, cli=("--alpha",), rules=("dcfr", "pdcfr+", "dcfr+")),
     Option("beta", float, "dcfr: exponent of the negative-regret discount (default 0); as: the "
            "sampling bonus beta (default 1e6).", group=NUMERIC, cli=("--beta",),
            schemes=("as",), rules=("dcfr",)),
-    Option("gamma", float, "dcfr/pdcfr+: averaging power (default 2).", group=NUMERIC,
-           cli=("--gamma",), rules=("dcfr", "pdcfr+")),
+    Option("gamma", float, "dcfr/pdcfr+/dcfr+: averaging power (default 2; dcfr+: 4).",
+           group=NUMERIC, cli=("--gamma",), rules=("dcfr", "pdcfr+", "dcfr+")),
+    Option("gamma0", float, "hs-dcfr/hs-pcfr+: the schedule's first averaging power, lowered "
+           "by 5 over the horizon (default 30; the paper's other schedule: 15).",
+           group=NUMERIC, cli=("--gamma0",), rules=("hs-dcfr", "hs-pcfr+"), low=5),
+    Option("horizon", float, "hs-dcfr/hs-pcfr+/ddcfr: the iterations the schedule spans "
+           "(default 1000, the papers'; past it the parameters stay).", group=NUMERIC,
+           cli=("--horizon",), rules=("hs-dcfr", "hs-pcfr+", "ddcfr"), low=1),
     Option("tau", float, "as: tau (default 1000).", group=NUMERIC, cli=("--tau",),
            schemes=("as",)),
     Option("eval_every", int, "Evaluate the average strategy every K iterations (default: ten "
@@ -363,7 +372,7 @@ FP_OPTIONS = tuple(o.name for o in OPTIONS if o.algorithms and not (o.schemes or
                    and set(o.algorithms) <= {*FP_ALGORITHMS, *DEEP_ALGORITHMS})
 AVERAGE_OPTIONS = tuple(o.name for o in OPTIONS if o.group == AVERAGE)
 SCHEME_OPTIONS = {s: tuple(o.name for o in OPTIONS if s in o.schemes) for s in SCHEMES}
-RULE_OPTIONS = {r: names for r in RULES
+RULE_OPTIONS = {r: names for r in (*RULES, *SCHEDULED_RULES)
                 if (names := tuple(o.name for o in OPTIONS if r in o.rules))}
 # the schemes' options first, then the rules' (the order make_solver checks them in)
 NUMERIC_OPTIONS = (tuple(o.name for o in OPTIONS if o.group == NUMERIC and o.schemes)

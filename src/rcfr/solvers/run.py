@@ -8,10 +8,19 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..core.errors import RcfrError
-from ..core.rules import DCFR_DEFAULTS, PDCFR_DEFAULTS, UpdateRule, parse_rule
+from ..core.rules import (
+    DCFR_DEFAULTS,
+    DCFR_PLUS_DEFAULTS,
+    HORIZON_DEFAULT,
+    HS_DEFAULTS,
+    PDCFR_DEFAULTS,
+    UpdateRule,
+    parse_rule,
+)
 from ..forms.base import Form
 from ..forms.compile import compile_game
 from ..forms.sampling import SCHEMES
+from .ddcfr import DDCFRSolver
 from .deep import DEEP_ALGORITHMS, make_deep_solver
 from .fp import FP_ALGORITHMS, make_fp_solver
 from .loop import ALGORITHMS, CFRSolver, RegretSolver
@@ -29,6 +38,7 @@ from .options import (
     SCHEME_OPTIONS,
 )
 from .rcfr import RCFR_ALGORITHMS, RCFRSolver, make_estimator
+from .scheduled import ScheduledSolver
 
 
 def _rule_for(key: str, rule: str | UpdateRule | None, options: dict) -> UpdateRule:
@@ -48,11 +58,13 @@ def _rule_for(key: str, rule: str | UpdateRule | None, options: dict) -> UpdateR
         raise RcfrError(f"give {base.name}'s parameters in the rule {rule} or as options, not both")
     if "gamma" in given and options.get("averaging") is not None:
         raise RcfrError(f"--gamma is {base.name}'s averaging power; give --gamma or --averaging")
-    if base.name == "dcfr":
-        values = [given.get(k, d) for k, d in zip(names, DCFR_DEFAULTS, strict=True)]
-    else:
-        values = [given.get(k, d) for k, d in zip(names, PDCFR_DEFAULTS, strict=True)]
+    values = [given.get(k, d) for k, d in zip(names, RULE_DEFAULTS[base.name], strict=True)]
     return parse_rule(f"{base.name}:{','.join(str(float(v)) for v in values)}")
+
+
+# the parameters of the rules that take options, in the order of their options
+RULE_DEFAULTS = {"dcfr": DCFR_DEFAULTS, "pdcfr+": PDCFR_DEFAULTS, "dcfr+": DCFR_PLUS_DEFAULTS,
+                 "hs-dcfr": HS_DEFAULTS, "hs-pcfr+": HS_DEFAULTS, "ddcfr": (HORIZON_DEFAULT,)}
 
 
 def make_solver(game: Form | str, algorithm: str, *, rule: str | UpdateRule | None = None,
@@ -160,6 +172,10 @@ def solver_recipe(algorithm: str, *, rule: str | UpdateRule | None = None,
     if regression_given:
         raise RcfrError(f"{OPTION[regression_given[0]].flag} applies to rcfr, rcfr+ and "
                         f"the sampling schemes, not {key}")
+    if rule_.name == "ddcfr":
+        return lambda game: DDCFRSolver(game, rule_, **rest)
+    if rule_.scheduled:
+        return lambda game: ScheduledSolver(game, rule_, **rest)
     return lambda game: CFRSolver(game, rule_, **rest)
 
 

@@ -14,7 +14,15 @@ from ..core.compact import (
     table_bytes,
 )
 from ..core.errors import RcfrError
-from ..core.rules import UpdateRule, link_input, parse_rule, rule_update
+from ..core.rules import (
+    CLIPPED,
+    DISCOUNTED,
+    PLAIN,
+    UpdateRule,
+    link_input,
+    parse_rule,
+    rule_update,
+)
 
 
 class TabularRegrets:
@@ -87,6 +95,8 @@ class CompactRegrets(TabularRegrets):
         if self.rule.predictive:
             raise RcfrError(f"storage int16 keeps no prediction table; {self.rule.name} needs "
                             "one (use cfr, cfr+, lcfr or dcfr)")
+        if self.rule.kind not in (PLAIN, CLIPPED, DISCOUNTED):
+            raise RcfrError(f"storage int16 runs cfr, cfr+, lcfr and dcfr, not {self.rule.name}")
         self.key = np.random.default_rng(seed).bit_generator.random_raw(1).astype(np.uint64)
 
     def initialize(self, tree) -> None:
