@@ -333,6 +333,16 @@ def test_the_wheel_ships_the_libratus_endgames_byte_for_byte(installed):
             assert shipped == (data / name).read_bytes(), name
 
 
+def test_the_wheel_ships_the_ddcfr_policy_and_the_installed_rcfr_runs_it(installed):
+    venv, work, wheel = installed
+    policy = files("rcfr.solvers") / "data" / "ddcfr_policy.npz"
+    with zipfile.ZipFile(wheel) as archive:
+        assert archive.read("rcfr/solvers/data/ddcfr_policy.npz") == policy.read_bytes()
+    probe = _in_venv(venv, work, venv / "bin" / "python", "-c", (
+        "from rcfr.solvers.ddcfr import policy_outputs; print(policy_outputs((0.5, 0.35))[1])"))
+    assert probe.stdout.strip() == "2"  # tau = 5 (the authors' network; test_rules_schedules)
+
+
 def test_an_installed_rcfr_runs_packaged_specs_outside_the_checkout(installed):
     venv, work, wheel = installed
     release = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]

@@ -21,7 +21,7 @@ from rcfr.core.rules import RULES, parse_rule
 from rcfr.solvers import MCCFRSolver, RCFRSolver, RegretSolver, TabularRegrets
 from rcfr.solvers.checkpoint import CHECKPOINT_FORMAT
 
-ALL_RULES = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+")
+ALL_RULES = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "dcfr+")
 
 
 # -- OpenSpiel's Linear and Discounted CFR -----------------------------------------------------
@@ -375,7 +375,7 @@ def test_cli_rules(capsys):
 
 @pytest.mark.parametrize("args, message", [
     (["-a", "rcfr", "--regressor", "ridge", "--alpha", "1"], "--ridge-alpha"),
-    (["-a", "cfr", "--gamma", "2"], "the rules dcfr/pdcfr+, not cfr"),
+    (["-a", "cfr", "--gamma", "2"], "the rules dcfr/pdcfr+/dcfr+, not cfr"),
     (["-a", "dcfr", "--gamma", "2", "--averaging", "linear"], "--gamma or --averaging"),
     (["-a", "pcfr+", "--beta", "1"], "not pcfr+"),
     (["-a", "es", "--epsilon", "0.3"], "os/as and dream, not es"),

@@ -19,9 +19,9 @@ reads, and how the average strategy is weighted (ARCHITECTURE.md, the UpdateRule
   weighs ``t^gamma`` in the average.  Defaults DCFR's, 1.5 and 2 (the PDCFR+ paper tunes
   ``pdcfr+:2.3,5``).
 * ``dcfr+:alpha,gamma``: DCFR+ (Xu et al., IJCAI 2024, sec. 4): CFR+'s clipping with DCFR's
-  discount of the positive regrets, ``Q^t = [Q^{t-1} (t-1)^a / ((t-1)^a + 1) + r^t]^+``, kept
-  here as ``Q = max(Q + r, 0) t^a / (t^a + 1)`` (the same strategies, as for DCFR); iteration
-  ``t`` weighs ``t^gamma``.  Defaults the paper's, 1.5 and 4.
+  discount of the positive regrets, ``Q^t = [Q^{t-1} (t-1)^a / ((t-1)^a + 1) + r^t]^+`` (kind
+  ``CLIPPED_DISCOUNTED``, in the paper's order); iteration ``t`` weighs ``t^gamma``.  Defaults
+  the paper's, 1.5 and 4.
 
 The scheduled rules change their parameters with the iteration (:mod:`rcfr.core.schedules`,
 :mod:`rcfr.solvers.ddcfr`); the kernels then read one iteration's parameters at a time:
@@ -258,13 +258,19 @@ def rule_update(rule, t, inst, s_lo, s_hi, regrets, pred):
         for s in range(s_lo, s_hi):
             v = regrets[s] + inst[s]
             regrets[s] = v * (pos if v >= 0.0 else neg)
-    elif kind == DISCOUNTED_BEFORE:  # the sum of t - 1 discounted by its sign, then r added
+    elif kind == DISCOUNTED_BEFORE or kind == CLIPPED_DISCOUNTED:
+        # the papers' form: the sum of t - 1 discounted (by its sign), then r added (clipped)
         pos = discount(t - 1, rule.alpha) if t > 1 else 0.0  # (R^0 = 0)
         neg = discount(t - 1, rule.beta) if t > 1 else 0.0
-        for s in range(s_lo, s_hi):
-            v = regrets[s]
-            regrets[s] = v * (pos if v > 0.0 else neg) + inst[s]
-    else:  # PREDICTIVE_DISCOUNTED, CLIPPED_DISCOUNTED: clip, then discount the clipped sum
+        if kind == CLIPPED_DISCOUNTED:
+            for s in range(s_lo, s_hi):
+                v = regrets[s] * pos + inst[s]
+                regrets[s] = v if v > 0.0 else 0.0
+        else:
+            for s in range(s_lo, s_hi):
+                v = regrets[s]
+                regrets[s] = v * (pos if v > 0.0 else neg) + inst[s]
+    else:  # PREDICTIVE_DISCOUNTED: clip, then discount the clipped sum
         pos = discount(t, rule.alpha)
         for s in range(s_lo, s_hi):
             v = regrets[s] + inst[s]
