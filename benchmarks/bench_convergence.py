@@ -32,12 +32,13 @@ except ImportError:  # running from a checkout without an installed package
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import rcfr
 from rcfr.core.errors import RcfrError
+from rcfr.core.names import ALGORITHMS as ALGORITHMS_ALL
 from rcfr.evaluate import evaluate
 from rcfr.experiments.published import ALGORITHMS, published_value
 from rcfr.games.suite import SUITE, papers_unit
 
 HERE = Path(__file__).resolve().parent
-RULES = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+")
+RULES = ALGORITHMS_ALL  # every tabular rule: the fixed ones, then the scheduled ones
 
 
 def _run(spec: str, rule: str, iterations: int) -> dict:

@@ -300,3 +300,22 @@ def test_refusals(kuhn, call, message):
 def test_the_command_line_refuses_in_one_line(capsys):
     code, _, err = run_cli(capsys, "solve", "kuhn", "-a", "hs-pcfr+", "--gamma0", "2")
     assert "gamma0" in one_line_error(code, err)
+
+
+def test_the_convergence_suite_runs_the_new_rules(tmp_path, capsys):
+    """A sweep runs them (the packaged suite spec lists them): on Kuhn rcfr's ddcfr curve is the
+    authors' published one."""
+    spec = tmp_path / "suite.toml"
+    spec.write_text('name = "suite_rules"\nfigure = "convergence_suite"\n[base]\n'
+                    'iterations = 100\neval_every = 50\n[[part]]\n'
+                    'grid = { game = ["kuhn"], algorithm = ["dcfr+", "hs-pcfr+", "ddcfr"] }\n')
+    data_file = tmp_path / "suite.json"
+    code, _, err = run_cli(capsys, "figure", "convergence_suite", "--spec", spec, "--db",
+                           tmp_path / "results.db", "-o", tmp_path / "suite.png", "--data",
+                           data_file)
+    assert code == 0, err
+    rules = json.loads(data_file.read_text())["games"]["kuhn"]["rules"]
+    assert sorted(rules) == ["dcfr+", "ddcfr", "hs-pcfr+"]
+    assert rules["ddcfr"]["x"] == [50, 100]
+    assert rules["ddcfr"]["exploitability"][-1] == pytest.approx(
+        published_value("kuhn", "ddcfr", 100), rel=1e-10)
