@@ -138,7 +138,7 @@ def test_make_solver_refuses_what_the_declarations_say_an_algorithm_ignores():
     for o in OPTIONS:  # the numeric options of the rules, for the tabular algorithms
         if o.group != NUMERIC:
             continue
-        value = {"gamma0": 15.0, "horizon": 100.0}.get(o.name, 0.5)  # (in range)
+        value = {"gamma0": 15.0, "horizon": 100}.get(o.name, 0.5)  # (in range)
         for algorithm in ALGORITHMS:
             if algorithm in o.rules:
                 make_solver("kuhn", algorithm, **{o.name: value})

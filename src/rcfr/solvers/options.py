@@ -201,9 +201,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("gamma0", float, "hs-dcfr/hs-pcfr+: the schedule's first averaging power, lowered "
            "by 5 over the horizon (default 30; the paper's other schedule: 15).",
            group=NUMERIC, cli=("--gamma0",), rules=("hs-dcfr", "hs-pcfr+"), low=5),
-    Option("horizon", float, "hs-dcfr/hs-pcfr+/ddcfr: the iterations the schedule spans "
+    Option("horizon", int, "hs-dcfr/hs-pcfr+/ddcfr: the iterations the schedule spans "
            "(default 1000, the papers'; past it the parameters stay).", group=NUMERIC,
-           cli=("--horizon",), rules=("hs-dcfr", "hs-pcfr+", "ddcfr"), low=1),
+           cli=("--horizon",), rules=("hs-dcfr", "hs-pcfr+", "ddcfr"), low=1,
+           high=2**40),
     Option("tau", float, "as: tau (default 1000).", group=NUMERIC, cli=("--tau",),
            schemes=("as",)),
     Option("eval_every", int, "Evaluate the average strategy every K iterations (default: ten "

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.errors import RcfrError
-from ..core.rules import RuleParams, UpdateRule
+from ..core.rules import RuleParams, UpdateRule, parse_rule
 from ..core.schedules import average_factor, hs_parameters
 from ..forms.base import Form
 from .loop import UNLIMITED, CFRSolver
@@ -30,10 +30,11 @@ class ScheduledSolver(CFRSolver):
                  alternating: bool = True, averaging: str | float | None = None,
                  link: str | Any = None, seed: int | None = None,
                  dtype: str = "float64", storage: str = "float") -> None:
+        name = parse_rule(algorithm).name
         if averaging is not None:
-            raise RcfrError(f"{algorithm}'s schedule sets the averaging; leave out --averaging")
+            raise RcfrError(f"{name}'s schedule sets the averaging; leave out --averaging")
         if str(storage).strip().lower() != "float":
-            raise RcfrError(f"{algorithm} runs on float tables, not storage {storage}")
+            raise RcfrError(f"{name} runs on float tables, not storage {storage}")
         super().__init__(game, algorithm, alternating=alternating, link=link, seed=seed,
                          dtype=dtype)
         if not self.estimator.rule.scheduled:
