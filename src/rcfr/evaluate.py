@@ -4,6 +4,11 @@ Everything is computed in sequence form in O(terminals + sequences): one realiza
 player, one pass over the terminals and one backward pass over the best responder's information
 sets.  Exploitability is the mean of the two best-response values and NashConv their sum
 (OpenSpiel's convention; Ceraolo 2021, sec. 2.4).
+
+In a node-locked game (:mod:`rcfr.forms.lock`) a player may deviate only at its free
+information sets: its best response keeps the lock where it is locked, and the exploitability
+is the sum of what the players can still gain by deviating (with one player locked throughout,
+the other's gain alone).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from .core import kernels as K
 from .core.errors import RcfrError
 from .forms.base import Form
 from .forms.compile import compile_game
+from .forms.lock import NodeLock, locked_best_value
 from .policy import TabularPolicy
 
 
@@ -23,7 +29,9 @@ from .policy import TabularPolicy
 class Evaluation:
     """Value of a profile to player 0, each player's best-response value, NashConv and
     exploitability, in game units (``big_blind`` converts to mbb/g for poker games, ``pot``
-    to a share of a hold'em spot's starting pot)."""
+    to a share of a hold'em spot's starting pot).  ``locked``: measured in a node-locked game
+    (module docstring: the best responses deviate only at free information sets, and the
+    exploitability is the players' gains summed)."""
 
     value: float
     best_response_values: tuple[float, float]
@@ -31,6 +39,13 @@ class Evaluation:
     exploitability: float
     big_blind: float | None = None
     pot: float | None = None
+    locked: bool = False
+
+    @property
+    def gains(self) -> tuple[float, float]:
+        """What each player gains by its best response over the profile's value."""
+        br0, br1 = self.best_response_values
+        return br0 - self.value, br1 + self.value
 
     @property
     def exploitability_pot(self) -> float | None:
@@ -54,6 +69,9 @@ class Evaluation:
             out["exploitability_mbb"] = self.exploitability_mbb
         if self.pot:
             out["exploitability_pot_pct"] = self.exploitability_pot
+        if self.locked:
+            out["locked"] = True
+            out["gains"] = list(self.gains)
         return out
 
 
@@ -126,17 +144,42 @@ def _expected_value(tree, plan: np.ndarray) -> float:
     return tree.expected_value(plan)
 
 
-def evaluate(game, policy=None) -> Evaluation:
-    """Value, best-response values, NashConv and exploitability of ``policy`` in ``game``.
+def evaluate(game, policy=None, *, lock: NodeLock | None = None) -> Evaluation:
+    """Value, best-response values, NashConv and exploitability of ``policy`` in ``game``;
+    with a ``lock`` (:class:`~rcfr.forms.lock.NodeLock`) in the locked game (module
+    docstring; the profile held to the lock first).
 
     Call as ``evaluate(tree, policy)`` or ``evaluate(policy)``."""
     if policy is None:
         game, policy = None, game
     tree = _tree_of(game, policy)
+    if lock is not None and lock.size:
+        probs = lock.force(np.array(_probs(tree, policy), dtype=np.float64))
+        return _evaluate_locked(tree, probs, lock)
     value, br0, br1 = tree.evaluate(_probs(tree, policy))  # the form's evaluator
     nash_conv = br0 + br1
     return Evaluation(value, (br0, br1), nash_conv, nash_conv / 2.0, tree.game.big_blind,
                       tree.game.starting_pot)
+
+
+def _evaluate_locked(tree: Form, probs: np.ndarray, lock: NodeLock) -> Evaluation:
+    """:func:`evaluate` in the game ``lock`` restricts: each player's best response keeps the
+    lock at its locked information sets (:func:`rcfr.forms.lock.locked_best_value`)."""
+    if lock.infoset_mask.shape != (tree.num_infosets,):
+        raise RcfrError("the lock was made for another game")
+    plan = realization_plans(tree, probs)
+    value = float(tree.expected_value(plan))
+    brs = []
+    for p in (0, 1):
+        acc = np.zeros(tree.num_sequences + 2)
+        tree.terminal_values(p, plan, acc)
+        infos = tree.player_infosets(p)
+        brs.append(float(locked_best_value(p, infos.start, infos.stop, tree.infoset_seq_start,
+                                           tree.infoset_num_actions, tree.infoset_parent_seq,
+                                           acc, lock.infoset_mask, probs)))
+    nash_conv = brs[0] + brs[1]
+    return Evaluation(value, (brs[0], brs[1]), nash_conv, nash_conv, tree.game.big_blind,
+                      tree.game.starting_pot, locked=True)
 
 
 def exploitability(game, policy=None) -> float:

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core.compact import CompactTables
 from ..core.rules import LazyDiscount, RuleParams, lazy_discount
+from .lock import NO_LOCK, NodeLock
 
 NO_LAZY = lazy_discount(np.zeros(0), 0)  # a state with no lazy discount (its arrays empty)
 NO_RNG = np.zeros(1, dtype=np.uint64)  # the generator word of a pass that draws nothing
@@ -39,7 +40,9 @@ class LoopState(NamedTuple):
     rule's :class:`~rcfr.core.rules.RuleParams`, ``link_kind`` / ``link_param`` the link's,
     ``avg_power`` the averaging power (iteration ``t`` weighs ``t**avg_power``).  A sampled
     pass draws from ``rng`` (one SplitMix64 word) and, with ``lazily``, absorbs discounted
-    regrets through ``lazy`` (:class:`~rcfr.core.rules.LazyDiscount`)."""
+    regrets through ``lazy`` (:class:`~rcfr.core.rules.LazyDiscount`).  ``lock`` holds
+    information sets' current strategy fixed (:mod:`rcfr.forms.lock`; a full-width pass
+    applies it after each player's link)."""
 
     iteration: int
     nodes_visited: int
@@ -59,6 +62,7 @@ class LoopState(NamedTuple):
     rng: np.ndarray = NO_RNG
     lazy: LazyDiscount = NO_LAZY
     lazily: bool = False
+    lock: NodeLock = NO_LOCK
 
     def advanced(self, iterations: int, nodes: int) -> Counters:
         """The counters after ``iterations`` more iterations that visited ``nodes``

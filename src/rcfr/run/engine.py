@@ -184,7 +184,7 @@ def drive(tree: Form, solver: Solver, iterations: int | None = None, eval_every:
         expl = None
         if due or (at_end and (eval_every or eval_nodes or auto)):
             policy = solver.average_policy()
-            evaluation = evaluate(tree, policy)
+            evaluation = _evaluate(tree, solver, policy)
             last = (solver.iteration, policy, evaluation)
             expl = evaluation.exploitability
             if hooks.on_evaluation is not None:
@@ -205,15 +205,21 @@ def drive(tree: Form, solver: Solver, iterations: int | None = None, eval_every:
     reached = None if target is None else bool(curve) and curve[-1][1] <= target
     failed = None if hooks.checkpoint is None else _save_checkpoint(solver, hooks.checkpoint)
     if release and getattr(solver, "releasable", False):  # (deep and FP solvers: no tables)
-        policy, evaluation = None, evaluate(tree, solver.release_average())
+        policy, evaluation = None, _evaluate(tree, solver, solver.release_average())
     elif last is not None and last[0] == solver.iteration:  # evaluated at the end already
         _, policy, evaluation = last
     else:
         policy = solver.average_policy()
-        evaluation = evaluate(tree, policy) if measure else None
+        evaluation = _evaluate(tree, solver, policy) if measure else None
     return _result(tree, solver, seconds=seconds, policy=policy, evaluation=evaluation,
                    curve=curve, curve_nodes=curve_nodes, iterations_run=solver.iteration - it0,
                    interrupted=interrupted, checkpoint_error=failed, target_reached=reached)
+
+
+def _evaluate(tree: Form, solver: Solver, policy: Any) -> Evaluation:
+    """The evaluation of ``solver``'s ``policy`` on ``tree``: in the locked game where the
+    solver holds a node lock (its ``locked``, :mod:`rcfr.forms.lock`)."""
+    return evaluate(tree, policy, lock=getattr(solver, "locked", None))
 
 
 def _result(tree: Form, solver: Solver, **fields: Any) -> RunResult:
@@ -292,6 +298,8 @@ def solve(game: Any, algorithm: str = "cfr+", iterations: int = 1000, eval_every
         raise RcfrError(f"checkpoint-every must be a positive number of seconds, "
                         f"got {checkpoint_every!r}")
     if abstraction is not None:
+        if options.get("lock") is not None:
+            raise RcfrError(_LOCK_ABSTRACTION)
         refuse_targets(target_exploitability, target_mbb)
         if release:
             raise RcfrError("release keeps no strategy: it takes no abstraction")
@@ -319,6 +327,10 @@ _PUBLIC_ABSTRACTION = ("--abstraction solves the abstract game's history form (b
                        "buckets:K, either form); leave out --form public")
 
 
+_LOCK_ABSTRACTION = ("--lock fixes information sets of the game solved; it takes no "
+                     "--abstraction")
+
+
 def check_spec(spec: RunSpec) -> None:
     """Refuse what a run of ``spec`` would refuse before its first iteration, without
     compiling the game (``rcfr sweep --dry-run`` asks it of every run): the game string, the
@@ -326,6 +338,8 @@ def check_spec(spec: RunSpec) -> None:
     form, the stopping targets and ``release`` combine."""
     if spec.release and spec.abstraction is not None:
         raise RcfrError("release keeps no strategy: it takes no abstraction")
+    if spec.lock is not None and spec.abstraction is not None:
+        raise RcfrError(_LOCK_ABSTRACTION)
     if spec.abstraction is not None and not names_buckets(spec.abstraction):
         check_history_choice(spec.form, _PUBLIC_ABSTRACTION)
     game = load_game(spec.game)
@@ -440,7 +454,7 @@ def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunResult:
         key = "nodes" if by_nodes else "iterations"
         passed = [t for t in targets if t <= done()]
         if passed and not any((p[key] or 0) >= passed[-1] for p in points):
-            evaluation = evaluate(tree, solver.average_policy())
+            evaluation = _evaluate(tree, solver, solver.average_policy())
             on_evaluation(evaluation)
             on_chunk(0, evaluation.exploitability)
     measured = len(points)
@@ -491,7 +505,7 @@ def _whole(results: list[RunResult], points: list[dict[str, Any]], measured: int
     if not results:  # resumed at its budget: nothing left to run
         policy = solver.average_policy()
         return _result(tree, solver, seconds=0.0, policy=policy,
-                       evaluation=evaluate(tree, policy), iterations_run=0)
+                       evaluation=_evaluate(tree, solver, policy), iterations_run=0)
     result = results[-1]
     if len(results) == 1 and not measured:
         return result

@@ -24,7 +24,9 @@ class Solver(Protocol):
     ``save_checkpoint(path)`` / ``load_checkpoint(path)`` write and read the whole state
     (exactly: a resumed run gives the uninterrupted run's numbers).  ``tree`` is the compiled
     game its policies index (after ``setup()``); ``name`` the algorithm's name;
-    ``complexity`` its size where it has one (a regressor's leaves), else ``None``."""
+    ``complexity`` its size where it has one (a regressor's leaves), else ``None``.  A driver
+    that holds a node lock gives it as ``locked`` (a :class:`~rcfr.forms.lock.NodeLock`; the
+    engine evaluates its policies in the locked game)."""
 
     name: str
     iteration: int

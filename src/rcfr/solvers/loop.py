@@ -37,9 +37,11 @@ from ..core.rules import UpdateRule, parse_rule
 from ..core.statecheck import check_checkpoint
 from ..forms.base import Form
 from ..forms.compile import compile_game
+from ..forms.lock import NO_LOCK, NodeLock, apply_lock
 from ..forms.loop_state import LoopState
 from ..policy import TabularPolicy
 from .checkpoint import check_options, read_checkpoint, write_checkpoint
+from .locking import LockSource, read_lock
 from .tabular import CompactRegrets, TabularRegrets
 
 AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
@@ -68,8 +70,12 @@ class RegretSolver:
     tabular one with ``rule``); ``rule`` is an update rule spec or object
     (:func:`~rcfr.core.rules.parse_rule`; default the estimator's, else ``cfr``).
     ``averaging`` is ``"uniform"``, ``"linear"``, ``"quadratic"`` or a power ``g`` (iteration
-    ``t`` weighs ``t**g`` in the average strategy); by default the rule's.  Parameters are
-    validated in :meth:`run`.
+    ``t`` weighs ``t**g`` in the average strategy); by default the rule's.  ``lock`` holds
+    information sets' strategies fixed (node locking: a
+    :class:`~rcfr.forms.lock.NodeLock`, a lock file or ``"FILE.npz:P"``,
+    :func:`~rcfr.solvers.locking.read_lock`): the current strategy is held to it after every
+    link, so the average strategy is the lock wherever it is reached (and is set to it
+    elsewhere).  Parameters are validated in :meth:`run`.
     """
 
     schedules = False  # whether the solver sets a scheduled rule's parameters (ScheduledSolver)
@@ -77,8 +83,9 @@ class RegretSolver:
     def __init__(self, game: Form | Any, *, estimator: Any = None,
                  rule: str | UpdateRule | None = None, link: str | Link | None = None,
                  alternating: bool = True, averaging: str | float | None = None,
-                 seed: int | None = None, name: str = "cfr") -> None:
+                 seed: int | None = None, name: str = "cfr", lock: LockSource = None) -> None:
         self.game = game
+        self.lock = lock
         self.estimator = estimator
         self.rule = rule
         self.link = link
@@ -114,7 +121,11 @@ class RegretSolver:
         S = t.num_sequences
         self.bounds_ = np.array([0, t.num_infosets_per_player[0], t.num_infosets], dtype=np.int64)
         self.seq_bounds_ = np.array([0, t.num_sequences_per_player[0], S], dtype=np.int64)
-        self.strategy_ = TabularPolicy.uniform(t).probs.astype(dtype)
+        self.lock_ = read_lock(t, self.lock)
+        if self.lock_.size and not self._locks():
+            raise RcfrError(f"{self.name} cannot lock nodes (node locking runs on the "
+                            "full-width solvers)")
+        self.strategy_ = self.lock_.force(TabularPolicy.uniform(t).probs).astype(dtype)
         compact = getattr(self.estimator_, "compact", None) is not None  # its own average
         self.avg_weights_ = np.zeros(0 if compact else S, dtype)
         self._inst = np.zeros(0 if compact else S, dtype)
@@ -124,6 +135,17 @@ class RegretSolver:
         self._ready = True
         if self.fused_:
             self._run_fused(0, UNLIMITED)  # compile now, not inside a timed run
+
+    @property
+    def locked(self) -> NodeLock | None:
+        """The node lock this solver holds (:mod:`rcfr.forms.lock`), or ``None``."""
+        if not self._ready:
+            self.setup()
+        return self.lock_ if self.lock_.size else None
+
+    def _locks(self) -> bool:
+        """Whether this solver's pass holds a lock (the full-width passes do)."""
+        return True
 
     def _resolve_rule(self) -> UpdateRule:
         own = getattr(self.estimator_, "rule", None)
@@ -182,7 +204,8 @@ class RegretSolver:
         return LoopState(self.iteration, self.nodes_visited, self.alternating, self.avg_power_,
                          self.rule_.params, self.link_.kind, self.link_.param, est.regrets,
                          est.prediction, est.values_, self.strategy_, self.avg_weights_,
-                         self._inst, compact, np.uint64(0) if compact is None else est.key[0])
+                         self._inst, compact, np.uint64(0) if compact is None else est.key[0],
+                         lock=self.lock_)
 
     def _run_fused(self, max_iters: int, node_budget: int) -> None:
         """Whole iterations in the pass's fused kernel, until ``max_iters`` iterations or
@@ -208,6 +231,7 @@ class RegretSolver:
                 apply_link(self.link_.kind, self.link_.param, self.estimator_.predict(p),
                            self.bounds_[p], self.bounds_[p + 1], t.infoset_seq_start,
                            t.infoset_num_actions, self.strategy_)
+                apply_lock(self.lock_, p, self.strategy_)
 
     # -- outputs -------------------------------------------------------------------------
     def _info(self) -> dict[str, Any]:
@@ -216,9 +240,16 @@ class RegretSolver:
                 "alternating": self.alternating, "averaging": self.averaging_,
                 "seed": self.seed, "nodes_visited": self.nodes_visited}
         info.update(self.tree.file_meta())  # files say which form they index
+        lock = getattr(self, "lock_", NO_LOCK)
+        if lock.size:  # (recorded only where set: files without a lock stay as they were)
+            info["lock"] = lock.digest()
+            info["locked_infosets"] = [lock.infosets(0), lock.infosets(1)]
+            if not hasattr(self.lock, "seq"):
+                info["lock_source"] = str(self.lock)
         return info
 
-    _config_keys: tuple[str, ...] = ("rule", "link", "alternating", "averaging")  # to resume
+    # what a resumed run must share (lock: the digest of the locked sequences' probabilities)
+    _config_keys: tuple[str, ...] = ("rule", "link", "alternating", "averaging", "lock")
 
     def _extra_state(self) -> dict[str, np.ndarray]:
         """Hook: arrays a subclass adds to its checkpoints (e.g. a random generator's state)."""
@@ -246,8 +277,10 @@ class RegretSolver:
         """The average strategy (the one that converges to an equilibrium)."""
         self.setup()
         compact = getattr(self.estimator_, "compact", None) is not None  # decoded afresh
-        return TabularPolicy.from_weights(self.tree, self.average_weights(), self._info(),
-                                          consume=compact)
+        policy = TabularPolicy.from_weights(self.tree, self.average_weights(), self._info(),
+                                            consume=compact)
+        self.lock_.force(policy.probs)  # (where unreached, the average is uniform: the lock)
+        return policy
 
     def average_weights(self) -> np.ndarray:
         """The average-strategy sums over sequences (decoded from compressed tables)."""
@@ -281,7 +314,7 @@ class RegretSolver:
         t = self.tree
         normalize(weights, 0, t.num_infosets, t.infoset_seq_start, t.infoset_num_actions,
                   weights)
-        return weights
+        return self.lock_.force(weights)
 
     def current_policy(self) -> TabularPolicy:
         """The current strategy (the link applied to the current estimates)."""
@@ -314,7 +347,7 @@ class RegretSolver:
                             "recorded wrote it); start the run afresh")
         meta.setdefault("dtype", "float64")  # before float32 tables
         meta.setdefault("storage", "float")  # before compressed tables
-        check_options(path, meta, {key: mine[key] for key in self._config_keys})
+        check_options(path, meta, {key: mine.get(key) for key in self._config_keys})
         S = self.tree.num_sequences
         opaque = getattr(self.estimator_, "opaque_state", ())
         check_checkpoint(name, arrays, self._state_arrays(),
@@ -356,7 +389,7 @@ class CFRSolver(RegretSolver):
     Discounted CFR (``"lcfr"``, ``"dcfr"`` or ``"dcfr:alpha,beta,gamma"``; Brown & Sandholm
     2019), predictive CFR+ (``"pcfr+"``; Farina et al. 2021) and predictive discounted CFR+
     (``"pdcfr+"``; Xu et al. 2024).  ``algorithm`` may also be an
-    :class:`~rcfr.core.rules.UpdateRule`.
+    :class:`~rcfr.core.rules.UpdateRule`; ``lock``: node locking (:class:`RegretSolver`).
     """
 
     _config_keys = RegretSolver._config_keys + ("dtype", "storage")
@@ -364,7 +397,8 @@ class CFRSolver(RegretSolver):
     def __init__(self, game: Form | Any, algorithm: str | UpdateRule = "cfr", *,
                  alternating: bool = True, averaging: str | float | None = None,
                  link: str | Link | None = None, seed: int | None = None,
-                 dtype: str = "float64", storage: str = "float") -> None:
+                 dtype: str = "float64", storage: str = "float",
+                 lock: LockSource = None) -> None:
         self.dtype = dtype
         self.storage = storage
         if isinstance(algorithm, UpdateRule):
@@ -383,7 +417,7 @@ class CFRSolver(RegretSolver):
                      else TabularRegrets(rule))
         super().__init__(game, estimator=estimator, rule=rule, link=link,
                          alternating=alternating, averaging=averaging, seed=seed,
-                         name=rule.name)
+                         name=rule.name, lock=lock)
 
     def _table_dtype(self) -> type:
         """``dtype="float32"``: the regrets, current and average strategies in single precision

@@ -252,6 +252,10 @@ class MCCFRSolver(RegretSolver):
     def _default_averaging(self) -> str | float:
         return "uniform" if self.rule_.name in ("cfr", "cfr+") else super()._default_averaging()
 
+    def _locks(self) -> bool:
+        """The sampled passes hold no lock (node locking is the full-width solvers')."""
+        return False
+
     def _make_pass(self) -> Any:
         if not self.alternating:
             raise RcfrError("Monte Carlo CFR alternates updates (one sampled pass per player); "

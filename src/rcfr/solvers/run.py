@@ -110,6 +110,10 @@ def solver_recipe(algorithm: str, *, rule: str | UpdateRule | None = None,
     if "storage" in given and key not in storage.algorithms:
         raise RcfrError(f"{storage.flag} sets the tables of the full-width solvers "
                         f"{'/'.join(storage.algorithms)}, not {key}")
+    lock = OPTION["lock"]
+    if "lock" in given and key not in lock.algorithms:
+        raise RcfrError(f"{lock.flag} locks nodes of the full-width solvers "
+                        f"{'/'.join(lock.algorithms)}, not {key}")
     if "alpha" in given and (options.get("regressor") or "").strip().lower() == "ridge":
         raise RcfrError(f"{OPTION['alpha'].flag} is DCFR's; the ridge penalty is "
                         f"{OPTION['ridge_alpha'].flag}")

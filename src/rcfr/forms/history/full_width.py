@@ -15,6 +15,7 @@ from ...core.compact import absorb_compact, average_compact
 from ...core.links import apply_link
 from ...core.rules import link_input, rule_update
 from ..base import Form
+from ..lock import apply_lock
 from ..loop_state import Counters, LoopState
 
 
@@ -100,8 +101,9 @@ def absorb_sets(t, rule, link_kind, link_param, i_lo, i_hi, s_lo, s_hi, seq_star
 
 @njit(cache=True)
 def run_tabular(n_iters, t0, alternating, avg_power, rule, link_kind, link_param, tree,
-                regrets, prediction, values, strategy, avg, work):
-    """``n_iters`` iterations of the loop with the tabular estimator, entirely in numba."""
+                regrets, prediction, values, strategy, avg, work, lock):
+    """``n_iters`` iterations of the loop with the tabular estimator, entirely in numba; each
+    player's new strategy held to ``lock`` (:mod:`rcfr.forms.lock`)."""
     for it in range(n_iters):
         t = t0 + it + 1
         weight = float(t) ** avg_power
@@ -112,16 +114,18 @@ def run_tabular(n_iters, t0, alternating, avg_power, rule, link_kind, link_param
                                 0 if first else 1 - p, 2 if first else 2 - p)
                 absorb(p, t, rule, link_kind, link_param, tree, work.inst, regrets, prediction,
                        values, strategy)
+                apply_lock(lock, p, strategy)
         else:
             full_width_pass(0, 2, weight, tree, strategy, avg, work)
             for p in range(2):
                 absorb(p, t, rule, link_kind, link_param, tree, work.inst, regrets, prediction,
                        values, strategy)
+                apply_lock(lock, p, strategy)
 
 
 @njit(cache=True)
 def run_compact(n_iters, t0, alternating, avg_power, rule, link_kind, link_param, tree, C, key,
-                strategy, work):
+                strategy, work, lock):
     """:func:`run_tabular` on compressed tables (``storage="int16"``,
     :mod:`rcfr.core.compact`; non-predictive rules): the same passes in the same order, each
     player's regrets absorbed and average-strategy sums added with stochastic rounding."""
@@ -139,6 +143,7 @@ def run_compact(n_iters, t0, alternating, avg_power, rule, link_kind, link_param
                 average_compact(t, weight, b[p], b[p + 1], ss, na, plan, C, key)
                 absorb_compact(t, rule, link_kind, link_param, b[p], b[p + 1], ss, na, inst,
                                strategy, C, key)
+                apply_lock(lock, p, strategy)
         else:
             K.realization_plan(strategy, b[0], b[2], ss, na, tree.parent_seq, plan)
             for p in range(2):
@@ -147,6 +152,7 @@ def run_compact(n_iters, t0, alternating, avg_power, rule, link_kind, link_param
             for p in range(2):
                 absorb_compact(t, rule, link_kind, link_param, b[p], b[p + 1], ss, na, inst,
                                strategy, C, key)
+                apply_lock(lock, p, strategy)
 
 
 class FullWidthPass:
@@ -173,10 +179,10 @@ class FullWidthPass:
         if state.compact is not None:  # storage="int16"
             run_compact(iterations, state.iteration, state.alternating, state.avg_power,
                         state.rule, state.link_kind, state.link_param, self.arrays,
-                        state.compact, state.key, state.strategy, self.work)
+                        state.compact, state.key, state.strategy, self.work, state.lock)
         else:
             run_tabular(iterations, state.iteration, state.alternating, state.avg_power,
                         state.rule, state.link_kind, state.link_param, self.arrays,
                         state.regrets, state.prediction, state.values, state.strategy,
-                        state.avg_weights, self.work)
+                        state.avg_weights, self.work, state.lock)
         return state.advanced(iterations, iterations * per)

@@ -29,6 +29,7 @@ from ...core.links import POLYNOMIAL, link_slice, matched, positive
 from ...core.rules import CLIPPED, PLAIN, absorbed
 from ..base import Form
 from ..history.full_width import FullWork, absorb, absorb_sets, accumulate_average
+from ..lock import NO_LOCK, apply_lock
 from ..loop_state import Counters, LoopState
 from ..threads import thread_args
 from .layout import state_from_layout, state_to_layout, uses_layout
@@ -246,13 +247,14 @@ def _regrets_threaded(p, t, rule, link_kind, link_param, strategy, tree, acc, in
 
 @njit(cache=True)
 def run_public(n_iters, t0, alternating, avg_power, rule, link_kind, link_param, tree, T, dense,
-               regrets, prediction, values, strategy, avg, work, threads=1, LV=None):
+               regrets, prediction, values, strategy, avg, work, lock, threads=1, LV=None):
     """``n_iters`` iterations of vector-form CFR with any update ``rule``, in the order of
     :func:`rcfr.forms.history.full_width.run_tabular` (so both forms give the same strategies),
     fused: a
     player's realization plan is recomputed only after its strategy changed, averaging rides
     on the plan and absorbing on the backward sweep.  On ``threads`` threads: the terminal
-    sweeps, and with the levels ``LV`` the plans and backward sweeps (the same numbers)."""
+    sweeps, and with the levels ``LV`` the plans and backward sweeps (the same numbers).  Each
+    player's new strategy is held to ``lock`` (:mod:`rcfr.forms.lock`)."""
     plan, acc, inst = work.plan, work.acc, work.inst
     P0, P1 = np.int64(0), np.int64(1)  # plain values, not literals: one sweep compiled
     for it in range(n_iters):
@@ -267,12 +269,14 @@ def run_public(n_iters, t0, alternating, avg_power, rule, link_kind, link_param,
                             threads)
             _regrets_threaded(0, t, rule, link_kind, link_param, strategy, tree, acc, inst,
                               regrets, prediction, values, LV, threads)
+            apply_lock(lock, P0, strategy)
             nxt = float(t + 1) ** avg_power
             plan_threaded(strategy, LV, 0, 1, tree, plan, nxt, avg, it + 1 < n_iters, threads)
             terminal_values(P1, plan, T, dense, tree.seq_bounds[1], tree.seq_bounds[2], acc,
                             threads)
             _regrets_threaded(1, t, rule, link_kind, link_param, strategy, tree, acc, inst,
                               regrets, prediction, values, LV, threads)
+            apply_lock(lock, P1, strategy)
         else:
             plan_threaded(strategy, LV, 0, 2, tree, plan, weight, avg, True, threads)
             for p in range(2):
@@ -281,6 +285,7 @@ def run_public(n_iters, t0, alternating, avg_power, rule, link_kind, link_param,
             for p in range(2):  # (both sweeps read the plan at the same strategies)
                 _regrets_threaded(p, t, rule, link_kind, link_param, strategy, tree, acc, inst,
                                   regrets, prediction, values, LV, threads)
+                apply_lock(lock, p, strategy)
 
 
 @njit(cache=True)
@@ -314,7 +319,7 @@ def _plan_compact(p_lo, p_hi, t, weight, strategy, tree, plan, C, key, LV, threa
 
 @njit(cache=True)
 def run_public_compact(n_iters, t0, alternating, avg_power, rule, link_kind, link_param, tree,
-                       T, dense, C, key, strategy, work, threads=1, LV=None):
+                       T, dense, C, key, strategy, work, lock, threads=1, LV=None):
     """:func:`run_public` on compressed tables (``storage="int16"``, :mod:`rcfr.core.compact`;
     non-predictive rules): the same passes in the same order, the regrets absorbed and the
     average-strategy sums added one information set at a time with stochastic rounding.  An
@@ -340,6 +345,7 @@ def run_public_compact(n_iters, t0, alternating, avg_power, rule, link_kind, lin
                             threads)
             _regrets_compact(0, t, rule, link_kind, link_param, strategy, tree, acc, inst, C,
                              key, LV, threads)
+            apply_lock(lock, P0, strategy)
             plan[S] = 1.0
             nxt = float(t + 1) ** avg_power
             _plan_compact(0, 1, t + 1, nxt, strategy, tree, plan, C, key, LV, threads,
@@ -348,6 +354,7 @@ def run_public_compact(n_iters, t0, alternating, avg_power, rule, link_kind, lin
                             threads)
             _regrets_compact(1, t, rule, link_kind, link_param, strategy, tree, acc, inst, C,
                              key, LV, threads)
+            apply_lock(lock, P1, strategy)
             plan[S + 1] = 1.0
         else:
             _plan_compact(0, 2, t, weight, strategy, tree, plan, C, key, LV, threads,
@@ -358,6 +365,7 @@ def run_public_compact(n_iters, t0, alternating, avg_power, rule, link_kind, lin
             for p in range(2):
                 _regrets_compact(p, t, rule, link_kind, link_param, strategy, tree, acc, inst,
                                  C, key, LV, threads)
+                apply_lock(lock, p, strategy)
 
 
 @njit(cache=True)
@@ -452,9 +460,10 @@ def _absorb_layout(j_lo, j_hi, clipped, L, strategy, acc, regrets, v):
 
 @njit(cache=True)
 def run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, regrets,
-                      strategy, avg, work, v, threads=1):
+                      strategy, avg, work, v, lock, threads=1):
     """:func:`run_public` for CFR and CFR+ with regret matching on sequence vectors in the
-    layout of :mod:`rcfr.forms.public.layout` (the same arithmetic in the same order)."""
+    layout of :mod:`rcfr.forms.public.layout` (the same arithmetic in the same order; ``lock``
+    in the layout's order)."""
     lo, sb = L.node_lo, tree.seq_bounds
     tb, ts = L.term_base, L.term_stride
     plan, acc = work.plan, work.acc
@@ -468,10 +477,12 @@ def run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, 
             _plan_layout(strategy, sb[1], sb[2], L.seq_parent, plan, weight, avg, True)
             _terminal_values(P0, plan, T, tb, ts, SPARSE, sb[0], sb[1], acc, threads)
             _absorb_layout(lo[0], lo[1], clipped, L, strategy, acc, regrets, v)
+            apply_lock(lock, P0, strategy)
             nxt = float(t + 1) ** avg_power
             _plan_layout(strategy, sb[0], sb[1], L.seq_parent, plan, nxt, avg, it + 1 < n_iters)
             _terminal_values(P1, plan, T, tb, ts, SPARSE, sb[1], sb[2], acc, threads)
             _absorb_layout(lo[1], lo[2], clipped, L, strategy, acc, regrets, v)
+            apply_lock(lock, P1, strategy)
         else:
             _plan_layout(strategy, sb[0], sb[2], L.seq_parent, plan, weight, avg, True)
             for p in range(2):
@@ -479,16 +490,17 @@ def run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, 
                                  threads)
             for p in range(2):
                 _absorb_layout(lo[p], lo[p + 1], clipped, L, strategy, acc, regrets, v)
+                apply_lock(lock, p, strategy)
 
 
 @njit(cache=True)
 def run_fused_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, regrets,
-                     strategy, avg, work, scratch, v, threads=1):
+                     strategy, avg, work, scratch, v, lock, threads=1):
     """:func:`run_public_layout` on the contract's arrays: they are transposed into the
     layout (``scratch``: three sequence vectors) at entry and back at exit."""
     state_to_layout(regrets, strategy, avg, scratch, L.seq_contract)
     run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, scratch[0],
-                      scratch[1], scratch[2], work, v, threads)
+                      scratch[1], scratch[2], work, v, lock, threads)
     state_from_layout(scratch, regrets, strategy, avg, L.seq_contract)
 
 
@@ -502,6 +514,7 @@ class PublicFullWidthPass:
         S = tree.num_sequences
         self.work = FullWork(K.padded(S), np.zeros(S + 2), np.zeros(S))
         self._scratch = self._row_values = None
+        self._lock_for = self._lock_layout = None
 
     def run(self, players, strategy, weight, avg, inst) -> int:
         extra = thread_args(always=self.tree.arrays.card_deal)
@@ -532,6 +545,14 @@ class PublicFullWidthPass:
         return (not self.dense and uses_layout(self.tree) and state.rule.kind in (PLAIN, CLIPPED)
                 and state.link_kind == POLYNOMIAL and state.link_param == 2.0)
 
+    def _layout_lock(self, lock):
+        """``lock`` in the order of the tree's layout (kept for the lock last asked)."""
+        if not lock.size:
+            return NO_LOCK
+        if self._lock_for is not lock:
+            self._lock_for, self._lock_layout = lock, lock.in_order(self.tree._layout.seq_contract)
+        return self._lock_layout
+
     def run_fused(self, state: LoopState, max_iters: int, node_budget: int) -> Counters:
         per = 2 * self.tree.num_nodes  # one full pass per player, counted in histories
         iterations = min(max_iters, max(1, -(-node_budget // per)))
@@ -541,7 +562,7 @@ class PublicFullWidthPass:
             run_public_compact(iterations, state.iteration, state.alternating,
                                state.avg_power, state.rule, state.link_kind, state.link_param,
                                self.arrays, self.tree.arrays, self.dense, state.compact,
-                               state.key, state.strategy, work, *extra)
+                               state.key, state.strategy, work, state.lock, *extra)
         elif self.layout_fuses(state):
             L = self.tree._layout
             dtype = state.strategy.dtype
@@ -551,12 +572,12 @@ class PublicFullWidthPass:
             run_fused_layout(iterations, state.iteration, state.alternating, state.avg_power,
                              state.rule.kind == CLIPPED, self.arrays, self.tree.arrays, L,
                              state.regrets, state.strategy, state.avg_weights, self.work,
-                             self._scratch, self._row_values,
+                             self._scratch, self._row_values, self._layout_lock(state.lock),
                              *thread_args(always=self.tree.arrays.card_deal))
         else:
             run_public(iterations, state.iteration, state.alternating, state.avg_power,
                        state.rule, state.link_kind, state.link_param, self.arrays,
                        self.tree.arrays, self.dense, state.regrets, state.prediction,
                        state.values, state.strategy, state.avg_weights, self.work,
-                       *self._thread_args())
+                       state.lock, *self._thread_args())
         return state.advanced(iterations, iterations * per)
