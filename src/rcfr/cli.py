@@ -689,7 +689,12 @@ def _print_head(algorithm: str, game: str, info: dict, seconds: float, ev) -> No
                   f"{info['nodes_visited']:,} nodes visited in {seconds:.2f} s"
                   + (f" ({rate:,.0f} it/s)" if rate is not None else ""))
     out.print(f"  value to player 0   {ev.value:+.6f}")
-    out.print(f"  exploitability      {_fmt_expl(ev)}")
+    out.print(f"  exploitability      {_fmt_expl(ev)}"
+              + ("  (in the locked game)" if ev.locked else ""))
+    if ev.locked:  # what each player still gains deviating at its free information sets
+        g0, g1 = ev.gains
+        out.print(f"  locked: the players' gains by deviating where free: {g0:.6g} (player 0), "
+                  f"{g1:.6g} (player 1)")
 
 
 def _print_solve(result, info: dict, tree, out_file) -> None:

@@ -85,7 +85,7 @@ def make_lock(tree, probs: dict[int, np.ndarray]) -> NodeLock:
                             f">= 0 summing to 1, got {p.tolist()}")
         start = int(tree.infoset_seq_start[i])
         seqs.append(np.arange(start, start + n, dtype=np.int64))
-        vals.append(p / p.sum())
+        vals.append(p)
         mask[i] = True
     seq = np.concatenate(seqs) if seqs else np.zeros(0, dtype=np.int64)
     prob = np.concatenate(vals) if vals else np.zeros(0)

@@ -33,7 +33,10 @@ import numpy as np
 
 from ..core.errors import RcfrError
 from ..forms.base import Form
+from ..forms.compile import compile_game
+from ..forms.convert import convert_probs, infoset_map
 from ..forms.lock import NO_LOCK, NodeLock, make_lock
+from ..forms.public.tree import offers_public_form
 from ..forms.view import public_nodes
 from ..games.holdem.combos import combo_from_str
 from ..games.holdem.hand_classes import CLASS_NAMES, COMBO_CLASS
@@ -117,11 +120,31 @@ def _toml_lock(tree: Form, path: Path) -> NodeLock:
             raise RcfrError(f"{where}: locks nothing: give [[node]] or [[infoset]] tables, or "
                             "a strategy file and the player it locks")
         return _player_lock(tree, probs, player, out)
-    for n, entry in enumerate(nodes, 1):
-        _node_entry(tree, entry, f"{where}: node {n}", probs, out)
+    if nodes:  # resolved on the public form's nodes, then mapped by information-set key
+        ptree = _public(tree, where)
+        pout: dict[int, np.ndarray] = {}
+        pprobs = None if probs is None else convert_probs(probs, tree, ptree)
+        for n, entry in enumerate(nodes, 1):
+            _node_entry(ptree, entry, f"{where}: node {n}", pprobs, pout)
+        m = np.arange(tree.num_infosets) if ptree is tree else infoset_map(ptree, tree)
+        back = np.empty(tree.num_infosets, dtype=np.int64)
+        back[m] = np.arange(tree.num_infosets)
+        for j, p in pout.items():
+            _put(out, int(back[j]), p, where, tree)
     for n, entry in enumerate(infosets, 1):
         _infoset_entry(tree, entry, f"{where}: infoset {n}", probs, out)
     return make_lock(tree, out)
+
+
+def _public(tree: Form, where: str) -> Form:
+    """The game's public form, where its action paths name nodes (``tree`` itself, or the
+    game's public form compiled beside it)."""
+    if public_nodes(tree) is not None:
+        return tree
+    if not offers_public_form(tree.game):
+        raise RcfrError(f"{where}: [[node]] names public nodes, which {tree.game} has none "
+                        "of; lock its information sets by key ([[infoset]])")
+    return compile_game(tree.game, "public")
 
 
 def _check_keys(entry: dict, known: set, where: str) -> None:
@@ -190,9 +213,6 @@ def _number(x: Any, where: str) -> float:
 def _node_entry(tree: Form, entry: dict, where: str, probs, out: dict) -> None:
     _check_keys(entry, {"path", "player", "hands"}, where)
     view = public_nodes(tree)
-    if view is None:
-        raise RcfrError(f"{where}: a lock by action path reads a public form (--form public); "
-                        "on this form lock information sets by key ([[infoset]])")
     path = entry.get("path", "")
     if not isinstance(path, str):
         raise RcfrError(f"{where}: path: expected an action path such as \"check,bet 100\"")
