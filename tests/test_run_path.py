@@ -120,7 +120,7 @@ def _sample(option):
     return {"regressor": "tabular", "features": "onehot", "average_regressor": "tabular",
             "average_target": "strategy", "dtype": "float32", "storage": "int16", "rule": "cfr+",
             "criterion": "squared_error", "hidden": "8", "step": "harmonic",
-            "baseline": "table", "backend": "numpy", "network": "mlp"}.get(
+            "baseline": "table", "backend": "numpy", "network": "mlp", "lock": "lock.toml"}.get(
         option.name, {int: 4, float: 0.5, bool: True}.get(option.type))
 
 

@@ -98,7 +98,7 @@ def solver_recipe(algorithm: str, *, rule: str | UpdateRule | None = None,
     if unknown:
         raise RcfrError(f"unknown option {unknown[0]!r} for {key} (the options are declared in "
                         "rcfr.solvers.options; e.g. alpha, averaging, epsilon, seed, dtype)")
-    for k in ("dtype", "storage"):
+    for k in ("dtype", "storage", "lock"):
         if options.get(k) is None:
             options.pop(k, None)
     given = {k for k, v in options.items() if v is not None and v is not False}
