@@ -4,6 +4,8 @@ exploited by exactly a direct best response to it; the locked strategy is held b
 both forms and every fused loop; checkpoints resume bit for bit under a lock and refuse
 another; bad lock files give one error line."""
 
+import re
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -216,3 +218,37 @@ def test_bad_lock_options_give_one_error_line(tmp_path, capsys, monkeypatch, arg
     lock = [] if "--lock" in args else ["--lock", "kuhn.toml"]
     code, _, err = run_cli(capsys, "solve", game, "-n", "2", *lock, *args)
     assert words in one_line_error(code, err)
+
+
+DOC = (Path(__file__).resolve().parents[1] / "docs" / "real_cards.md").read_text()
+
+
+def test_the_docs_node_locking_section_runs_as_printed(tmp_path, capsys, monkeypatch):
+    """docs/real_cards.md's "Node locking": its lock files saved as their first comment names
+    them, then its commands in order, with the values their comments and the text give."""
+    section = DOC[DOC.index("\n## Node locking\n"):]
+    section = section[:section.index("\n## ", 1)]
+    monkeypatch.chdir(tmp_path)
+    tomls = re.findall(r"```toml\n(.*?)```", section, re.S)
+    assert len(tomls) == 2
+    for text in tomls:
+        name = re.match(r"# (\S+\.toml):", text).group(1)
+        Path(name).write_text(text)
+    block = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
+    lines = [shlex.split(line, comments=True) for line in block.splitlines() if line.strip()]
+    assert len(lines) == 6
+    outs = []
+    for words in lines:
+        code, out, err = run_cli(capsys, *words[1:])
+        assert code == 0 and "error:" not in err, f"{words}: {err}"
+        outs.append(out)
+    values = [float(re.search(r"value to player 0\s+(\S+)", outs[i]).group(1))
+              for i in (0, 3, 4)]
+    assert [round(values[0], 1), round(values[1], 3), round(values[2], 3)] == [-85.2, -0.340,
+                                                                                -0.373]
+    assert "in the locked game" in outs[0] and "in the locked game" in outs[2]
+    assert re.search(r"bet 100 100\.0%", outs[1])  # player 1 bets every hand
+    nash_conv = 2 * float(re.search(r"exploitability\s+(\S+)", outs[3]).group(1))
+    assert f"NashConv {nash_conv:.3f}" in " ".join(section.split())
+    assert abs(values[2] - values[1]) <= nash_conv
+    assert "in the locked game" in outs[5]

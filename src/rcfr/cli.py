@@ -45,6 +45,7 @@ from .solvers.options import (
 
 # the numerical modules load when a command runs, not to build the command table (rcfr --help)
 evaluate_policy = Deferred(".evaluate", "evaluate", __package__)
+read_lock = Deferred(".solvers.locking", "read_lock", __package__)
 check_public_choice = Deferred(".forms.compile", "check_public_choice", __package__)
 compile_game = Deferred(".forms.compile", "compile_game", __package__)
 compile_history_form = Deferred(".forms.compile", "compile_history_form", __package__)
@@ -724,6 +725,10 @@ def evaluate(
     rounds: Annotated[str | None, typer.Option(
         help="liars_dice over rounds (first, loser or winner opens the next round): the "
              "strategy file is solve --rounds's.")] = None,
+    lock: Annotated[str | None, typer.Option(
+        "--lock", help="Evaluate in the game this lock restricts (solve --lock's FILE): the "
+                       "locked sets held to the lock, best responses deviating only where "
+                       "free.")] = None,
     max_memory: MaxMemoryOpt = None,
     max_time: MaxTimeOpt = None,
     as_json: JsonOpt = False,
@@ -732,19 +737,23 @@ def evaluate(
     if uniform == (strategy is not None):
         raise RcfrError("give either a strategy file or --uniform")
     if rounds is not None:
+        if lock is not None:
+            raise RcfrError("--lock evaluates a compiled game's strategy; it takes no --rounds")
         return _evaluate_rounds(game, rounds, strategy, as_json)
     with evaluation_only(), notice_if_slow(f"{game}: compiling ..."):  # judged by
         tree = compile_game(game, form)  # evaluation's own peak: no solver tables
     policy = TabularPolicy.uniform(tree) if uniform else TabularPolicy.load(strategy, tree)
-    ev = evaluate_policy(tree, policy)
+    ev = evaluate_policy(tree, policy, lock=None if lock is None else read_lock(tree, lock))
     if as_json:
         _emit(ev.to_dict())
         return
-    out.print(f"{'uniform policy' if uniform else strategy} in {tree.game}")
+    out.print(f"{'uniform policy' if uniform else strategy} in {tree.game}"
+              + (f", locked by {lock}" if ev.locked else ""))
     out.print(f"  value to player 0        {ev.value:+.6f}")
     out.print(f"  best response, player 0  {ev.best_response_values[0]:+.6f}")
     out.print(f"  best response, player 1  {ev.best_response_values[1]:+.6f}")
-    out.print(f"  exploitability           {_fmt_expl(ev)}")
+    out.print(f"  exploitability           {_fmt_expl(ev)}"
+              + ("  (in the locked game: the players' gains summed)" if ev.locked else ""))
     out.print(f"  NashConv                 {ev.nash_conv:.6g}")
 
 
