@@ -206,6 +206,7 @@ def test_bad_lock_files_give_one_error_line(river, tmp_path, capsys, text, words
 
 @pytest.mark.parametrize("args, words", [
     (["-a", "os"], "locks nodes of the full-width solvers"),
+    (["-a", "xfp"], "locks nodes of the full-width solvers"),
     (["-a", "cfr", "--lock", "missing.npz:0"], "no such strategy file"),
     (["-a", "cfr", "--lock", "eq.npz"], "name the locked player"),
     (["-a", "cfr", "--lock", "missing.toml"], "no such lock file"),
@@ -252,3 +253,20 @@ def test_the_docs_node_locking_section_runs_as_printed(tmp_path, capsys, monkeyp
     assert f"NashConv {nash_conv:.3f}" in " ".join(section.split())
     assert abs(values[2] - values[1]) <= nash_conv
     assert "in the locked game" in outs[5]
+
+
+def test_regression_cfr_holds_the_lock_through_the_python_step(tmp_path):
+    """RCFR runs the loop's Python step: with the tabular regressor under a lock it is the
+    locked CFR (as unlocked, tests/test_rcfr.py), and its strategies hold the lock."""
+    lock_file = tmp_path / "kuhn.toml"
+    lock_file.write_text('[[infoset]]\nkey = "J"\nprobs = [0.25, 0.75]\n')
+    tree = compile_game("kuhn", "history")
+    lock = read_lock(tree, lock_file)
+    ref = solve(tree, "cfr", 200, lock=str(lock_file), averaging="uniform")
+    ours = solve(tree, "rcfr", 200, lock=str(lock_file), regressor="tabular")
+    np.testing.assert_allclose(ours.solver.strategy_, ref.solver.strategy_, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ours.policy.probs, ref.policy.probs, rtol=0, atol=1e-12)
+    assert np.array_equal(ours.policy.probs[lock.seq], lock.prob)
+    assert ours.evaluation.locked
+    assert ours.evaluation.exploitability == pytest.approx(ref.evaluation.exploitability,
+                                                           abs=1e-12)

@@ -280,7 +280,10 @@ def solve(game: Any, algorithm: str = "cfr+", iterations: int = 1000, eval_every
     name such as ``"J.QK"`` or ``"HP"``, or a compiled abstract game; :mod:`rcfr.abstraction`)
     the abstract game is solved and the result is the full game's (its ``abstraction`` holds
     the abstract strategy).  ``release``: see :func:`drive`.  ``solver``: run this solver
-    (built by :func:`~rcfr.solvers.run.make_solver`) instead of a new one."""
+    (built by :func:`~rcfr.solvers.run.make_solver`) instead of a new one.  ``lock`` (one of
+    ``options``; the full-width regret algorithms): node locking, a lock file,
+    ``"STRATEGY.npz:P"`` or a :class:`~rcfr.forms.lock.NodeLock`
+    (:func:`~rcfr.solvers.locking.read_lock`); the run is evaluated in the locked game."""
     if episodes is not None:
         if str(algorithm).strip().lower() not in EPISODIC:
             raise RcfrError(f"--episodes is the budget of {', '.join(EPISODIC)}; {algorithm} "

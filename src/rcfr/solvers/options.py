@@ -271,12 +271,14 @@ OPTIONS: tuple[Option, ...] = (
            "per information set, stochastic rounding seeded by --seed; about a fifth of "
            "float64's table bytes; recorded in checkpoints).", cli=("--storage",),
            algorithms=("cfr", "cfr+", "lcfr", "dcfr"), choices=STORAGE_NAMES),
-    Option("lock", str, "cfr ... pdcfr+ (full width): node locking: hold information sets' "
-           "strategies fixed and solve the rest: a TOML lock file (nodes by action path as "
+    Option("lock", str, "cfr ... pdcfr+, rcfr, rcfr+ (full width): node locking: hold "
+           "information sets' strategies fixed and solve the rest: a TOML lock file (nodes by "
+           "action path as "
            "rcfr inspect --node names them, per hand class or combo, or information sets by "
            "key) or FILE.npz:P (player P's whole strategy in a strategy file); exploitability "
            "is then the locked game's (what the players gain deviating at their free "
-           "information sets).", cli=("--lock",), algorithms=ALGORITHMS),
+           "information sets).", cli=("--lock",),
+           algorithms=(*ALGORITHMS, *RCFR_ALGORITHMS)),
     Option("average_regressor", str, "rcfr: also fit the average strategy with this regressor "
            "(same names as --regressor); the exploitability reported is its strategy's, the "
            "tabular average's beside it.", group=AVERAGE, cli=("--average-regressor",),

@@ -17,6 +17,7 @@ from ..forms.base import Form
 from ..forms.compile import compile_game
 from ..policy import TabularPolicy
 from .average import AverageStrategyModel
+from .locking import LockSource
 from .loop import RegretSolver
 from .regression import LinearRegrets, RegressionRegrets, TabularRegressor
 
@@ -142,7 +143,8 @@ class RCFRSolver(RegretSolver):
                  hidden: Any = None, average_regressor: Any = None,
                  average_leaves: int | None = None, average_target: str = "strategy",
                  link: str | Link | None = None, alternating: bool = True,
-                 averaging: str | float | None = None, seed: int | None = None) -> None:
+                 averaging: str | float | None = None, seed: int | None = None,
+                 lock: LockSource = None) -> None:
         key = str(algorithm).lower()
         if key not in RCFR_ALGORITHMS:
             raise RcfrError(f"unknown algorithm {algorithm!r}; use rcfr or rcfr+")
@@ -163,7 +165,7 @@ class RCFRSolver(RegretSolver):
         self.average_leaves = average_leaves
         self.average_target = average_target
         super().__init__(game, estimator=None, rule=rule, link=link, alternating=alternating,
-                         averaging=averaging, seed=seed, name=key)
+                         averaging=averaging, seed=seed, name=key, lock=lock)
 
     def setup(self) -> None:
         if not self._ready and self.estimator is None:
@@ -212,7 +214,9 @@ class RCFRSolver(RegretSolver):
         if self.average_model_ is None:
             return super().average_policy()
         self.average_model_.refit(self.avg_weights_, self.iteration)
-        return self.average_model_.policy(self._info())
+        policy = self.average_model_.policy(self._info())
+        self.lock_.force(policy.probs)  # (the model's strategy, held to a node lock)
+        return policy
 
     @property
     def releasable(self) -> bool:
