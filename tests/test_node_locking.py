@@ -209,6 +209,7 @@ def test_bad_lock_files_give_one_error_line(river, tmp_path, capsys, text, words
     (["-a", "xfp"], "locks nodes of the full-width solvers"),
     (["-a", "cfr", "--lock", "missing.npz:0"], "no such strategy file"),
     (["-a", "cfr", "--lock", "eq.npz"], "name the locked player"),
+    (["-a", "cfr", "--lock", "eq.npz:2"], "as eq.npz:0 or eq.npz:1"),
     (["-a", "cfr", "--lock", "missing.toml"], "no such lock file"),
     (["-a", "cfr", "--abstraction", "J.QK"], "takes no --abstraction"),
 ])

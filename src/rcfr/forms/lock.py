@@ -80,7 +80,7 @@ def make_lock(tree, probs: dict[int, np.ndarray]) -> NodeLock:
         p = np.asarray(probs[i], dtype=np.float64)
         n = int(tree.infoset_num_actions[i])
         if p.shape != (n,) or not np.all(np.isfinite(p)) or np.any(p < 0) \
-                or abs(p.sum() - 1.0) > 1e-9:
+                or abs(p.sum() - 1.0) > 1e-6:  # (a strategy file's tolerance)
             raise RcfrError(f"a lock at {tree.infoset_keys[i]!r} needs {n} probabilities "
                             f">= 0 summing to 1, got {p.tolist()}")
         start = int(tree.infoset_seq_start[i])

@@ -60,9 +60,10 @@ def read_lock(tree: Form, source: LockSource) -> NodeLock:
     path, _, player = text.rpartition(":")
     if path.lower().endswith(".npz") and player.strip() in ("0", "1"):
         return _player_lock(tree, _policy(tree, Path(path), text), int(player), {})
-    if text.lower().endswith(".npz"):
+    if text.lower().endswith(".npz") or path.lower().endswith(".npz"):
+        file = text if text.lower().endswith(".npz") else path
         raise RcfrError(f"--lock {text}: name the locked player of a strategy file, as "
-                        f"{text}:0 or {text}:1")
+                        f"{file}:0 or {file}:1")
     return _toml_lock(tree, Path(text))
 
 
