@@ -271,3 +271,18 @@ def test_regression_cfr_holds_the_lock_through_the_python_step(tmp_path):
     assert ours.evaluation.locked
     assert ours.evaluation.exploitability == pytest.approx(ref.evaluation.exploitability,
                                                            abs=1e-12)
+
+
+def test_a_run_spec_hash_follows_the_lock_files_contents(tmp_path):
+    from rcfr.run.spec import RunSpec
+
+    lock_file = tmp_path / "kuhn.toml"
+    lock_file.write_text('[[infoset]]\nkey = "Q"\nprobs = [0.5, 0.5]\n')
+    spec = RunSpec(game="kuhn", algorithm="cfr", iterations=10, lock=str(lock_file))
+    unlocked = RunSpec(game="kuhn", algorithm="cfr", iterations=10)
+    again = RunSpec(game="kuhn", algorithm="cfr", iterations=10, lock=str(lock_file))
+    assert spec.hash == again.hash != unlocked.hash
+    lock_file.write_text('[[infoset]]\nkey = "Q"\nprobs = [0.4, 0.6]\n')
+    changed = RunSpec(game="kuhn", algorithm="cfr", iterations=10, lock=str(lock_file))
+    assert changed.hash != spec.hash
+    assert '"lock_digest"' in changed.canonical_json()

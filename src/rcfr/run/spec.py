@@ -103,8 +103,16 @@ class _RunSpecMethods:
 
     def canonical_json(self) -> str:
         """The fields that define the run (options with ``identity=False``, such as the
-        thread count, change how it runs, never its numbers), as sorted JSON."""
+        thread count, change how it runs, never its numbers), as sorted JSON; a node lock
+        adds its files' digest (:func:`~rcfr.solvers.locking.lock_file_digest`: the same
+        lock path with other contents is another run)."""
         data = {k: v for k, v in self.to_dict().items() if _IDENTITY[k]}
+        if self.lock is not None:
+            from ..solvers.locking import lock_file_digest  # (numba: only for a locked run)
+
+            digest = lock_file_digest(self.lock)
+            if digest is not None:
+                data["lock_digest"] = digest
         return json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
     @functools.cached_property

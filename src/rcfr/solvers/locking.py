@@ -24,6 +24,7 @@ mistake is one :class:`~rcfr.core.errors.RcfrError` line naming the file and the
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tomllib
 from pathlib import Path
@@ -65,6 +66,26 @@ def read_lock(tree: Form, source: LockSource) -> NodeLock:
         raise RcfrError(f"--lock {text}: name the locked player of a strategy file, as "
                         f"{file}:0 or {file}:1")
     return _toml_lock(tree, Path(text))
+
+
+def lock_file_digest(source: str | os.PathLike) -> str | None:
+    """A short SHA-256 of the files a lock names (a TOML lock file and the strategy file it
+    reads, or ``FILE.npz:P``'s strategy file and the player), so a run's identity changes with
+    their contents; ``None`` where a file cannot be read (the run itself then refuses it)."""
+    text = os.fspath(source)
+    path, _, player = text.rpartition(":")
+    files, extra = ([Path(path)], player) if path.lower().endswith(".npz") else ([Path(text)], "")
+    try:
+        if files[0].suffix.lower() != ".npz":
+            data = tomllib.loads(files[0].read_bytes()[: 16 << 20].decode())
+            if isinstance(data.get("strategy"), str):
+                files.append(files[0].parent / data["strategy"])
+        h = hashlib.sha256(extra.encode())
+        for f in files:
+            h.update(f.read_bytes())
+    except (OSError, ValueError, RecursionError):  # (UnicodeDecodeError, TOMLDecodeError)
+        return None
+    return h.hexdigest()[:16]
 
 
 def _policy(tree: Form, path: Path, name: str) -> np.ndarray:
@@ -302,4 +323,4 @@ def _put(out: dict, i: int, p: np.ndarray, where: str, tree: Form) -> None:
     out[i] = np.asarray(p, dtype=np.float64)
 
 
-__all__ = ["LockSource", "read_lock"]
+__all__ = ["LockSource", "lock_file_digest", "read_lock"]
