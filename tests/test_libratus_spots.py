@@ -266,3 +266,21 @@ def test_the_cli_docs_match_example_runs_as_printed(tmp_path, capsys, monkeypatc
     lo, hi = (float(x) for x in re.search(r"interval \[(\S+), (\S+)\]", out).groups())
     exact = float(re.search(r"exact expectation (\S+)", out).group(1))
     assert lo <= exact <= hi and exact > 0  # the real-spot solve beats the 2-bucket one
+
+
+def test_play_takes_the_abstract_blueprint(tmp_path, capsys, monkeypatch):
+    """play --abstraction plays the lifted strategy: the same hands, seed for seed, as the
+    lifted file solve -o writes."""
+    import io
+    import sys
+
+    lifted, abstract = tmp_path / "lifted.npz", tmp_path / "abstract.npz"
+    assert main(["solve", SPOT, "--abstraction", "buckets:2,kind=emd", "-a", "cfr+", "-n", "30",
+                 "-o", str(lifted), "--out-abstract", str(abstract)]) == 0
+    capsys.readouterr()
+    got = []
+    for argv in ([str(lifted)], [str(abstract), "--abstraction", "buckets:2,kind=emd"]):
+        monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 40))
+        assert main(["play", SPOT, *argv, "--hands", "6", "--seed", "4", "--json"]) == 0
+        got.append(json.loads(capsys.readouterr().out)["payoffs"])
+    assert got[0] == got[1] and len(got[0]) == 6
