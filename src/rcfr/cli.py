@@ -791,9 +791,9 @@ def lp(
 
 
 BlueprintAbstractionOpt = Annotated[str | None, typer.Option(
-    "--abstraction", help="The strategy file is a strategy of this abstraction of GAME (a "
-                          "spot's buckets:K, as solve --out-abstract writes): it is lifted to "
-                          "GAME first.")]
+    "--abstraction", help="The strategy file is a strategy of this abstraction of GAME, as "
+                          "solve --abstraction SPEC --out-abstract writes it (a spot's "
+                          "buckets:K): it is lifted to GAME first.")]
 
 
 @app.command()
