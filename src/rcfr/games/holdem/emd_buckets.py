@@ -20,6 +20,9 @@ same distance, from a fixed seed, so the buckets are deterministic; identical CD
 isomorphs) always share a bucket.  Buckets are numbered by their centre's mean equity,
 weakest first.  On the river a histogram is a single point and EMD is the difference of HS,
 so the river keeps :func:`.spot_buckets.ehs2_buckets` (percentiles of HS², the same order).
+On the flop the histogram is over the river equity too (Johanson et al.'s
+"distribution-aware" abstraction), not over the turn's clusters as in Ganzfried & Sandholm's
+potential-aware abstraction, whose ground distance between clusters is not a line's.
 """
 
 from __future__ import annotations
