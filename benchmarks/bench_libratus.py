@@ -80,7 +80,7 @@ def main() -> None:
     ap.add_argument("--buckets", type=int, nargs="+", default=[5, 20, 100])
     ap.add_argument("--blueprint-iterations", type=int, default=100)
     ap.add_argument("--resolve-iterations", type=int, default=200)
-    ap.add_argument("--full-iterations", type=int, default=200)
+    ap.add_argument("--full-iterations", type=int, default=600)
     ap.add_argument("--hands", type=int, default=2000)
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--quick", action="store_true", help="E[HS²] blueprints left out")
