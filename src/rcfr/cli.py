@@ -54,6 +54,7 @@ available_cores = Deferred(".forms.threads", "available_cores", __package__)
 kernel_threads = Deferred(".forms.threads", "kernel_threads", __package__)
 solve_lp = Deferred(".lp", "solve_lp", __package__)
 TabularPolicy = Deferred(".policy", "TabularPolicy", __package__)
+load_lifted = Deferred(".abstraction.lifted", "load_lifted", __package__)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   rich_markup_mode=None,
@@ -803,6 +804,12 @@ def lp(
         out.print(f"  equilibrium -> {out_file}")
 
 
+BlueprintAbstractionOpt = Annotated[str | None, typer.Option(
+    "--abstraction", help="The strategy file is a strategy of this abstraction of GAME, as "
+                          "solve --abstraction SPEC --out-abstract writes it (a spot's "
+                          "buckets:K): it is lifted to GAME first.")]
+
+
 @app.command()
 def resolve(
     game: Annotated[str, typer.Argument(help="Game string.")],
@@ -831,6 +838,7 @@ def resolve(
                                              "variants).")] = "best-response",
     out_file: Annotated[Path | None, typer.Option("--out", "-o", help="Write the re-solved "
                                                   "full-game strategy here.")] = None,
+    abstraction: BlueprintAbstractionOpt = None,
     form: FormOpt = "auto",
     max_memory: MaxMemoryOpt = None,
     max_time: MaxTimeOpt = None,
@@ -857,7 +865,7 @@ def resolve(
         raise RcfrError(f"--values is {' or '.join(VALUES)}, got {values!r}")
     tree = compile_game(game, form)
     at = default_cut(tree) if at is None else at
-    policy = TabularPolicy.load(blueprint, tree)
+    policy = load_lifted(tree, blueprint, abstraction)
     key = method.strip().lower().replace("_", "-")
     kw: dict[str, Any] = {"algorithm": algorithm, "seconds": seconds}
     if key != "unsafe":
@@ -943,6 +951,7 @@ def play(
     at: Annotated[str | None, typer.Option("--at", help="With --resolve: where the subgames "
                                                         "start (chance:K or actions:N; default: "
                                                         "the game's usual cut).")] = None,
+    abstraction: BlueprintAbstractionOpt = None,
     max_memory: MaxMemoryOpt = None,
     max_time: MaxTimeOpt = None,
     as_json: Annotated[bool, typer.Option(
@@ -961,7 +970,7 @@ def play(
     if resolve_method is None and at is not None:
         raise RcfrError("--at goes with --resolve")
     tree = compile_game(game)
-    policy = TabularPolicy.load(strategy, tree)
+    policy = load_lifted(tree, strategy, abstraction)
     if resolve_method is not None:
         # each subgame's re-solve depends on the blueprint alone, so re-solving all of them
         # before the first hand plays as re-solving each one when it is reached would
@@ -1001,6 +1010,47 @@ def play(
         return
     write(f"you played {played} hand(s): {total:+g} in all"
           + (f", {total / played:+.3f} per hand" if played else ""))
+
+
+@app.command("match")
+def match_command(
+    game: Annotated[str, typer.Argument(help="Game string (a hold'em spot).")],
+    a: Annotated[Path, typer.Argument(help="Strategy A (.npz).")],
+    b: Annotated[Path, typer.Argument(help="Strategy B (.npz).")],
+    hands: Annotated[int, typer.Option(help="Deals to play, each in both seats.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed for the deals, >= 0.")] = 0,
+    abstraction_a: Annotated[str | None, typer.Option(
+        "--abstraction-a", help="A is a strategy of this abstraction of GAME (buckets:K), "
+                                "lifted first.")] = None,
+    abstraction_b: Annotated[str | None, typer.Option(
+        "--abstraction-b", help="The same for B.")] = None,
+    max_memory: MaxMemoryOpt = None,
+    max_time: MaxTimeOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """A against B over --hands deals, each played in both seats and scored by its exact
+    expected value (only the cards' luck remains), with a 95% interval and the exact
+    expectation over every deal."""
+    from .match import match
+
+    _count("--hands", hands, low=2)
+    OPTION["seed"].check(seed)
+    tree = compile_game(game, "public")
+    pa = load_lifted(tree, a, abstraction_a)
+    pb = load_lifted(tree, b, abstraction_b)
+    r = match(pa, pb, hands, seed)
+    if as_json:
+        _emit({"game": str(tree.game), "a": str(a), "b": str(b), **r.to_dict()})
+        return
+    lo, hi = r.interval
+
+    def unit(x: float) -> str:
+        mbb = r.mbb(x)
+        return f"{x:+.4f}" + ("" if mbb is None else f" ({mbb:+.1f} mbb/g)")
+
+    out.print(f"{a} against {b} in {tree.game}: {hands:,} deals, both seats each (seed {seed})")
+    out.print(f"  A wins per hand   {unit(r.estimate)}, 95% interval [{lo:+.4f}, {hi:+.4f}]")
+    out.print(f"  exact expectation {unit(r.exact)}")
 
 
 @app.command()

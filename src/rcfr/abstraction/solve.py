@@ -24,7 +24,7 @@ from ..games.transforms.parse import (  # noqa: F401 (ABSTRACTIONS: re-exported)
 )
 from ..policy import TabularPolicy
 from .lift import lift
-from .spot import bucketed_spot, is_bucketed, lift_classes, unabstracted
+from .spot import bucketed_spot, is_bucketed, lift_classes, spec_of, unabstracted
 
 
 def abstract_game(game: Game | GameTree | str, abstraction: str | Abstraction) -> Form:
@@ -40,7 +40,7 @@ def abstract_game(game: Game | GameTree | str, abstraction: str | Abstraction) -
 def abstraction_name(abstract: Form) -> str:
     """The name of the abstraction that the compiled ``abstract`` game applies."""
     game = abstract.game
-    return f"buckets:{game.buckets}" if is_bucketed(game) else game.abstraction.name
+    return spec_of(game) if is_bucketed(game) else game.abstraction.name
 
 
 def lift_policy(full: GameTree | Game | str, abstract: GameTree,

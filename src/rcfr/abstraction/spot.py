@@ -25,7 +25,8 @@ from ..games.holdem.spot_game import SpotGame, holdem_spot
 from ..games.protocol import Game
 from ..policy import TabularPolicy
 
-_SPEC = re.compile(r"^\s*buckets\s*:\s*(\S+)\s*$", re.IGNORECASE)
+_SPEC = re.compile(r"^\s*buckets\s*:\s*([^,\s]+)\s*(?:,\s*kind\s*=\s*(\S+)\s*)?$",
+                   re.IGNORECASE)
 
 
 def is_spot(game: Game) -> bool:
@@ -41,19 +42,20 @@ def is_bucketed(game: Game) -> bool:
 def unabstracted(game: SpotGame) -> str:
     """The game string of the real spot that ``game`` abstracts."""
     real = copy.copy(game)
-    real.params = {k: v for k, v in game.params.items() if k != "buckets"}
+    real.params = {k: v for k, v in game.params.items() if k not in ("buckets", "kind")}
     return str(real)
 
 
 def names_buckets(spec) -> bool:
-    """Whether the abstraction ``spec`` is a spot's ``buckets:K`` (it compiles on either
-    form)."""
+    """Whether the abstraction ``spec`` is a spot's ``buckets:K`` or ``buckets:K,kind=emd``
+    (it compiles on either form)."""
     return isinstance(spec, str) and _SPEC.match(spec) is not None
 
 
 def bucketed_spot(game: Game, spec: str) -> Game | None:
-    """The card abstraction ``spec`` (``buckets:K``) of the spot ``game``, or ``None`` where
-    ``spec`` names no spot abstraction; a spot abstraction of another game is an error."""
+    """The card abstraction ``spec`` (``buckets:K``; ``buckets:K,kind=emd``: EMD clusters on
+    the flop and turn) of the spot ``game``, or ``None`` where ``spec`` names no spot
+    abstraction; a spot abstraction of another game is an error."""
     match = _SPEC.match(spec) if isinstance(spec, str) else None
     if match is None:
         return None
@@ -65,7 +67,16 @@ def bucketed_spot(game: Game, spec: str) -> Game | None:
     except ValueError:
         raise RcfrError(f"buckets:K takes a whole number of buckets, not "
                         f"{match.group(1)!r}") from None
-    return holdem_spot(**game.params, buckets=k)
+    kind = match.group(2)
+    return holdem_spot(**game.params, buckets=k,
+                       **({} if kind is None else {"kind": kind.lower()}))
+
+
+def spec_of(game: SpotGame) -> str:
+    """The ``--abstraction`` spec of a spot's card abstraction (``buckets:8``,
+    ``buckets:8,kind=emd``)."""
+    kind = "" if game.bucket_kind == "ehs2" else f",kind={game.bucket_kind}"
+    return f"buckets:{game.buckets}{kind}"
 
 
 def _abstract_key(key: str, game: SpotGame, memo: dict) -> str:
@@ -111,5 +122,5 @@ def lift_classes(full: Form | Game | str, abstract: Form | Game | str,
             astart = int(abstract.infoset_seq_start[j])
             out[start:start + k] = probs[astart:astart + k]
     meta = dict(metadata or {})
-    meta["abstraction"] = f"buckets:{abstract.game.buckets}"
+    meta["abstraction"] = spec_of(abstract.game)
     return TabularPolicy(full, out, meta)

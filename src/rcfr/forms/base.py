@@ -80,6 +80,10 @@ class Capability(StrEnum):
     RESOLVING = "re-solving"
     """Re-solving every subgame at a cut (a re-solver registered for the form,
     :func:`register_resolver`)."""
+    DEAL_VALUES = "deal values"
+    """``sample_deals(n, rng)`` and ``deal_values(plan0, plan1, deals)``: pairs of hands drawn
+    from the deal and each one's exact expected payoff under a profile (a hold'em spot's
+    public form; :mod:`rcfr.forms.public.deal_values`)."""
 
 
 class SequenceIndex:

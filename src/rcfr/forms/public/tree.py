@@ -66,6 +66,7 @@ from ..base import KIND_CHANCE, KIND_TERMINAL, Capability, SequenceIndex, String
 from ..history.full_width import FullTree
 from ..threads import thread_args
 from .build import fill_infosets, first_of_each, last_decisions, node_bases
+from .deal_values import deal_values, sample_deals
 from .evaluate import evaluate_layout, evaluate_public
 from .full_width import PublicFullWidthPass
 from .layout import build_layout, uses_layout
@@ -254,8 +255,17 @@ class PublicTree(SequenceIndex):
         """Sampled passes, on one thread or several, except on real-card hold'em (whose deal
         :meth:`sampled_pass` would draw from is never formed)."""
         if self.arrays.card_deal:
-            return frozenset()
+            return frozenset({Capability.DEAL_VALUES})
         return frozenset({Capability.SAMPLED_PASSES, Capability.THREADED_SAMPLING})
+
+    def sample_deals(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` pairs of hands drawn from a spot's deal (:mod:`.deal_values`)."""
+        return sample_deals(self, n, rng)
+
+    def deal_values(self, plan0: np.ndarray, plan1: np.ndarray,
+                    deals: np.ndarray) -> np.ndarray:
+        """Player 0's exact expected payoff of each deal (:mod:`.deal_values`)."""
+        return deal_values(self, plan0, plan1, deals)
 
     @property
     def infoset_node(self) -> np.ndarray:

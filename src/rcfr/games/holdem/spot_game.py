@@ -39,11 +39,13 @@ from .combos import (
     disjoint_mass,
     live_combos,
 )
+from .emd_buckets import emd_classes
 from .spot import load_spot
 from .spot_buckets import bucket_classes
 from .strength import river_strength
 
 _LABELS = [combo_str(k) for k in range(NUM_COMBOS)]
+BUCKET_KINDS = ("ehs2", "emd")  # E[HS²] percentiles, EMD clusters of equity histograms
 
 
 @functools.cache
@@ -76,19 +78,28 @@ class SpotGame(Game):
     buckets per board of the live combos of either range, each counting once), and remembers
     the buckets of the streets before, so an information set is a (public node, bucket
     sequence) pair; the deal, the betting and the payoffs are the real spot's, so a strategy
-    of the abstract spot is one of the real spot (:func:`rcfr.abstraction.lift_classes`)."""
+    of the abstract spot is one of the real spot (:func:`rcfr.abstraction.lift_classes`).
+    ``kind = "emd"`` buckets the flop and turn by earth mover's distance between equity
+    histograms instead (:mod:`.emd_buckets`)."""
 
     def __init__(self, board, ranges, pot: int, stack: int, root: Node, *,
                  short_name: str = "holdem_spot", big_blind: float | None = None,
-                 buckets: int | None = None, **params) -> None:
+                 buckets: int | None = None, kind: str | None = None, **params) -> None:
         if buckets is not None:
             if isinstance(buckets, bool) or not isinstance(buckets, int | np.integer) \
                     or buckets < 1:
                 raise RcfrError(f"buckets must be a whole number of buckets per street, 1 or "
                                 f"more, not {buckets!r}")
             params["buckets"] = int(buckets)
+        if kind is not None:
+            if buckets is None or str(kind) not in BUCKET_KINDS:
+                raise RcfrError(f"kind goes with buckets=K and is one of "
+                                f"{', '.join(BUCKET_KINDS)}, not {kind!r}")
+            if str(kind) != "ehs2":
+                params["kind"] = str(kind)
         super().__init__(**params)
         self.buckets = None if buckets is None else int(buckets)
+        self.bucket_kind = "ehs2" if kind is None else str(kind)
         self.short_name = short_name
         self.big_blind = big_blind
         self.board = tuple(int(c) for c in board)
@@ -163,7 +174,8 @@ class SpotGame(Game):
         among = self.__dict__.get("_among")
         if among is None:
             among = self._among = (self.ranges[0] > 0) | (self.ranges[1] > 0)
-        return bucket_classes(tuple(board), len(self.board), self.buckets, among)
+        classes = emd_classes if self.bucket_kind == "emd" else bucket_classes
+        return classes(tuple(board), len(self.board), self.buckets, among)
 
     def hand_label(self, combo: int, board: tuple) -> str:
         """What a player holding ``combo`` knows of it on ``board``: the combo, or its bucket
@@ -354,10 +366,11 @@ def packaged_spots() -> list[str]:
 
 
 def holdem_spot(file: str | None = None, spot: str | None = None,
-                buckets: int | None = None) -> SpotGame:
+                buckets: int | None = None, kind: str | None = None) -> SpotGame:
     """The game of a spot file (:mod:`.spot`): ``holdem_spot(file=PATH)``, or of a spot
     shipped with rcfr, ``holdem_spot(spot=basic_turn)`` (:func:`packaged_spots`);
-    ``buckets=K``: its card abstraction, ``K`` E[HS²] buckets per street (:class:`SpotGame`)."""
+    ``buckets=K``: its card abstraction, ``K`` E[HS²] buckets per street (:class:`SpotGame`);
+    ``kind=emd``: EMD clusters of equity histograms on the flop and turn instead."""
     if (file is None) == (spot is None):
         raise RcfrError("holdem_spot takes file=PATH (a spot file) or spot=NAME (one of "
                         f"{', '.join(packaged_spots())})")
@@ -371,4 +384,5 @@ def holdem_spot(file: str | None = None, spot: str | None = None,
     else:
         loaded, params = load_spot(file), {"file": str(file)}
     return SpotGame(loaded.board, loaded.ranges, loaded.pot, loaded.stack,
-                    loaded.action_tree(), big_blind=loaded.big_blind, buckets=buckets, **params)
+                    loaded.action_tree(), big_blind=loaded.big_blind, buckets=buckets, kind=kind,
+                    **params)
