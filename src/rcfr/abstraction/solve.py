@@ -23,13 +23,22 @@ from ..games.transforms.parse import (  # noqa: F401 (ABSTRACTIONS: re-exported)
     standard_abstractions_of,
 )
 from ..policy import TabularPolicy
+from .actions import lift_actions
 from .lift import lift
-from .spot import bucketed_spot, is_bucketed, lift_classes, spec_of, unabstracted
+from .spot import (
+    bucketed_spot,
+    is_sized,
+    is_spot_abstraction,
+    lift_classes,
+    spot_abstraction_name,
+    unabstracted,
+)
 
 
 def abstract_game(game: Game | GameTree | str, abstraction: str | Abstraction) -> Form:
     """The compiled abstract game of ``game`` under ``abstraction`` (a spec or an object; a
-    real-card spot's ``buckets:K``: :mod:`rcfr.abstraction.spot`)."""
+    real-card spot's ``buckets:K`` and ``actions:BETS[/RAISES]``: :mod:`rcfr.abstraction.spot`,
+    :mod:`rcfr.abstraction.actions`)."""
     tree = compile_game(game)
     spot = bucketed_spot(tree.game, abstraction)
     if spot is not None:
@@ -40,7 +49,7 @@ def abstract_game(game: Game | GameTree | str, abstraction: str | Abstraction) -
 def abstraction_name(abstract: Form) -> str:
     """The name of the abstraction that the compiled ``abstract`` game applies."""
     game = abstract.game
-    return spec_of(game) if is_bucketed(game) else game.abstraction.name
+    return spot_abstraction_name(game) if is_spot_abstraction(game) else game.abstraction.name
 
 
 def lift_policy(full: GameTree | Game | str, abstract: GameTree,
@@ -49,7 +58,9 @@ def lift_policy(full: GameTree | Game | str, abstract: GameTree,
     game from :func:`abstract_game`)."""
     full = compile_game(full)
     game = abstract.game
-    if is_bucketed(game):
+    if is_sized(game):
+        return lift_actions(full, abstract, policy)
+    if is_spot_abstraction(game):
         return lift_classes(full, abstract, policy)
     if not isinstance(game, AbstractGame):
         raise RcfrError(f"{game} is not an abstract game")
@@ -76,12 +87,14 @@ def abstract_form(full: Form, abstraction: str | Abstraction | GameTree) -> Game
     """The compiled abstract game of the compiled ``full`` game: ``abstraction`` a name or an
     object, or an abstract game compiled already (checked to abstract ``full``)."""
     if is_compiled(abstraction):
-        if not isinstance(abstraction.game, AbstractGame) and not is_bucketed(abstraction.game):
+        if not isinstance(abstraction.game, AbstractGame) \
+                and not is_spot_abstraction(abstraction.game):
             raise RcfrError(f"{abstraction.game} is not an abstract game")
         abstract = abstraction
     else:
         abstract = abstract_game(full, abstraction)
-    base = unabstracted(abstract.game) if is_bucketed(abstract.game) else abstract.game.base
+    base = (unabstracted(abstract.game) if is_spot_abstraction(abstract.game)
+            else abstract.game.base)
     if str(base) != str(full.game):
         raise RcfrError(f"the abstract game {abstract.game} is not an abstraction of "
                         f"{full.game}")

@@ -25,8 +25,10 @@ from ..games.holdem.spot_game import SpotGame, holdem_spot
 from ..games.protocol import Game
 from ..policy import TabularPolicy
 
-_SPEC = re.compile(r"^\s*buckets\s*:\s*([^,\s]+)\s*(?:,\s*kind\s*=\s*(\S+)\s*)?$",
-                   re.IGNORECASE)
+_BUCKETS = re.compile(r"^\s*buckets\s*:\s*([^,\s]+)\s*(?:,\s*kind\s*=\s*(\S+)\s*)?$",
+                      re.IGNORECASE)
+_ACTIONS = re.compile(r"^\s*actions\s*:(.*)$", re.IGNORECASE | re.DOTALL)
+_SIZE_PARAMS = ("bets", "raises")
 
 
 def is_spot(game: Game) -> bool:
@@ -39,37 +41,14 @@ def is_bucketed(game: Game) -> bool:
     return isinstance(game, SpotGame) and game.buckets is not None
 
 
-def unabstracted(game: SpotGame) -> str:
-    """The game string of the real spot that ``game`` abstracts."""
-    real = copy.copy(game)
-    real.params = {k: v for k, v in game.params.items() if k not in ("buckets", "kind")}
-    return str(real)
+def is_sized(game: Game) -> bool:
+    """Whether ``game`` is a spot's action abstraction (``bets=...`` or ``raises=...``)."""
+    return isinstance(game, SpotGame) and any(k in game.params for k in _SIZE_PARAMS)
 
 
-def names_buckets(spec) -> bool:
-    """Whether the abstraction ``spec`` is a spot's ``buckets:K`` or ``buckets:K,kind=emd``
-    (it compiles on either form)."""
-    return isinstance(spec, str) and _SPEC.match(spec) is not None
-
-
-def bucketed_spot(game: Game, spec: str) -> Game | None:
-    """The card abstraction ``spec`` (``buckets:K``; ``buckets:K,kind=emd``: EMD clusters on
-    the flop and turn) of the spot ``game``, or ``None`` where ``spec`` names no spot
-    abstraction; a spot abstraction of another game is an error."""
-    match = _SPEC.match(spec) if isinstance(spec, str) else None
-    if match is None:
-        return None
-    if not isinstance(game, SpotGame) or game.buckets is not None \
-            or game.short_name != "holdem_spot":
-        raise RcfrError(f"buckets:K abstracts a real-card spot (holdem_spot(...)), not {game}")
-    try:
-        k = int(match.group(1))
-    except ValueError:
-        raise RcfrError(f"buckets:K takes a whole number of buckets, not "
-                        f"{match.group(1)!r}") from None
-    kind = match.group(2)
-    return holdem_spot(**game.params, buckets=k,
-                       **({} if kind is None else {"kind": kind.lower()}))
+def is_spot_abstraction(game: Game) -> bool:
+    """Whether ``game`` abstracts a spot: its cards (buckets), its bet sizes, or both."""
+    return is_bucketed(game) or is_sized(game)
 
 
 def spec_of(game: SpotGame) -> str:
@@ -77,6 +56,86 @@ def spec_of(game: SpotGame) -> str:
     ``buckets:8,kind=emd``)."""
     kind = "" if game.bucket_kind == "ehs2" else f",kind={game.bucket_kind}"
     return f"buckets:{game.buckets}{kind}"
+
+
+def spot_abstraction_name(game: SpotGame) -> str:
+    """The ``--abstraction`` spec of the spot abstraction ``game``
+    (``buckets:8,kind=emd+actions:60%,a/2.5x``)."""
+    parts = [spec_of(game)] if game.buckets is not None else []
+    if is_sized(game):
+        bets = ",".join(str(game.params.get("bets", "")).split())
+        raises = ",".join(str(game.params.get("raises", "")).split())
+        parts.append(f"actions:{bets}" + (f"/{raises}" if raises else ""))
+    return "+".join(parts)
+
+
+def unabstracted(game: SpotGame) -> str:
+    """The game string of the real spot that ``game`` abstracts."""
+    real = copy.copy(game)
+    real.params = {k: v for k, v in game.params.items()
+                   if k not in ("buckets", "kind", *_SIZE_PARAMS)}
+    return str(real)
+
+
+def _spot_params(spec) -> dict | None:
+    """The game parameters a spot abstraction spec names: ``buckets:K`` or
+    ``buckets:K,kind=emd`` (cards; EMD clusters on the flop and turn),
+    ``actions:BETS[/RAISES]`` (bet sizes, as a spot file writes them), or both joined by
+    ``+``; ``None`` where ``spec`` names none."""
+    if not isinstance(spec, str):
+        return None
+    parts = spec.split("+")
+    if not any(_BUCKETS.match(p) or _ACTIONS.match(p) for p in parts):
+        return None
+    params: dict = {}
+    for part in parts:
+        b, a = _BUCKETS.match(part), _ACTIONS.match(part)
+        if b is None and a is None:
+            raise RcfrError(f"{part.strip()!r} in {spec!r}: a spot abstraction joins "
+                            f"buckets:K and actions:BETS[/RAISES] with +")
+        key = "buckets" if b is not None else "actions"
+        if key in params or (key == "actions" and "bets" in params):
+            raise RcfrError(f"{spec!r} gives {key} twice")
+        if b is not None:
+            try:
+                params["buckets"] = int(b.group(1))
+            except ValueError:
+                raise RcfrError(f"buckets:K takes a whole number of buckets, not "
+                                f"{b.group(1)!r}") from None
+            if b.group(2) is not None:
+                params["kind"] = b.group(2).lower()
+            continue
+        bets, _, raises = a.group(1).partition("/")
+        params["bets"] = " ".join(bets.replace(",", " ").split())
+        if not params["bets"]:
+            raise RcfrError(f"actions:BETS[/RAISES] needs bet sizes (such as actions:60%,a), "
+                            f"got {spec!r}")
+        if raises.strip():
+            params["raises"] = " ".join(raises.replace(",", " ").split())
+    return params
+
+
+def names_buckets(spec) -> bool:
+    """Whether the abstraction ``spec`` is a spot abstraction (``buckets:K``,
+    ``buckets:K,kind=emd``, ``actions:...`` or both; it compiles on either form)."""
+    try:
+        return _spot_params(spec) is not None
+    except RcfrError:
+        return True  # (a spot abstraction written wrong: its error comes when it is built)
+
+
+def bucketed_spot(game: Game, spec: str) -> Game | None:
+    """The spot abstraction ``spec`` (``buckets:K``, ``buckets:K,kind=emd``: EMD clusters on
+    the flop and turn, ``actions:BETS[/RAISES]``, or cards and actions joined by ``+``) of the
+    spot ``game``, or ``None`` where ``spec`` names no spot
+    abstraction; a spot abstraction of another game is an error."""
+    params = _spot_params(spec)
+    if params is None:
+        return None
+    if not isinstance(game, SpotGame) or is_spot_abstraction(game) \
+            or game.short_name != "holdem_spot":
+        raise RcfrError(f"{spec} abstracts a real-card spot (holdem_spot(...)), not {game}")
+    return holdem_spot(**game.params, **params)
 
 
 def _abstract_key(key: str, game: SpotGame, memo: dict) -> str:
@@ -97,7 +156,7 @@ def lift_classes(full: Form | Game | str, abstract: Form | Game | str,
     ``probs`` (a strategy of ``abstract``, the real spot's ``buckets=K`` abstraction).  Either
     tree may be in either form: information sets are matched by their strings."""
     full, abstract = compile_game(full), compile_game(abstract)
-    if not is_bucketed(abstract.game):
+    if not is_bucketed(abstract.game) or is_sized(abstract.game):
         raise RcfrError(f"{abstract.game} is not a card abstraction of a spot (buckets=K)")
     if unabstracted(abstract.game) != str(full.game):
         raise RcfrError(f"{abstract.game} does not abstract {full.game}")

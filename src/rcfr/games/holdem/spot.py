@@ -26,6 +26,7 @@ the key.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import tomllib
 from dataclasses import dataclass
@@ -211,3 +212,25 @@ def _thresholds(table: dict) -> dict:
             raise RcfrError(f"thresholds.{key}: a number, 0 or more, not {value!r}")
         out[key] = float(value)
     return out
+
+
+def with_sizes(spot: Spot, bets: str | None = None, raises: str | None = None) -> Spot:
+    """``spot`` with the bet (and donk) sizes and/or the raise sizes of every street and
+    player replaced: an action abstraction of it (Brown & Sandholm 2017's blueprint keeps a
+    few sizes).  ``bets`` and ``raises`` are size lists as :func:`parse_bet_sizes` reads them,
+    with spaces or commas between the sizes (a game string's values hold no commas);
+    ``None`` keeps the spot's."""
+    def sizes(text, raise_: bool, where: str):
+        if text is None:
+            return None
+        text = str(text).replace(",", " ").split()
+        if not text:
+            raise RcfrError(f"{where}: no sizes (give at least one, such as a for all-in)")
+        return parse_bet_sizes(",".join(text), raise_, where)
+
+    new_bets, new_raises = sizes(bets, False, "bets"), sizes(raises, True, "raises")
+    table = tuple(tuple((new_bets if new_bets is not None else b,
+                         new_raises if new_raises is not None else r) for b, r in street)
+                  for street in spot.bets)
+    donks = (None, None, None) if new_bets is not None else spot.donks
+    return dataclasses.replace(spot, bets=table, donks=donks)

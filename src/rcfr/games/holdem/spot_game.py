@@ -40,7 +40,7 @@ from .combos import (
     live_combos,
 )
 from .emd_buckets import emd_classes
-from .spot import load_spot
+from .spot import load_spot, with_sizes
 from .spot_buckets import bucket_classes
 from .strength import river_strength
 
@@ -366,11 +366,15 @@ def packaged_spots() -> list[str]:
 
 
 def holdem_spot(file: str | None = None, spot: str | None = None,
-                buckets: int | None = None, kind: str | None = None) -> SpotGame:
+                buckets: int | None = None, kind: str | None = None, bets: str | None = None,
+                raises: str | None = None) -> SpotGame:
     """The game of a spot file (:mod:`.spot`): ``holdem_spot(file=PATH)``, or of a spot
     shipped with rcfr, ``holdem_spot(spot=basic_turn)`` (:func:`packaged_spots`);
     ``buckets=K``: its card abstraction, ``K`` E[HS²] buckets per street (:class:`SpotGame`);
-    ``kind=emd``: EMD clusters of equity histograms on the flop and turn instead."""
+    ``kind=emd``: EMD clusters of equity histograms on the flop and turn instead;
+    ``bets`` / ``raises``: its action abstraction, the bet (and donk) / raise sizes of every
+    street and player replaced by these (sizes separated by spaces, as ``60% a``:
+    :func:`.spot.with_sizes`)."""
     if (file is None) == (spot is None):
         raise RcfrError("holdem_spot takes file=PATH (a spot file) or spot=NAME (one of "
                         f"{', '.join(packaged_spots())})")
@@ -383,6 +387,10 @@ def holdem_spot(file: str | None = None, spot: str | None = None,
         params = {"spot": str(spot)}
     else:
         loaded, params = load_spot(file), {"file": str(file)}
+    if bets is not None or raises is not None:
+        loaded = with_sizes(loaded, bets, raises)
+        params.update({k: str(v) for k, v in (("bets", bets), ("raises", raises))
+                       if v is not None})
     return SpotGame(loaded.board, loaded.ranges, loaded.pot, loaded.stack,
                     loaded.action_tree(), big_blind=loaded.big_blind, buckets=buckets, kind=kind,
                     **params)
