@@ -327,7 +327,7 @@ def solve(game: Any, algorithm: str = "cfr+", iterations: int = 1000, eval_every
 
 # -- a run spec -----------------------------------------------------------------------------
 _PUBLIC_ABSTRACTION = ("--abstraction solves the abstract game's history form (but a spot's "
-                       "buckets:K, either form); leave out --form public")
+                       "buckets:K or actions:..., either form); leave out --form public")
 
 
 _LOCK_ABSTRACTION = ("--lock fixes information sets of the game solved; it takes no "
