@@ -900,6 +900,77 @@ def resolve(
 MAX_RESOLVE_SECONDS = 86_400.0  # --seconds per subgame: a day
 
 
+@app.command()
+def improve(
+    game: Annotated[str, typer.Argument(help="A real-card spot, e.g. "
+                                             "'holdem_spot(spot=river_small)'.")],
+    blueprint: Annotated[Path, typer.Argument(help="The blueprint lifted to the spot (.npz), "
+                                                   "as solve --abstraction actions:... -o "
+                                                   "writes it.")],
+    histories: Annotated[Path, typer.Option(
+        "--histories", help="The opponents' betting: one betting line per hand "
+                            "(check,bet 100|2c|bet 50), or Poker Hand History files.")],
+    abstraction: Annotated[str | None, typer.Option(
+        "--abstraction", help="The blueprint's abstraction (default: the one its file "
+                              "names), e.g. actions:25%,a.")] = None,
+    top: Annotated[int, typer.Option("--top", help="How many of the off-tree sizes used "
+                                                   "most to add.")] = 1,
+    method: Annotated[str, typer.Option(help="resolve, maxmargin or reach-maxmargin.")
+                      ] = "resolve",
+    iterations: Annotated[int, typer.Option("--iterations", "-n",
+                                            help="Iterations per new subgame.")] = 1000,
+    algorithm: Annotated[str, typer.Option("--algorithm", "-a", help="The gadgets' "
+                                           "full-width solver.")] = "cfr+",
+    out_file: Annotated[Path | None, typer.Option("--out", "-o", help="Write the improved "
+                                                  "strategy here.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The self-improver (Libratus; Brown & Sandholm 2017): add the off-tree bet sizes the
+    opponents used most to the blueprint's action abstraction, re-solve the branches they
+    start (the rest fixed), and say exactly what changed."""
+    from .abstraction.spot import bucketed_spot, is_sized
+    from .subgame.improve import improve as run_improve
+    from .subgame.improve import read_record
+
+    check_outputs({"--out": out_file}, {"BLUEPRINT": blueprint, "--histories": histories})
+    _count("--iterations", iterations)
+    _count("--top", top)
+    tree = compile_game(game, "public")
+    policy = TabularPolicy.load(blueprint, tree)
+    spec = abstraction or (policy.metadata or {}).get("abstraction")
+    if not isinstance(spec, str):
+        raise RcfrError(f"{shown(blueprint)} names no abstraction: give --abstraction")
+    abstract = bucketed_spot(tree.game, spec)
+    if abstract is None or not is_sized(abstract):
+        raise RcfrError(f"the self-improver takes an action abstraction of a spot "
+                        f"(actions:BETS[/RAISES]), not {spec!r}")
+    lines = read_record(histories, tree.game)
+    result = run_improve(policy, abstract, lines, top, method, iterations=iterations,
+                         algorithm=algorithm)
+    if out_file is not None:
+        result.policy.save(out_file)
+    if as_json:
+        _emit({"game": str(tree.game), "blueprint_abstraction": spec, "hands": len(lines),
+               **result.to_dict(), "out": str(out_file) if out_file else None})
+        return
+    seen = ", ".join(f"{s} ({n})" for s, n in sorted(result.counts.items(),
+                                                      key=lambda kv: -kv[1]))
+    out.print(f"self-improver on {tree.game}: {len(lines):,} hands, off-tree sizes {seen}")
+    out.print(f"  added {', '.join(result.sizes)}: {len(result.lines)} new branches "
+              f"re-solved ({method}, {iterations:,} iterations each) in "
+              f"{result.seconds:.2f} s")
+    pot = result.before.pot or 1.0
+    out.print(f"  against an opponent restricted to {result.abstraction}:")
+    out.print(f"    blueprint  {result.restricted_before:.6g}  "
+              f"({100 * result.restricted_before / pot:.3g}% of the pot)")
+    out.print(f"    improved   {result.restricted_after:.6g}  "
+              f"({100 * result.restricted_after / pot:.3g}% of the pot)")
+    out.print(f"  full exploitability: blueprint {_fmt_expl(result.before)}")
+    out.print(f"                       improved  {_fmt_expl(result.after)}")
+    if out_file is not None:
+        out.print(f"  improved strategy -> {out_file}")
+
+
 def _resolve_notes(result, method: str, values: str, fixed: bool) -> dict[str, str]:
     """What ``rcfr resolve`` says of its result: ``margin``, what the smallest margin means,
     and ``warning``, why the re-solved strategy is more exploitable than the blueprint (only
