@@ -132,3 +132,45 @@ def test_improve_command(blueprint, tmp_path, capsys):
     record.write_text("check,check\n")
     assert main(["improve", SPOT, str(bp), "--histories", str(record)]) == 2
     assert "off the tree" in capsys.readouterr().err
+
+
+def test_play_writes_hand_histories_that_pokerkit_replays(blueprint, tmp_path, capsys,
+                                                         monkeypatch):
+    """`rcfr play --histories` writes the hands in the Poker Hand History format: pokerkit
+    replays each to the payoff rcfr paid, and the self-improver reads them back."""
+    pokerkit = pytest.importorskip("pokerkit")
+    import io
+
+    _, _, policy = blueprint
+    bp = tmp_path / "bp.npz"
+    policy.save(bp)
+    record = tmp_path / "hands.phhs"
+    monkeypatch.setattr("sys.stdin", io.StringIO("bet 100\ncall\n" * 6))
+    assert main(["play", SPOT, str(bp), "--hands", "4", "--seed", "3", "--histories",
+                 str(record), "--json"]) == 0
+    payoffs = json.loads(capsys.readouterr().out)["payoffs"]
+    assert len(payoffs) == 4
+    hands = list(pokerkit.HandHistory.loads_all(record.read_text()))
+    assert len(hands) == 4
+    for hh, paid in zip(hands, payoffs, strict=True):
+        final = list(hh)[-1]
+        assert final.stacks[0] - hh.starting_stacks[0] == paid
+        assert final.stacks[0] + final.stacks[1] == sum(hh.starting_stacks)
+    assert main(["improve", SPOT, str(bp), "--histories", str(record), "-n", "50",
+                 "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["hands"] == 4 and got["counts"] == {"bet 50%": 4}
+
+
+def test_a_hand_history_off_the_spot_is_refused():
+    from rcfr.games.holdem import phh
+    from rcfr.games.holdem.combos import combo_from_str
+
+    game = compile_game(SPOT, form="public").game
+    hands = (combo_from_str("AhAd"), combo_from_str("KhKc"))
+    hand = phh.hand_history(game, hands, ("bet 100", "call"))
+    assert hand["actions"][-3:] == ["p2 cc", "p1 sm AhAd", "p2 sm KhKc"]
+    assert phh.betting_line(game, hand) == ("bet 100", "call")
+    hand["actions"][-3] = "p2 cbr 250"
+    with pytest.raises(RcfrError, match="'p2 cbr 250' is not an action"):
+        phh.betting_line(game, hand)

@@ -1028,6 +1028,9 @@ def play(
     as_json: Annotated[bool, typer.Option(
         "--json", help="The hands' dialogue on stderr; one JSON summary object on stdout at "
                        "the end (payoffs per hand, total).")] = False,
+    histories: Annotated[Path | None, typer.Option(
+        "--histories", help="A hold'em spot: write the hands played here, in the Poker Hand "
+                            "History format (.phhs).")] = None,
 ) -> None:
     """Play against a saved strategy: pick actions by number or name; end of input stops."""
     import numpy as np
@@ -1040,7 +1043,19 @@ def play(
     OPTION["seed"].check(seed)
     if resolve_method is None and at is not None:
         raise RcfrError("--at goes with --resolve")
+    check_outputs({"--histories": histories})
     tree = compile_game(game)
+    recorded: list[dict] = []
+    on_end = None
+    if histories is not None:
+        from .games.holdem import phh
+        from .games.holdem.spot_game import SpotGame
+
+        if not isinstance(tree.game, SpotGame):
+            raise RcfrError(f"--histories writes hands of a hold'em spot, not of {tree.game}")
+
+        def on_end(state) -> None:
+            recorded.append(phh.hand_history(tree.game, state.hands, state.line))
     policy = load_lifted(tree, strategy, abstraction)
     if resolve_method is not None:
         # each subgame's re-solve depends on the blueprint alone, so re-solving all of them
@@ -1067,12 +1082,18 @@ def play(
     payoffs: list[float] = []
     for h in range(hands):
         write(f"-- hand {h + 1} of {hands}, you are player {seat} in {tree.game}")
-        payoff = play_hand(policy, seat, rng, read, write)
+        payoff = play_hand(policy, seat, rng, read, write, on_end)
         if payoff is None:
             write("end of input")
             break
         payoffs.append(payoff)
     total, played = float(sum(payoffs)), len(payoffs)
+    if histories is not None and recorded:
+        from .core.fileio import write_atomic
+
+        text = phh.dumps(recorded).encode()
+        write_atomic(histories, lambda f: f.write(text))
+        write(f"{len(recorded)} hand(s) -> {histories}")
     if as_json:
         _emit({"game": str(tree.game), "seat": seat, "seed": seed, "hands": hands,
                "played": played, "payoffs": payoffs, "total": total,

@@ -40,11 +40,12 @@ def _choose(state: State, seat: int, read: Callable[[], str | None],
 
 
 def play_hand(policy: TabularPolicy, seat: int, rng: np.random.Generator,
-              read: Callable[[], str | None], write: Callable[[str], None]) -> float | None:
+              read: Callable[[], str | None], write: Callable[[str], None],
+              on_end: Callable[[State], None] | None = None) -> float | None:
     """Play one hand with the human in ``seat``; returns the human's payoff (``None`` when the
     input ends first).  The human sees their information state at each decision (chance
     outcomes are not announced: what the human may know is in that state); both players'
-    final information states are shown at the end."""
+    final information states are shown at the end, and ``on_end`` gets the final state."""
     if seat not in (0, 1):
         raise RcfrError(f"the seat must be 0 or 1, got {seat!r}")
     state = policy.tree.game.new_initial_state()
@@ -62,6 +63,8 @@ def play_hand(policy: TabularPolicy, seat: int, rng: np.random.Generator,
             write(f"strategy: {state.action_to_string(player, action)}")
         state.apply_action(action)
     payoff = float(state.returns()[seat])
+    if on_end is not None:
+        on_end(state)
     write(f"end: you {state.information_state_string(seat)!r}, strategy "
           f"{state.information_state_string(1 - seat)!r}")
     write(f"you {'win' if payoff > 0 else 'lose' if payoff < 0 else 'tie'} {abs(payoff):g}")

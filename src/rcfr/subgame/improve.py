@@ -7,7 +7,7 @@ blueprint's beliefs, safely (:func:`rcfr.subgame.offtree.nested_resolve_spot`), 
 
 The record is a list of betting lines as information-state strings write them after the board
 (``check,bet 100|2c|bet 50``: a dealt card between bars), or hand histories in the Poker Hand
-History format (:mod:`rcfr.subgame.histories`).  A size is the bet's pot fraction in whole
+History format (:mod:`rcfr.games.holdem.phh`).  A size is the bet's pot fraction in whole
 percent (a raise's: chips beyond the call over the pot after the call).  What changed is
 measured exactly: the exploitability against an opponent restricted to the improved
 abstraction's bets (:func:`rcfr.subgame.offtree.restricted_value`), before and after, the
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from ..abstraction.actions import after, fraction
 from ..core.errors import RcfrError
 from ..evaluate import Evaluation, evaluate
+from ..games.holdem import phh
 from ..games.holdem.action_tree import ALL_IN, CHANCE, DECISION, RAISE
 from ..games.holdem.spot_game import SpotGame, holdem_spot
 from ..policy import TabularPolicy
@@ -63,7 +64,8 @@ def parse_line(game: SpotGame, text: str) -> tuple:
 
 def read_record(path, game: SpotGame) -> list[tuple]:
     """The betting lines of a record file: one line of text per hand (:func:`parse_line`;
-    ``#`` starts a comment), or Poker Hand History files (:mod:`rcfr.subgame.histories`)."""
+    ``#`` starts a comment), or hands in the Poker Hand History format
+    (:mod:`rcfr.games.holdem.phh`, as ``rcfr play --histories`` writes them)."""
     from pathlib import Path
 
     try:
@@ -71,6 +73,12 @@ def read_record(path, game: SpotGame) -> list[tuple]:
     except (OSError, UnicodeDecodeError) as e:
         raise RcfrError(f"cannot read the record {str(path)!r}: "
                         f"{getattr(e, 'strerror', None) or e}") from None
+    try:
+        hands = phh.loads(text, str(path))
+    except RcfrError:
+        hands = None
+    if hands is not None:
+        return [phh.betting_line(game, h, f"{path}, hand {i + 1}") for i, h in enumerate(hands)]
     lines = []
     for number, raw in enumerate(text.splitlines(), 1):
         body = raw.split("#", 1)[0].strip()
