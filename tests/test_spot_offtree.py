@@ -174,3 +174,21 @@ def test_a_hand_history_off_the_spot_is_refused():
     hand["actions"][-3] = "p2 cbr 250"
     with pytest.raises(RcfrError, match="'p2 cbr 250' is not an action"):
         phh.betting_line(game, hand)
+
+
+def test_the_self_improver_adds_a_raise_size():
+    """A raise off the abstraction's raises (3x, where it raises all-in only) is added to its
+    raise sizes: the raise is 50% of the pot after the call."""
+    real = compile_game(SPOT, form="public")
+    abstract = compile_game("holdem_spot(spot=river_small,bets=50% a,raises=a)", form="public")
+    solver = make_solver(abstract, "cfr+")
+    solver.setup()
+    solver.run(20)
+    policy = lift_actions(real, abstract, solver.average_policy())
+    lines = [parse_line(real.game, t) for t in ["bet 100,raise 300,call",
+                                                "check,bet 100,raise 300"]]
+    res = improve(policy, abstract.game, lines, iterations=100)
+    assert res.counts == {"raise 50%": 2}
+    assert res.abstraction == "holdem_spot(bets=50% a,raises=a 50%,spot=river_small)"
+    assert res.lines == [("bet 100", "raise 300"), ("check", "bet 100", "raise 300")]
+    assert res.restricted_after < res.restricted_before

@@ -156,18 +156,19 @@ class Improved:
                 "seconds": self.seconds}
 
 
-def _with_bets(abstract: SpotGame, sizes: list[str]) -> SpotGame:
-    """``abstract`` with the bet sizes ``sizes`` (``bet 50%``) added."""
+def _with_sizes(abstract: SpotGame, sizes: list[str]) -> SpotGame:
+    """``abstract`` with the sizes ``sizes`` (``bet 50%``, ``raise 33%``) added to its bet or
+    raise sizes."""
     params = dict(abstract.params)
-    bets = params["bets"].split() if "bets" in params else []
     for s in sizes:
         kind, _, pct = s.partition(" ")
-        if kind != "bet":
-            raise RcfrError(f"the self-improver adds bet sizes; {s} is not one (give the "
-                            f"abstraction's raise sizes with actions:BETS/RAISES)")
-        if pct not in bets:
-            bets.append(pct)
-    params["bets"] = " ".join(bets)
+        key = {"bet": "bets", "raise": "raises"}.get(kind)
+        if key is None or key not in params:
+            raise RcfrError(f"the self-improver adds bet and raise sizes to those the "
+                            f"abstraction lists; {s} is not one")
+        listed = params[key].split()
+        if pct not in listed:
+            params[key] = " ".join([*listed, pct])
     return holdem_spot(**params)
 
 
@@ -189,12 +190,12 @@ def improve(policy: TabularPolicy, abstract: SpotGame, lines: list[tuple], top: 
         raise RcfrError(f"--top is a number of sizes, 1 or more, not {top}")
     game = policy.tree.game
     counts = observed_sizes(game, abstract, lines)
-    bets = [(s, n) for s, n in counts.most_common() if s.startswith("bet ")]
-    if not bets:
+    sized = [(s, n) for s, n in counts.most_common() if s != "allin"]
+    if not sized:
         raise RcfrError(f"no bet in the {len(lines):,} lines given is off the tree of "
                         f"{abstract}")
-    sizes = [s for s, _ in bets[:top]]
-    improved = _with_bets(abstract, sizes)
+    sizes = [s for s, _ in sized[:top]]
+    improved = _with_sizes(abstract, sizes)
     known = _abstract_nodes(improved.root)
     branches = [x for x in off_tree_lines(game, abstract) if x in known
                 and known[x].kind == DECISION]
