@@ -361,8 +361,9 @@ OPTIONS: tuple[Option, ...] = (
            algorithms=_DEEP, choices=("numpy", "torch")),
     Option("abstraction", str, "Solve an abstract game and play it in the full game: "
            "identity; leduc's JQK, J.QK, JQ.K, J.Q.K; wager abstractions null, P, HP, PD, HPD "
-           "or bets:0.5,1,2 (pot fractions).", group=RUN, cli=("--abstraction",),
-           help_panel=GAME_PANEL),
+           "or bets:0.5,1,2 (pot fractions); a hold'em spot's buckets:K, actions:BETS[/RAISES] "
+           "(its bet sizes, e.g. actions:60%,a/2.5x) or both, joined by +.", group=RUN,
+           cli=("--abstraction",), help_panel=GAME_PANEL),
     Option("form", str, "Compiled form: history, public (poker and dice games) or auto (the "
            "public form where the history form would not fit).", group=RUN, cli=("--form",),
            cli_default="auto", choices=FORMS, help_panel=GAME_PANEL),

@@ -20,6 +20,7 @@ nested re-solve, in the real spot with the opponent's other bets removed
 from __future__ import annotations
 
 import copy
+import hashlib
 import time
 from dataclasses import dataclass, field
 
@@ -105,10 +106,10 @@ def restricted_game(game: SpotGame, player: int, allowed: SpotGame,
             out.children.append(prune(child, key))
         return out
 
-    tag = f"{player}:{allowed}:{sorted(extra)}"
+    tag = hashlib.sha256(f"{player}:{allowed}:{sorted(extra)}".encode()).hexdigest()[:12]
     return SpotGame(game.board, game.ranges, game.pot, game.stack, prune(game.root, ()),
                     short_name=game.short_name, big_blind=game.big_blind,
-                    **game.params, restricted=abs(hash(tag)))
+                    **game.params, restricted=tag)
 
 
 def restricted_value(policy: TabularPolicy, player: int, allowed: SpotGame,
