@@ -192,3 +192,37 @@ def test_the_self_improver_adds_a_raise_size():
     assert res.abstraction == "holdem_spot(bets=50% a,raises=a 50%,spot=river_small)"
     assert res.lines == [("bet 100", "raise 300"), ("check", "bet 100", "raise 300")]
     assert res.restricted_after < res.restricted_before
+
+
+@pytest.mark.parametrize("spot", ["turn_small", "river_small"])
+def test_pokerkit_pays_each_written_hand_as_the_spot_does(spot):
+    """Random hands of a spot (deals, bets, all-ins run out, folds): pokerkit replays each
+    written hand to the spot's own payoff."""
+    pokerkit = pytest.importorskip("pokerkit")
+    from rcfr import load_game
+    from rcfr.games.holdem import phh
+
+    game = load_game(f"holdem_spot(spot={spot})")
+    rng = np.random.default_rng(7)
+    hands = []
+    paid = []
+    for _ in range(30):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                p = np.array([q for _, q in outcomes])
+                state.apply_action(outcomes[rng.choice(len(outcomes), p=p / p.sum())][0])
+            else:
+                state.apply_action(int(rng.choice(state.legal_actions())))
+        hands.append(phh.hand_history(game, state.hands, state.line))
+        paid.append(state.returns()[0])
+    replayed = list(pokerkit.HandHistory.loads_all(phh.dumps(hands)))
+    for hh, want, hand in zip(replayed, paid, hands, strict=True):
+        final = list(hh)[-1]
+        assert final.stacks[0] - hh.starting_stacks[0] == want, hand["actions"]
+    acts = [h["actions"] for h in hands]
+    assert any(a[-1].endswith(" f") for a in acts)  # folds and showdowns were both written
+    assert any(" sm " in a[-1] for a in acts)
+    if spot == "turn_small":  # and the river dealt after the turn's betting
+        assert any(sum(x.startswith("d db") for x in a) == 3 for a in acts)
