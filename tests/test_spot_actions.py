@@ -88,13 +88,14 @@ def test_a_real_bet_off_the_tree_is_translated(real, quarter):
         assert 0 < got[2] < 1 or got[2] == want[2]
 
 
-def test_in_tree_play_has_the_abstract_value(real, quarter):
+@pytest.mark.parametrize("buckets", ["", ",buckets=3"])
+def test_in_tree_play_has_the_abstract_value(real, buckets):
     """Both translated agents play only sizes the real spot has (all-in), so the real spot's
     value of the lifted pair is the abstract game's value of the abstract strategy, and the
     lifted strategy is exactly evaluated in the real spot (a best response there uses the
-    50% bet the abstraction lacks, so it exploits more)."""
-    abstract, _ = quarter
-    allin = compile_game("holdem_spot(spot=river_small,bets=a,raises=a)", form="public")
+    50% bet the abstraction lacks, so it exploits more); with buckets too."""
+    allin = compile_game(f"holdem_spot(spot=river_small,bets=a,raises=a{buckets})",
+                         form="public")
     policy = _solve(allin, 30)
     lifted = lift_actions(real, allin, policy)
     ev_real, ev_abs = evaluate(real, lifted), evaluate(allin, policy)
