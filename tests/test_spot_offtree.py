@@ -76,10 +76,32 @@ def test_nested_gives_no_more_than_translation(blueprint, method):
     assert changed.size and changed.size < real.num_sequences // 2
 
 
-def test_unsafe_nested_is_refused(blueprint):
-    _, abstract, policy = blueprint
-    with pytest.raises(RcfrError, match="no beliefs"):
-        nested_resolve_spot(policy, abstract, method="unsafe")
+def test_unsafe_nested_takes_the_translated_beliefs():
+    """Unsafe nested re-solving's beliefs about a 50% bettor are its reach of the abstract
+    bets the bet translates to (25% and all-in, played as the real 100 and all-in), weighted
+    by the pseudo-harmonic probabilities."""
+    from rcfr.abstraction.actions import pseudo_harmonic
+    from rcfr.forms.public.subtree import extract_subtree
+    from rcfr.subgame.offtree import _translated_reach, action_nodes
+    from rcfr.subgame.public_resolving import blueprint_plan
+
+    real = compile_game(SPOT, form="public")
+    abstract = compile_game("holdem_spot(spot=river_small,bets=25% a)", form="public")
+    solver = make_solver(abstract, "cfr+")
+    solver.setup()
+    solver.run(20)
+    policy = lift_actions(real, abstract, solver.average_policy())
+    plan = blueprint_plan(real, policy.probs)
+    at = {line: u for u, (_, line) in enumerate(action_nodes(real))}
+    got = _translated_reach(real, plan, at[("bet 100",)], real.game, abstract.game.root)
+    (_, q), _ = pseudo_harmonic(0.5, [0.25, 2.0])
+    want = (q * extract_subtree(real, at[("bet 100",)]).root_reach(plan, 0)
+            + (1 - q) * extract_subtree(real, at[("allin 400",)]).root_reach(plan, 0))
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-15)
+    assert got.max() > 0
+    res = nested_resolve_spot(policy, abstract.game, method="unsafe", iterations=100)
+    for r in res.rows:
+        assert r.nested_value >= res.in_tree_value[r.opponent] - 1e-9
 
 
 def test_parse_line():

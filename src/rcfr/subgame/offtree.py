@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..abstraction.actions import after, back, translate
 from ..core.errors import RcfrError
 from ..evaluate import evaluate
 from ..forms.base import KIND_CHANCE
@@ -34,7 +35,7 @@ from ..forms.public.subtree import extract_subtree, root_values
 from ..games.holdem.action_tree import ALL_IN, BET, DECISION, RAISE, Node
 from ..games.holdem.spot_game import SpotGame
 from ..policy import TabularPolicy
-from .public_resolving import blueprint_plan, resolve_public
+from .public_resolving import blueprint_plan, resolve_public, solve_gadget
 
 
 def action_nodes(tree) -> list[tuple[Node, tuple]]:
@@ -190,6 +191,55 @@ def _in_tree_values(tree, probs, plan, u: int, player: int, lines: list[tuple],
     return np.where(np.isfinite(best), best, 0.0)
 
 
+def _street_put(game: SpotGame, line: tuple) -> tuple[int, int]:
+    """Each player's chips in the street at the end of the betting ``line``."""
+    node, put = game.root, (0, 0)
+    for token in line:
+        if token == "deal":
+            node, put = node.children[0], (0, 0)
+            continue
+        j = [str(a) for a in node.actions].index(token)
+        put = after(put, node.player, node.actions[j])
+        node = node.children[j]
+    return put
+
+
+def _translated_reach(tree, plan: np.ndarray, u: int, game: SpotGame, allowed: Node
+                      ) -> np.ndarray:
+    """Unsafe nested re-solving's beliefs about the bettor at ``u`` (Brown & Sandholm 2017,
+    sec. 6): its reach of the abstract bets the off-tree one translates to, weighted by the
+    translation (:func:`rcfr.abstraction.actions.translate`)."""
+    real, line = action_nodes_of(tree, u)
+    parent = int(tree.node_parent[u])
+    pnode, pline = action_nodes_of(tree, parent)
+    put = _street_put(game, pline)
+    j = [str(a) for a in pnode.actions].index(line[-1])
+    children = {int(tree.node_action[c]): c for c in
+                range(int(tree.node_child_start[parent]), int(tree.node_child_start[parent + 1]))}
+    opp = pnode.player
+    out = np.zeros(int(extract_subtree(tree, u).num_rows[opp]))
+    for i, q in translate(game.pot, pnode, put, allowed, put, j):
+        c = children[back(game.pot, pnode, put, allowed, put, i)]
+        out += q * extract_subtree(tree, c).root_reach(plan, opp)
+    return out
+
+
+def action_nodes_of(tree, u: int) -> tuple[Node, tuple]:
+    """The action-tree node and betting line of public node ``u`` (:func:`action_nodes`)."""
+    path = []
+    while u > 0:
+        path.append(u)
+        u = int(tree.node_parent[u])
+    node, line = tree.game.root, ()
+    for v in reversed(path):
+        if int(tree.node_kind[tree.node_parent[v]]) == KIND_CHANCE:
+            node, line = node.children[0], (*line, "deal")
+        else:
+            a = int(tree.node_action[v])
+            node, line = node.children[a], (*line, str(node.actions[a]))
+    return node, line
+
+
 def nested_resolve_spot(policy: TabularPolicy, abstract: SpotGame | str,
                         lines: list[tuple] | None = None, method: str = "resolve", *,
                         iterations: int = 1000, algorithm: str = "cfr+",
@@ -199,12 +249,10 @@ def nested_resolve_spot(policy: TabularPolicy, abstract: SpotGame | str,
     one, :func:`off_tree_lines`), for the player who answers each, from ``policy`` (the
     blueprint lifted to the real spot, on the public form) with ``method`` (``resolve``,
     ``maxmargin``, ``reach-maxmargin``) and the in-abstraction alternative values (module
-    doc); ``iterations`` or ``seconds`` of ``algorithm`` per subgame."""
+    doc), or ``unsafe`` with the translated bet's beliefs (the lifted blueprint never bets off
+    the tree, so it holds none of its own there); ``iterations`` or ``seconds`` of
+    ``algorithm`` per subgame."""
     key = str(method).strip().lower().replace("_", "-")
-    if key == "unsafe":
-        raise RcfrError("nested re-solving is safe here (resolve, maxmargin or "
-                        "reach-maxmargin): the blueprint never bets off the tree, so it "
-                        "holds no beliefs for unsafe re-solving after such a bet")
     t0 = time.perf_counter()
     tree = policy.tree
     game = tree.game
@@ -239,6 +287,16 @@ def nested_resolve_spot(policy: TabularPolicy, abstract: SpotGame | str,
         player = node.player
         margins = []
         for u in nodes:
+            if key == "unsafe":
+                sub = extract_subtree(tree, u)
+                reach = [None, None]
+                reach[player] = sub.root_reach(plan, player)
+                reach[1 - player] = _translated_reach(tree, plan, u, game, known[x[:-1]])
+                sol = solve_gadget(sub, "unsafe", player, reach, iterations,
+                                   algorithm=algorithm, seconds=seconds, **options)
+                out[sol.sequences] = sol.probs
+                margins.append(0.0)
+                continue
             t = _in_tree_values(tree, probs, plan, u, player, all_lines, known[x[:-1]])
             r = resolve_public(tree, probs, u, player, key, iterations=iterations,
                                plan=plan, alternative=t, algorithm=algorithm,
