@@ -28,7 +28,7 @@ from ..games.holdem import phh
 from ..games.holdem.action_tree import ALL_IN, CHANCE, DECISION, RAISE
 from ..games.holdem.spot_game import SpotGame, holdem_spot
 from ..policy import TabularPolicy
-from .offtree import _abstract_nodes, nested_resolve_spot, off_tree_lines, restricted_value
+from .offtree import nested_resolve_spot, nodes_by_line, off_tree_lines, restricted_value
 
 __all__ = ["Improved", "improve", "observed_sizes", "parse_line", "read_record"]
 
@@ -196,7 +196,7 @@ def improve(policy: TabularPolicy, abstract: SpotGame, lines: list[tuple], top: 
                         f"{abstract}")
     sizes = [s for s, _ in sized[:top]]
     improved = _with_sizes(abstract, sizes)
-    known = _abstract_nodes(improved.root)
+    known = nodes_by_line(improved.root)
     branches = [x for x in off_tree_lines(game, abstract) if x in known
                 and known[x].kind == DECISION]
     if not branches:

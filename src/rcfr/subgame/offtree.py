@@ -55,7 +55,7 @@ def action_nodes(tree) -> list[tuple[Node, tuple]]:
     return out
 
 
-def _abstract_nodes(root: Node) -> dict[tuple, Node]:
+def nodes_by_line(root: Node) -> dict[tuple, Node]:
     """Every node of an action tree by its line (``"deal"`` for a dealt card)."""
     out, stack = {}, [(root, ())]
     while stack:
@@ -71,9 +71,9 @@ def off_tree_lines(game: SpotGame, abstract: SpotGame, opponent: int | None = No
     """The betting lines of ``game`` that end in a player's bet or raise that the abstraction
     ``abstract`` lacks, every action before it being the abstraction's (``opponent``: only
     that player's)."""
-    known = _abstract_nodes(abstract.root)
+    known = nodes_by_line(abstract.root)
     out = []
-    for line, node in _abstract_nodes(game.root).items():
+    for line, node in nodes_by_line(game.root).items():
         if node.kind != DECISION or (opponent is not None and node.player != opponent):
             continue
         m = known.get(line)
@@ -90,7 +90,7 @@ def restricted_game(game: SpotGame, player: int, allowed: SpotGame,
     """``game`` in which ``player`` may bet only as ``allowed`` (an action abstraction of it)
     does, plus the lines ``extra``: at ``player``'s decisions on lines that ``allowed`` has,
     the actions it lacks are removed (below a line it lacks, nothing is)."""
-    known = _abstract_nodes(allowed.root)
+    known = nodes_by_line(allowed.root)
     extra = {tuple(x) for x in extra}
 
     def prune(node: Node, line: tuple) -> Node:
@@ -267,7 +267,7 @@ def nested_resolve_spot(policy: TabularPolicy, abstract: SpotGame | str,
             raise RcfrError(f"{','.join(x)} is not an off-tree bet of {abstract} in {game}")
     if not lines:
         raise RcfrError(f"no bet of {game} is off the tree of {abstract}")
-    known = _abstract_nodes(abstract.root)
+    known = nodes_by_line(abstract.root)
     probs = np.asarray(policy.probs, dtype=np.float64)
     plan = blueprint_plan(tree, probs)
     public = action_nodes(tree)
