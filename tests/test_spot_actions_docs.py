@@ -17,6 +17,11 @@ SECTION = DOC[DOC.index("\n## Bet sizes off the abstraction\n"):]
 SECTION = SECTION[:SECTION.index("\n## ", 1)]
 
 
+def _table(first: str) -> list[list[str]]:
+    """The rows of the section's table whose header starts with ``first``."""
+    return next(t[1:] for t in _tables() if t[0][0].startswith(first))
+
+
 def _tables() -> list[list[list[str]]]:
     tables, rows = [], []
     for line in SECTION.splitlines() + [""]:
@@ -25,13 +30,13 @@ def _tables() -> list[list[list[str]]]:
         if line.startswith("|"):
             rows.append([c.strip() for c in line.strip("|").split("|")])
         elif rows:
-            tables.append(rows[1:])
+            tables.append(rows)
             rows = []
     return tables
 
 
 def test_the_commands_run_as_printed(tmp_path, capsys, monkeypatch):
-    block = re.search(r"```sh\n(.*?)```", SECTION, re.S).group(1)
+    block = re.search(r"```sh\n(.*?)```", SECTION, re.S).group(1)  # (the first: river_small)
     lines = [shlex.split(line, comments=True) for line in block.splitlines() if line.strip()]
     assert [w[1] for w in lines] == ["solve", "solve", "solve", "play", "improve", "evaluate"]
     monkeypatch.chdir(tmp_path)
@@ -42,7 +47,7 @@ def test_the_commands_run_as_printed(tmp_path, capsys, monkeypatch):
         cap = capsys.readouterr()
         assert code == 0 and "error:" not in cap.err, f"{words}: {cap.err}"
         outs.append(cap.out)
-    table = [float(row[1]) for row in _tables()[0]]
+    table = [float(row[1]) for row in _table("strategy in `holdem_spot(spot=river_small)`")]
     expl = [float(re.search(r"exploitability\s+(\S+)", out).group(1)) for out in outs[:3]]
     assert expl == pytest.approx([table[0], table[1], table[3]], abs=1e-5)
     assert "bet 50% (5)" in outs[4] and "added bet 50%: 2 new branches" in outs[4]
@@ -59,7 +64,7 @@ def test_the_python_runs_as_printed():
     with redirect_stdout(buf):
         exec(compile(code, "real_cards.md", "exec"), {})
     got = [float(x) for line in buf.getvalue().splitlines() for x in line.split(")")[-1].split()]
-    rows = _tables()[1]
+    rows = _table("blueprint")
     want = [float(r[k]) for r in rows if r[0] == "`actions:25%,a`" for k in (2, 3)]
     assert len(want) == 4
     assert got == pytest.approx(want, abs=1e-5)
