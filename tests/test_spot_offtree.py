@@ -147,6 +147,20 @@ def test_improve_command(blueprint, tmp_path, capsys):
     assert main(["evaluate", SPOT, str(out), "--json", "--form", "public"]) == 0
     assert json.loads(capsys.readouterr().out)["exploitability"] == pytest.approx(
         got["exploitability_after"], abs=1e-9)
+    # the abstract strategy itself, lifted by --abstraction: the same improvement
+    abstract_file = tmp_path / "abstract.npz"
+    compiled = compile_game(ABSTRACT, form="public")
+    make = make_solver(compiled, "cfr+")
+    make.setup()
+    make.run(50)
+    make.average_policy().save(abstract_file)
+    assert main(["improve", SPOT, str(abstract_file), "--abstraction", "actions:a/a",
+                 "--histories", str(record), "-n", "100", "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["exploitability_before"] == pytest.approx(got["exploitability_before"],
+                                                           abs=1e-9)
+    assert again["exploitability_after"] == pytest.approx(got["exploitability_after"],
+                                                          abs=1e-9)
     record.write_text("bet 100,call\ncheck,bet 120\n")
     assert main(["improve", SPOT, str(bp), "--histories", str(record)]) == 2
     err = capsys.readouterr().err.strip().splitlines()

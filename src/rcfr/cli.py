@@ -911,8 +911,10 @@ def improve(
         "--histories", help="The opponents' betting: one betting line per hand "
                             "(check,bet 100|2c|bet 50), or Poker Hand History files.")],
     abstraction: Annotated[str | None, typer.Option(
-        "--abstraction", help="The blueprint's abstraction (default: the one its file "
-                              "names), e.g. actions:25%,a.")] = None,
+        "--abstraction", help="BLUEPRINT is a strategy of this action abstraction of GAME "
+                              "(e.g. actions:25%,a), as solve --out-abstract writes it: it is "
+                              "lifted first (default: BLUEPRINT is the lifted strategy, whose "
+                              "file names its abstraction).")] = None,
     top: Annotated[int, typer.Option("--top", help="How many of the off-tree sizes used "
                                                    "most to add.")] = 1,
     method: Annotated[str, typer.Option(help="resolve, maxmargin or reach-maxmargin.")
@@ -936,7 +938,10 @@ def improve(
     _count("--iterations", iterations)
     _count("--top", top)
     tree = compile_game(game, "public")
-    policy = TabularPolicy.load(blueprint, tree)
+    if abstraction is not None:
+        policy = load_lifted(tree, blueprint, abstraction)
+    else:
+        policy = TabularPolicy.load(blueprint, tree)
     spec = abstraction or (policy.metadata or {}).get("abstraction")
     if not isinstance(spec, str):
         raise RcfrError(f"{shown(blueprint)} names no abstraction: give --abstraction")
