@@ -136,3 +136,16 @@ def test_bad_action_abstractions(spec, message, capsys):
 def test_an_action_abstraction_of_another_game_is_refused():
     with pytest.raises(RcfrError, match="abstracts a real-card spot"):
         rcfr.solve("kuhn", "cfr", 1, abstraction="actions:a")
+
+
+def test_emd_buckets_compose_with_actions():
+    """turn_small bets only all-in, so `actions:a` keeps its tree: with EMD buckets the
+    composed abstraction is the EMD abstraction, to the bit."""
+    both = rcfr.solve("holdem_spot(spot=turn_small)", "cfr+", 30,
+                      abstraction="buckets:2,kind=emd+actions:a", form="public")
+    cards = rcfr.solve("holdem_spot(spot=turn_small)", "cfr+", 30,
+                       abstraction="buckets:2,kind=emd", form="public")
+    assert both.abstraction.name == "buckets:2,kind=emd+actions:a"
+    assert both.evaluation.exploitability == pytest.approx(cards.evaluation.exploitability,
+                                                           rel=1e-12)
+    np.testing.assert_allclose(both.policy.probs, cards.policy.probs, atol=1e-15)
