@@ -1373,8 +1373,10 @@ def _distill_sweep(rows, figure: Path | None, as_json: bool) -> None:
 
 
 from .experiments.commands import register as _register_experiments  # noqa: E402
+from .experiments.spot_commands import register as _register_spots  # noqa: E402
 
 _register_experiments(app)  # sweep, results, report, figure
+_register_spots(app)  # spots
 
 
 def _interrupted(exc: BaseException | None) -> bool:

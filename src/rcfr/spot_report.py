@@ -64,6 +64,7 @@ class RangeAtNode:
     eqr: np.ndarray
     chips_in: float
     strategy: np.ndarray | None = None  # [actions, 1326]: the acting player's
+    pairs: np.ndarray | None = None  # the chance of the node's pairs of hands, per own combo
 
 
 @dataclass
@@ -130,6 +131,24 @@ class SpotReport:
         if r.strategy is not None:
             out["strategy"] = [mean(s) for s in r.strategy]
         return out
+
+    def totals(self, player: int) -> dict:
+        """The whole range with each combo weighted by its reach times the opponent mass it
+        meets (the chance of each pair of hands at the node, card removal included, as
+        postflop-solver averages a range): ``ev`` (postflop-solver's, ``EV + in``: the two
+        players' sum to the pot at the root), ``equity`` (the two sum to 1) and, for the
+        player to act, the ``strategy``'s action frequencies."""
+        r = self.ranges[player]
+        w = np.where(np.isnan(r.ev), 0.0, r.pairs)
+        total = w.sum()
+        if not total > 0:
+            return {"ev": None, "equity": None, "strategy": None}
+
+        def mean(v):
+            return float(np.sum(w * np.nan_to_num(v)) / total)
+
+        return {"ev": mean(r.ev) + r.chips_in, "equity": mean(r.equity),
+                "strategy": None if r.strategy is None else [mean(s) for s in r.strategy]}
 
     def to_dict(self, by: str = "class") -> dict:
         return {"node": self.node, "path": ",".join(self.path), "player": self.player,
@@ -244,7 +263,8 @@ def spot_report(tree: Form, probs: np.ndarray, where: str | int | None = None) -
         with np.errstate(invalid="ignore", divide="ignore"):
             eqr = np.where(equity > 0, (ev + chips[q]) / (equity * pot), np.nan)
         report.ranges.append(RangeAtNode(q, reach, ev, equity, eqr, float(chips[q]),
-                                         nv.strategy if q == nv.player else None))
+                                         nv.strategy if q == nv.player else None,
+                                         np.where(live, nv.reach[q] * nv.opp_mass[q], 0.0)))
     return report
 
 

@@ -74,16 +74,32 @@ class Spot:
         return build_action_tree(self.tree_config())
 
 
-def load_spot(path) -> Spot:
-    """Read and validate a spot file."""
+def load_spot(path, board: str | None = None) -> Spot:
+    """Read and validate a spot file (``board``: this board instead of the file's, written as
+    its ``board`` key is)."""
+    path = Path(path)
+    data = read_spot_file(path)
+    if board is not None:
+        data = {**data, "board": board}
+    return spot_from_dict(data, path.parent)
+
+
+def read_spot_file(path) -> dict:
+    """The dict a spot file parses to (not validated)."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text())
+        return tomllib.loads(path.read_text())
     except OSError as e:
         raise RcfrError(f"cannot read the spot file {str(path)!r}: {e.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise RcfrError(f"the spot file {str(path)!r} is not TOML: {e}") from None
-    return spot_from_dict(data, path.parent)
+
+
+def spot_ranges(path) -> tuple[np.ndarray, np.ndarray]:
+    """A spot file's two ranges (OOP's, IP's) before the board's cards are removed."""
+    path = Path(path)
+    table = _table(read_spot_file(path), "ranges")
+    return tuple(_range(table, p, (), path.parent) for p in PLAYERS)
 
 
 def spot_from_dict(data: dict, base: Path | None = None) -> Spot:

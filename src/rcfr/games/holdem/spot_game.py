@@ -367,14 +367,15 @@ def packaged_spots() -> list[str]:
 
 def holdem_spot(file: str | None = None, spot: str | None = None,
                 buckets: int | None = None, kind: str | None = None, bets: str | None = None,
-                raises: str | None = None) -> SpotGame:
+                raises: str | None = None, board: str | None = None) -> SpotGame:
     """The game of a spot file (:mod:`.spot`): ``holdem_spot(file=PATH)``, or of a spot
     shipped with rcfr, ``holdem_spot(spot=basic_turn)`` (:func:`packaged_spots`);
     ``buckets=K``: its card abstraction, ``K`` E[HS²] buckets per street (:class:`SpotGame`);
     ``kind=emd``: EMD clusters of equity histograms on the flop and turn instead;
     ``bets`` / ``raises``: its action abstraction, the bet (and donk) / raise sizes of every
     street and player replaced by these (sizes separated by spaces, as ``60% a``:
-    :func:`.spot.with_sizes`)."""
+    :func:`.spot.with_sizes`); ``board=Ks7d2c``: the spot on this board instead of its
+    file's (3 to 5 cards)."""
     if (file is None) == (spot is None):
         raise RcfrError("holdem_spot takes file=PATH (a spot file) or spot=NAME (one of "
                         f"{', '.join(packaged_spots())})")
@@ -383,14 +384,17 @@ def holdem_spot(file: str | None = None, spot: str | None = None,
             raise RcfrError(f"no spot named {spot!r} ships with rcfr; the spots are "
                             f"{', '.join(packaged_spots())}")
         with resources.as_file(resources.files(__package__) / "spots" / f"{spot}.toml") as path:
-            loaded = load_spot(path)
+            loaded = load_spot(path, board)
         params = {"spot": str(spot)}
     else:
-        loaded, params = load_spot(file), {"file": str(file)}
+        loaded, params = load_spot(file, board), {"file": str(file)}
     if bets is not None or raises is not None:
         loaded = with_sizes(loaded, bets, raises)
         params.update({k: str(v) for k, v in (("bets", bets), ("raises", raises))
                        if v is not None})
-    return SpotGame(loaded.board, loaded.ranges, loaded.pot, loaded.stack,
+    game = SpotGame(loaded.board, loaded.ranges, loaded.pot, loaded.stack,
                     loaded.action_tree(), big_blind=loaded.big_blind, buckets=buckets, kind=kind,
                     **params)
+    if board is not None:  # (its game string's; the constructor's board is the card ids)
+        game.params["board"] = str(board)
+    return game
