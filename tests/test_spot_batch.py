@@ -206,3 +206,27 @@ def test_a_folder_of_another_spot_is_refused(river_batch, capsys, tmp_path):
     boards.write_text("Ks7d2c\n")
     code, _, err = run_cli(capsys, "spots", FLOP, "--flops", boards, "--out", folder)
     assert "holds a batch of holdem_spot(file=" in one_line_error(code, err)
+
+
+def test_many_boards_runs_as_printed(tmp_path, capsys, monkeypatch):
+    """docs/real_cards.md's "Many boards" commands, as printed, in a fresh folder."""
+    import re
+    import shlex
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "real_cards.md").read_text()
+    section = doc[doc.index("\n## Many boards\n"):]
+    block = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
+    lines = [shlex.split(line, comments=True) for line in block.splitlines() if line.strip()]
+    assert len(lines) == 3 and all(w[:2] == ["rcfr", "spots"] for w in lines)
+    monkeypatch.chdir(tmp_path)
+    outs = []
+    for words in lines:
+        code, out, err = run_cli(capsys, *words[1:])
+        assert code == 0 and "error:" not in err, f"{words}: exit {code}\n{err}"
+        outs.append(out)
+    assert "1,755 boards standing for 22,100" in outs[0] and not (tmp_path / "flops").exists()
+    assert "6 of 6 boards solved" in outs[1] and "6 of 6 boards solved" in outs[2]
+    table = list(csv.DictReader((tmp_path / "rivers" / "boards.csv").open()))
+    assert len(table) == 6 and {"node: check", "node: bet 100"} <= set(table[0])
+    assert sum(float(r["weight"]) for r in table) == pytest.approx(2598960)
+    assert (tmp_path / "rivers" / "textures.png").is_file()

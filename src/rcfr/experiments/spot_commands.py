@@ -60,6 +60,9 @@ def register(app: typer.Typer) -> None:
                            "path from the root ('check,bet 60').")] = None,
         report_only: Annotated[bool, typer.Option(
             "--report", help="Solve nothing: report the boards the folder has solved.")] = False,
+        dry_run: Annotated[bool, typer.Option(
+            "--dry-run", help="Write and solve nothing: print the boards and how many are "
+                              "still to solve.")] = False,
         sort: Annotated[str, typer.Option(
             "--sort", help=f"Order of the boards' table: {', '.join(SORTS)} or an action "
                            "frequency column ('root: check'); largest first but for "
@@ -96,12 +99,17 @@ def register(app: typer.Typer) -> None:
             if target > 0:
                 batch.options["target_exploitability"] = target * batch.pot / 100
             check_folder(batch, out_dir)
-            write_batch(batch, out_dir)
+            info.update(game=batch.game, classes=len(batch.boards),
+                        weight=sum(b.weight for b in batch.boards),
+                        symmetries=batch.symmetries)
             if not as_json:
                 out.print(f"{batch.game}: {len(batch.boards):,} boards standing for "
-                          f"{sum(b.weight for b in batch.boards):,.6g} ({batch.symmetries} "
-                          f"suit permutations keep the ranges)", markup=False,
-                          highlight=False)
+                          f"{_weight(info['weight'])} ({batch.symmetries} suit permutations "
+                          f"keep the ranges)", markup=False, highlight=False)
+            if dry_run:
+                _dry_run(batch, out_dir, info, as_json)
+                return
+            write_batch(batch, out_dir)
             info.update(execute_sweep(batch.sweep(), out_dir / STORE_FILE, workers=workers,
                                       backend=backend, ray_address=ray_address,
                                       checkpoint_every=checkpoint_every, as_json=as_json,
@@ -121,6 +129,33 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(1)
 
 
+def _weight(w: float) -> str:
+    """A weight as a whole number where it is one (boards), else to two decimals."""
+    return f"{w:,.0f}" if abs(w - round(w)) < 1e-9 else f"{w:,.2f}"
+
+
+def _dry_run(batch, out_dir: Path, info: dict, as_json: bool) -> None:
+    from .spot_batch import STORE_FILE
+    from .store import Store
+
+    db = out_dir / STORE_FILE
+    hashes = [batch.run(b).hash for b in batch.boards]
+    done = 0
+    if db.is_file():
+        with Store(db, readonly=True) as store:
+            done = sum(s == "done" for s in store.statuses(hashes).values())
+    info.update(done=done, to_solve=len(hashes) - done,
+                boards=[{"board": b.board, "weight": b.weight, "given": list(b.given)}
+                        for b in batch.boards])
+    if as_json:
+        _emit(info)
+        return
+    out.print(f"{done:,} solved, {len(hashes) - done:,} to solve; the first boards:",
+              markup=False, highlight=False)
+    print_table(["board", "weight", "given"], [[b.board, _weight(b.weight), " ".join(b.given)]
+                                               for b in batch.boards[:10]])
+
+
 def _print_report(batch: dict, rows: list[dict], total: dict, textures: list[dict],
                   freq: list[str], sort: str, shown: int) -> None:
     solved = [r for r in rows if r.get("ev_oop") is not None]
@@ -136,7 +171,7 @@ def _print_report(batch: dict, rows: list[dict], total: dict, textures: list[dic
              *[c.split(": ", 1)[1] if c.startswith("root: ") else c for c in freq]]
 
     def line(name: str, r: dict) -> list[str]:
-        return [name, f"{r['boards']:,}", f"{r['weight']:,.6g}", f"{r['ev_oop']:.2f}",
+        return [name, f"{r['boards']:,}", _weight(r['weight']), f"{r['ev_oop']:.2f}",
                 f"{r['ev_ip']:.2f}", f"{r['equity_oop']:.1%}",
                 *[f"{r[c]:.1%}" for c in freq]]
 
@@ -148,6 +183,6 @@ def _print_report(batch: dict, rows: list[dict], total: dict, textures: list[dic
         ordered = ordered[:shown]
     print_table(["board", "weight", "exploitability %", "EV oop", "EV ip", "equity oop",
                  *heads[6:]],
-                [[r["board"], f"{r['weight']:,.6g}", f"{r['exploitability_pct']:.3f}",
+                [[r["board"], _weight(r['weight']), f"{r['exploitability_pct']:.3f}",
                   f"{r['ev_oop']:.2f}", f"{r['ev_ip']:.2f}", f"{r['equity_oop']:.1%}",
                   *[f"{r.get(c, 0.0):.1%}" for c in freq]] for r in ordered], no_wrap=(0,))
