@@ -65,6 +65,9 @@ def main() -> None:
     parser.add_argument("--target", type=float, default=0.5, help="% of the pot")
     parser.add_argument("--iterations", type=int, default=1000, help="at most, a board")
     parser.add_argument("--storage", default=None, help="int16: 16-bit tables")
+    parser.add_argument("--checkpoint-every", type=float, default=3600.0,
+                        help="seconds between a board's checkpoints (a flop's is ~430 MB, "
+                             "compressed)")
     parser.add_argument("--dir", default=None, help="the batch folder (default: a temporary "
                                                     "one; give one to resume)")
     parser.add_argument("--json", default=str(HERE / "results" / "bench_spots_batch.json"))
@@ -85,7 +88,8 @@ def main() -> None:
             flops = str(listed)
         common = ["spots", str(spot), "--flops", flops, "--out", str(folder), "-a", "dcfr",
                   "-n", str(args.iterations), "--target", str(args.target),
-                  "--workers", str(args.workers)]
+                  "--workers", str(args.workers), "--checkpoint-every",
+                  str(args.checkpoint_every)]
         if args.storage:
             common += ["--storage", args.storage]
         t0, c0 = time.perf_counter(), children_cpu()

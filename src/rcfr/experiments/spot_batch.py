@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -91,7 +90,12 @@ def spot_source(spot: str) -> tuple[str, Path]:
     """A spot file's path or a packaged spot's name -> (its game string, its file)."""
     path = Path(spot)
     if path.is_file():
-        return f"holdem_spot(file={path.resolve()})", path.resolve()
+        path = path.resolve()
+        if any(c in str(path) for c in ",()=") or str(path) != str(path).strip():
+            raise RcfrError(f"a spot file's path goes into each board's game string: "
+                            f"{str(path)!r} has a comma, a bracket, '=' or outer spaces; "
+                            f"copy the file to a plainer path")
+        return f"holdem_spot(file={path})", path
     if spot in packaged_spots():
         ref = resources.files("rcfr.games.holdem").joinpath("spots", f"{spot}.toml")
         return f"holdem_spot(spot={spot})", Path(str(ref))
@@ -193,11 +197,3 @@ def read_batch(out: Path) -> dict:
     if not isinstance(data, dict) or data.get("format") != BATCH_FORMAT:
         raise RcfrError(f"{path} is not a batch file")
     return data
-
-
-_SAFE = re.compile(r"[^A-Za-z0-9]+")
-
-
-def node_slug(node: str) -> str:
-    """A chosen node's path as a column prefix's file-safe part."""
-    return _SAFE.sub("-", node.strip()).strip("-") or "root"

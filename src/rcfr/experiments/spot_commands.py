@@ -72,7 +72,7 @@ def register(app: typer.Typer) -> None:
         workers: WorkersOpt = 1,
         backend: BackendOpt = "local",
         ray_address: RayOpt = None,
-        checkpoint_every: CkptOpt = 60.0,
+        checkpoint_every: CkptOpt = 600.0,  # a flop's checkpoint is hundreds of MB
         max_memory: MemoryOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
