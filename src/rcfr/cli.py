@@ -707,6 +707,12 @@ def _print_solve(result, info: dict, tree, out_file) -> None:
     if "complexity" in info:
         out.print(f"  complexity          {info['complexity']:,} "
                   f"({100 * info['complexity_share']:.1f}% of {tree.num_sequences:,} sequences)")
+    warm = info.get("warm_start")
+    if warm is not None:
+        out.print(f"  warm start          {warm['from']}: {warm['iterations']:,} iterations' "
+                  f"worth (its exploitability {warm['exploitability']:.6g}; "
+                  f"{100 * (warm['matched'] + warm['partial']):.1f}% of the information "
+                  f"sets found there)", markup=False, highlight=False)
     if info.get("target_reached") is not None:
         out.print("  stopped at the target exploitability" if info["target_reached"] else
                   "  target exploitability not reached in the budget")
