@@ -72,8 +72,11 @@ def map_strategy(source: TabularPolicy, tree: Form) -> tuple[np.ndarray, float, 
     """``source``'s behaviour on ``tree`` (another game's or this game's other form): at each of
     ``tree``'s information sets with the same key in the source, the source's probabilities of
     the actions both have (an action the source lacks gets 0, the rest are renormalised; uniform
-    where the source puts no probability on the shared actions); uniform at information sets the
-    source lacks.  Returns the probabilities over ``tree``'s sequences and the shares of
+    where the source puts no probability on the shared actions), or the game's own reading of
+    the information set in the source (:meth:`~rcfr.games.protocol.Game.translate_infoset`:
+    2-NL Hold'em with another stack scales the raises by the ratio of the stacks; a source
+    action read by several actions is split evenly among them); uniform at information sets
+    the source lacks.  Returns the probabilities over ``tree``'s sequences and the shares of
     information sets matched with the same actions and with other actions."""
     if source.tree.fingerprint() == tree.fingerprint():
         return source.probs.copy(), 1.0, 0.0
@@ -84,19 +87,24 @@ def map_strategy(source: TabularPolicy, tree: Form) -> tuple[np.ndarray, float, 
     same = other = 0
     for p in (0, 1):
         for i in tree.player_infosets(p):
-            j = src.infoset_keys.find(tree.infoset_keys[i], p)
+            key = tree.infoset_keys[i]
+            lo, n = int(tree.infoset_seq_start[i]), int(tree.infoset_num_actions[i])
+            mine = [int(a) for a in tree.seq_action[lo:lo + n]]
+            reading = tree.game.translate_infoset(key, mine, src.game)
+            if reading is not None:
+                key, mine = reading
+            j = src.infoset_keys.find(key, p)
             if j < 0:
                 continue
-            lo, n = int(tree.infoset_seq_start[i]), int(tree.infoset_num_actions[i])
-            mine = tree.seq_action[lo:lo + n]
             slo, sn = int(src.infoset_seq_start[j]), int(src.infoset_num_actions[j])
             theirs = dict(zip(src.seq_action[slo:slo + sn].tolist(),
                               source.probs[slo:slo + sn].tolist(), strict=True))
-            if sn == n and all(int(a) in theirs for a in mine):
+            if reading is None and sn == n and all(a in theirs for a in mine):
                 same += 1
             else:
                 other += 1
-            row = np.array([theirs.get(int(a), 0.0) for a in mine])
+            shared = [mine.count(a) for a in mine]  # (a source action read by several)
+            row = np.array([theirs.get(a, 0.0) / k for a, k in zip(mine, shared, strict=True)])
             total = row.sum()
             if total > 0:
                 probs[lo:lo + n] = row / total
