@@ -614,6 +614,11 @@ def run_from_options(game: str, values: dict[str, Any]) -> RunSpec:
             run["eval_nodes"] = max(1, nodes // 10) if nodes is not None else 0
     if run["form"] == "auto":
         run["form"] = None
+    if str(run["algorithm"]).strip().lower() == "auto":  # the rule best on the game's kind
+        from .solvers.auto import auto_rule
+
+        run["algorithm"], line = auto_rule(game)
+        err.print(line, markup=False, highlight=False)
     return RunSpec(game=game, **{k: v for k, v in run.items() if v is not None})
 
 

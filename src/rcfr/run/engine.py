@@ -36,6 +36,7 @@ from ..evaluate import Evaluation, evaluate
 from ..forms.base import Form
 from ..forms.compile import check_history_choice, compile_game, compile_kept
 from ..games.registry import load_game
+from ..solvers.auto import auto_rule
 from ..solvers.options import OPTION
 from ..solvers.run import check_solver, make_solver, tables
 from ..solvers.warm import warm_start
@@ -282,10 +283,11 @@ def solve(game: Any, algorithm: str = "cfr+", iterations: int = 1000, eval_every
     it first could, and evaluation stays about a tenth of the work).  With ``abstraction`` (a
     name such as ``"J.QK"`` or ``"HP"``, or a compiled abstract game; :mod:`rcfr.abstraction`)
     the abstract game is solved and the result is the full game's (its ``abstraction`` holds
-    the abstract strategy).  ``release``: see :func:`drive`.  ``solver``: run this solver
-    (built by :func:`~rcfr.solvers.run.make_solver`) instead of a new one.  ``lock`` (one of
-    ``options``; the full-width regret algorithms): node locking, a lock file,
-    ``"STRATEGY.npz:P"`` or a :class:`~rcfr.forms.lock.NodeLock`
+    the abstract strategy).  ``algorithm="auto"`` runs the rule best on the game's kind in the
+    convergence suite (:func:`rcfr.solvers.auto.auto_rule`).  ``release``: see :func:`drive`.
+    ``solver``: run this solver (built by :func:`~rcfr.solvers.run.make_solver`) instead of a
+    new one.  ``lock`` (one of ``options``; the full-width regret algorithms): node locking, a
+    lock file, ``"STRATEGY.npz:P"`` or a :class:`~rcfr.forms.lock.NodeLock`
     (:func:`~rcfr.solvers.locking.read_lock`); the run is evaluated in the locked game.
     ``warm_from`` (a strategy file or a :class:`~rcfr.policy.TabularPolicy`, of this game or
     another) warm-starts a full-width tabular rule (:func:`rcfr.solvers.warm.warm_start`;
@@ -313,6 +315,8 @@ def solve(game: Any, algorithm: str = "cfr+", iterations: int = 1000, eval_every
         refuse_targets(target_exploitability, target_mbb)
         if release:
             raise RcfrError("release keeps no strategy: it takes no abstraction")
+    if str(algorithm).strip().lower() == "auto":  # the rule best on the game's kind
+        algorithm = auto_rule(game)[0]
     midway = bool(eval_every or eval_nodes)  # evaluations beside the solver's tables
     tree = compile_game(game, form, max_memory,
                         dtype=tables(algorithm, options, release and not midway))

@@ -164,7 +164,9 @@ _NFSP = ("nfsp",)
 _DEEP = DEEP_ALGORITHMS
 
 OPTIONS: tuple[Option, ...] = (
-    Option("algorithm", str, f"One of: {', '.join(ALL_ALGORITHMS)} (cfr ... ddcfr: tabular, "
+    Option("algorithm", str, f"One of: auto, {', '.join(ALL_ALGORITHMS)} (auto: the update "
+           "rule best on the game's kind in the convergence suite, printed; cfr ... ddcfr: "
+           "tabular, "
            "one per update rule; lcfr/dcfr: Linear/Discounted CFR, pcfr+/pdcfr+: predictive "
            "(discounted) CFR+, dcfr+: CFR+ with DCFR's discount; hs-dcfr/hs-pcfr+: DCFR and "
            "PCFR+ with hyperparameter schedules; ddcfr: DCFR with the learned DDCFR policy; "
