@@ -27,7 +27,8 @@ SUITE = "in the convergence suite"
 
 def game_kind(game: Any) -> str:
     """The kind of ``game`` (a game string, a game or a compiled form) :data:`AUTO_RULES` is
-    keyed by: poker (a game with a big blind, or OpenSpiel's poker games), dice, goofspiel, battleship, matrix, else other."""
+    keyed by: poker (a game with a big blind, or OpenSpiel's poker games), dice, goofspiel,
+    battleship, matrix, else other."""
     game = load_game(game) if isinstance(game, str) else getattr(game, "game", game)
     name = str(getattr(game, "short_name", "")).removeprefix("openspiel:")
     if getattr(game, "big_blind", None) is not None or "poker" in name:  # (universal_poker)
