@@ -27,7 +27,7 @@ def leduc_dcfr(leduc):
     return CFRSolver(leduc, "dcfr").run(500).average_policy()
 
 
-@pytest.mark.parametrize("rule", ["cfr", "cfr+", "dcfr", "lcfr", "pcfr+", "pdcfr+",
+@pytest.mark.parametrize("rule", ["cfr", "cfr+", "dcfr", "lcfr", "pcfr+", "pdcfr+", "dcfr+",
                                   "dcfr:2,-1,3"])
 def test_the_substitute_regrets_are_the_rules_own_recursion(rule):
     """T' iterations that each bring the same regrets r, absorbed one by one by the rule,
@@ -150,6 +150,7 @@ def test_the_command_line_and_the_api_report_the_warm_start(tmp_path, capsys, le
 
 @pytest.mark.parametrize("args,words", [
     (["-a", "es"], "not es"),
+    (["-a", "hs-dcfr"], "not hs-dcfr"),
     (["-a", "cfr", "--storage", "int16"], "not int16"),
     (["-a", "cfr", "--abstraction", "JQ.K"], "--abstraction"),
 ])

@@ -31,13 +31,12 @@ from ..abstraction.spot import names_buckets
 from ..core.checks import MAX_COUNT, whole_number
 from ..core.errors import RcfrError
 from ..core.fileio import write_json
-from ..core.names import EPISODIC
+from ..core.names import EPISODIC, RULES
 from ..evaluate import Evaluation, evaluate
 from ..forms.base import Form
 from ..forms.compile import check_history_choice, compile_game, compile_kept
 from ..games.registry import load_game
 from ..solvers.auto import auto_rule
-from ..solvers.options import OPTION
 from ..solvers.run import check_solver, make_solver, tables
 from ..solvers.warm import warm_start
 from .curve import checkpoint_seed, read_curve
@@ -378,9 +377,9 @@ def check_warm(algorithm: str, warm_from: Any, warm_iterations: int | None,
         if warm_iterations is not None:
             raise RcfrError("--warm-iterations needs --warm-from FILE")
         return
-    if str(algorithm).strip().lower().partition(":")[0] not in OPTION["warm_from"].algorithms:
+    if str(algorithm).strip().lower().partition(":")[0] not in RULES:
         raise RcfrError(f"--warm-from sets the regrets of the full-width tabular rules "
-                        f"({', '.join(OPTION['warm_from'].algorithms)}), not {algorithm}")
+                        f"({', '.join(RULES)}), not {algorithm}")
     if abstraction is not None:
         raise RcfrError("--warm-from starts the game that is solved; with --abstraction, warm-"
                         "start a solve of the full game from the abstraction's strategy instead")

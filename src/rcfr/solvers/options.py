@@ -361,15 +361,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("backend", str, "deep-cfr/sd-cfr/dream: the networks' implementation, numpy (the "
            "default) or torch (PyTorch on one thread, deterministic).", cli=("--backend",),
            algorithms=_DEEP, choices=("numpy", "torch")),
-    Option("warm_from", str, "cfr ... pdcfr+: warm-start from this strategy file (of this "
+    Option("warm_from", str, "cfr ... dcfr+: warm-start from this strategy file (of this "
            "game or another: a smaller stack, an abstraction's lifted strategy; mapped by "
            "information-set key) with the regrets and average weight of Brown & Sandholm "
-           "(2016); -n then counts the iterations after it.", group=RUN, cli=("--warm-from",),
-           algorithms=ALGORITHMS),
+           "(2016); -n then counts the iterations after it.", group=RUN, cli=("--warm-from",)),
     Option("warm_iterations", int, "--warm-from: the iterations the warm strategy stands for "
            "(default: (uniform's / its exploitability)^2, the iterations CFR's bound takes to "
-           "reach it).", group=RUN, cli=("--warm-iterations",), algorithms=ALGORITHMS,
-           low=1, high=10**8),
+           "reach it).", group=RUN, cli=("--warm-iterations",), low=1, high=10**8),
     Option("abstraction", str, "Solve an abstract game and play it in the full game: "
            "identity; leduc's JQK, J.QK, JQ.K, J.Q.K; wager abstractions null, P, HP, PD, HPD "
            "or bets:0.5,1,2 (pot fractions); a hold'em spot's buckets:K, actions:BETS[/RAISES] "

@@ -38,6 +38,7 @@ from numba import njit
 
 from ..core.errors import RcfrError
 from ..core.links import apply_link
+from ..core.names import RULES
 from ..core.rules import RuleParams, rule_update
 from ..evaluate import exploitability
 from ..forms.base import Form
@@ -150,7 +151,7 @@ def warm_start(solver: RegretSolver, strategy: str | os.PathLike | TabularPolicy
     sequences -- as the module's docstring derives; ``iterations`` overrides ``T'``."""
     if type(solver) is not CFRSolver or type(solver.estimator) is not TabularRegrets:
         raise RcfrError("a warm start sets the regret tables of the full-width tabular rules "
-                        "(cfr, cfr+, lcfr, dcfr, pcfr+, pdcfr+) stored as floats, not int16")
+                        f"({', '.join(RULES)}) stored as floats, not int16")
     solver.setup()
     if solver.iteration:
         raise RcfrError("a warm start sets up a fresh solver; this one has run "
