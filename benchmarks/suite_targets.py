@@ -46,9 +46,9 @@ def cpu_per_iteration(game: str, rule: str, iterations: int) -> float:
     """CPU seconds one iteration of ``rule`` takes on suite game ``game`` (median of 3)."""
     from rcfr.forms.compile import compile_game
     from rcfr.games.suite import BY_NAME
-    from rcfr.solvers import CFRSolver
+    from rcfr.solvers.run import make_solver
 
-    solver = CFRSolver(compile_game(BY_NAME[game].game_string), rule)
+    solver = make_solver(compile_game(BY_NAME[game].game_string), rule)
     solver.setup()
     times = []
     for _ in range(3):

@@ -16,14 +16,14 @@ from ..games.registry import load_game
 
 # kind: (rule, the suite's evidence, as the choice is printed)
 AUTO_RULES: dict[str, tuple[str, str]] = {
-    "poker": ("dcfr", "first to 1e-3 on Leduc, lowest after 1,000 iterations on Big Leduc and "
-                      "the Libratus endgames"),
-    "dice": ("dcfr", "first to 1e-3 on Liar's Dice 3 and 4, and to 1e-6 on Liar's Dice 3"),
-    "goofspiel": ("pcfr+", "first to 1e-3 and 1e-6 on Goofspiel 4, tied first on Goofspiel 3"),
+    "poker": ("dcfr", "first to 1e-3 on Leduc and lowest there after 1,000 iterations, within "
+                      "1.6x of the lowest on the Libratus endgames"),
+    "dice": ("hs-pcfr+", "first to 1e-6 on Liar's Dice 3 (with HS-DCFR) and 4"),
+    "goofspiel": ("hs-pcfr+", "first to 1e-6 on Goofspiel 3 (with HS-DCFR) and 4"),
     "battleship": ("pcfr+", "first to 1e-3 on Battleship 2x2 and 2x3"),
-    "matrix": ("pdcfr+", "lowest after 1,000 iterations on the matrix game"),
-    "other": ("dcfr", "first to 1e-3 on 4 of the 8 games any rule reaches it on, as PCFR+, "
-                      "and the poker games' choice"),
+    "matrix": ("ddcfr", "the only rule to 1e-3 on the matrix game"),
+    "other": ("hs-pcfr+", "first to a target on the most suite games: 9 of the 15 firsts, ties "
+                          "included"),
 }
 SUITE = "in the convergence suite"
 
