@@ -153,11 +153,13 @@ def test_the_command_line_and_the_api_report_the_warm_start(tmp_path, capsys, le
     (["-a", "hs-dcfr"], "not hs-dcfr"),
     (["-a", "cfr", "--storage", "int16"], "not int16"),
     (["-a", "cfr", "--abstraction", "JQ.K"], "--abstraction"),
+    (["-a", "cfr", "--lock", "SOURCE:0"], "--lock"),
 ])
 def test_a_warm_start_it_cannot_do_is_one_error_line(tmp_path, capsys, leduc_dcfr, args,
                                                      words):
     source = tmp_path / "source.npz"
     leduc_dcfr.save(source)
+    args = [a.replace("SOURCE", str(source)) for a in args]  # (a lock from the same file)
     line = one_line_error(*run_cli(capsys, "solve", "leduc", "-n", 2, "--warm-from", source,
                                    *args)[::2])
     assert words in line

@@ -325,7 +325,7 @@ def solve(game: Any, algorithm: str = "cfr+", iterations: int = 1000, eval_every
         solver = make_solver(tree if abstract is None else abstract, algorithm, **options)
     if abstract is not None:
         solver = AbstractedSolver(solver, tree, abstract)
-    check_warm(algorithm, warm_from, warm_iterations, abstraction)
+    check_warm(algorithm, warm_from, warm_iterations, abstraction, options.get("lock"))
     solver.setup()  # validation and kernel loading happen outside the timed runs
     if warm_from is not None:
         warm_start(solver, warm_from, warm_iterations)
@@ -362,7 +362,8 @@ def check_spec(spec: RunSpec) -> None:
     if spec.abstraction is not None:
         refuse_targets(spec.target_exploitability, spec.target_mbb)
     stop_target(game, spec.target_exploitability, spec.target_mbb)
-    check_warm(spec.algorithm, spec.warm_from, spec.warm_iterations, spec.abstraction)
+    check_warm(spec.algorithm, spec.warm_from, spec.warm_iterations, spec.abstraction,
+               spec.lock)
     options = spec.solver_options()
     if spec.share is not None:  # the leaves follow from the game's sequences when it runs
         options["leaves"] = 2
@@ -370,7 +371,7 @@ def check_spec(spec: RunSpec) -> None:
 
 
 def check_warm(algorithm: str, warm_from: Any, warm_iterations: int | None,
-               abstraction: Any) -> None:
+               abstraction: Any, lock: Any = None) -> None:
     """Refuse a warm start where it does not apply: it sets the regrets of the full-width
     tabular rules (:mod:`rcfr.solvers.warm`), in the game that is solved."""
     if warm_from is None:
@@ -383,6 +384,9 @@ def check_warm(algorithm: str, warm_from: Any, warm_iterations: int | None,
     if abstraction is not None:
         raise RcfrError("--warm-from starts the game that is solved; with --abstraction, warm-"
                         "start a solve of the full game from the abstraction's strategy instead")
+    if lock is not None:
+        raise RcfrError("--warm-from starts every information set from the warm strategy; it "
+                        "does not take --lock")
 
 
 def _compiled(spec: RunSpec, max_memory: str | int | None, keep: bool = True) -> Form:
