@@ -196,7 +196,7 @@ def test_report_page_and_markdown(report):
     md = (out / "report.md").read_text()
     assert summary_line(info["summary"]) in md
     assert md.count("\n| M") + md.count("\n| G") + md.count("\n| D") + md.count("\n| C") \
-        >= len(CLAIMS)
+        + md.count("\n| X") >= len(CLAIMS)
     for name in info["figures"]:
         assert f"![{name}]({name}.png)" in md
         assert (out / f"{name}.png").read_bytes()[:8] == PNG

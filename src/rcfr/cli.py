@@ -614,6 +614,11 @@ def run_from_options(game: str, values: dict[str, Any]) -> RunSpec:
             run["eval_nodes"] = max(1, nodes // 10) if nodes is not None else 0
     if run["form"] == "auto":
         run["form"] = None
+    if str(run["algorithm"]).strip().lower() == "auto":  # the rule best on the game's kind
+        from .solvers.auto import auto_rule
+
+        run["algorithm"], line = auto_rule(game)
+        err.print(line, markup=False, highlight=False)
     return RunSpec(game=game, **{k: v for k, v in run.items() if v is not None})
 
 
@@ -707,6 +712,12 @@ def _print_solve(result, info: dict, tree, out_file) -> None:
     if "complexity" in info:
         out.print(f"  complexity          {info['complexity']:,} "
                   f"({100 * info['complexity_share']:.1f}% of {tree.num_sequences:,} sequences)")
+    warm = info.get("warm_start")
+    if warm is not None:
+        out.print(f"  warm start          {warm['from']}: {warm['iterations']:,} iterations' "
+                  f"worth (its exploitability {warm['exploitability']:.6g}; "
+                  f"{100 * (warm['matched'] + warm['partial']):.1f}% of the information "
+                  f"sets found there)", markup=False, highlight=False)
     if info.get("target_reached") is not None:
         out.print("  stopped at the target exploitability" if info["target_reached"] else
                   "  target exploitability not reached in the budget")

@@ -285,6 +285,10 @@ def register(app: typer.Typer) -> None:
                                                                       "data (JSON).")] = None,
         share: Annotated[float | None, typer.Option(
             help="convergence: the regressors' complexity share (replaces the spec's).")] = None,
+        x_axis: Annotated[str, typer.Option(
+            "--x", help="convergence_suite: the x axis, iterations or seconds (each run's "
+                        "wall-clock seconds at its points, evaluation included).")
+        ] = "iterations",
         no_run: Annotated[bool, typer.Option("--no-run", help="Plot what the store has; run "
                                                               "nothing.")] = False,
         workers: WorkersOpt = 1,
@@ -294,7 +298,7 @@ def register(app: typer.Typer) -> None:
         max_memory: MemoryOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        from .figures import KINDS, collect, figure_spec, plot
+        from .figures import KINDS, SUITE_AXES, collect, figure_spec, plot
 
         out, _ = _console()
         if name is None and spec is None:
@@ -312,6 +316,11 @@ def register(app: typer.Typer) -> None:
                 raise RcfrError(f"--share applies to convergence figures, not "
                                 f"{sweep_spec.figure}")
             sweep_spec = with_share(sweep_spec, share)
+        if x_axis not in SUITE_AXES:
+            raise RcfrError(f"--x must be one of {', '.join(SUITE_AXES)}, got {x_axis!r}")
+        if x_axis != "iterations" and sweep_spec.figure != "convergence_suite":
+            raise RcfrError(f"--x {x_axis} applies to convergence_suite figures, not "
+                            f"{sweep_spec.figure}")
         out_file = out_file if out_file is not None else Path(f"{sweep_spec.name}.png")
         check_outputs({"--out": out_file, "--data": data_file, "--db": db}, {"--spec": spec})
         _check_backend(backend, workers)
@@ -327,6 +336,8 @@ def register(app: typer.Typer) -> None:
         with Store(db if db.exists() or not no_run else ":memory:", readonly=True) as store:
             data = collect(sweep_spec, store)
             _warn(store)
+        if sweep_spec.figure == "convergence_suite":
+            data["axis"] = x_axis
         if data_file is not None:
             json.dumps(data, allow_nan=False)  # fails before the PNG is written, not after
         plot(data, out_file)

@@ -32,6 +32,7 @@ from .store import Store
 
 KINDS = ("rcfr_complexity", "mccfr_nodes", "frcfr_links", "convergence", "mccfr_parameters",
          "mccfr_stacks", "convergence_seconds", "width_vs_sampling", "convergence_suite")
+SUITE_AXES = ("iterations", "seconds")  # convergence_suite's x axes (rcfr figure --x)
 SPECS = "specs"  # the papers' sweep specs: package data of rcfr.experiments (pyproject.toml)
 
 DESCRIPTIONS = {
@@ -620,19 +621,23 @@ _RULE_COLORS = {"cfr": "C0", "cfr+": "C1", "dcfr": "C2", "ddcfr": "C3", "lcfr": 
 
 def _plot_suite(axes, data) -> None:
     """One panel per game: rcfr's rules as solid lines, the published curves dashed in the
-    same rule's colour (iteration 0, the uniform strategy, is left off the log axis)."""
+    same rule's colour (iteration 0, the uniform strategy, is left off the log axis).  Against
+    seconds (``data["axis"]``) the published curves, which have no times, are left out."""
+    seconds = data.get("axis", "iterations") == "seconds"
     for ax, (game, panel) in zip(axes, data["games"].items(), strict=True):
         for k, (rule, row) in enumerate(panel["rules"].items()):
             color = _RULE_COLORS.get(rule, f"C{(7 + k) % 10}")
-            ax.plot(row["x"], _positive(row["exploitability"]), color=color,
-                    label=f"{rule.upper()} (rcfr)")
-        for rule, points in panel["published"].items():
+            xs = row["seconds"] if seconds else row["x"]
+            keep = [k for k, x in enumerate(xs) if x is not None and x > 0]
+            ax.plot([xs[k] for k in keep], _positive([row["exploitability"][k] for k in keep]),
+                    color=color, label=f"{rule.upper()} (rcfr)")
+        for rule, points in ({} if seconds else panel["published"]).items():
             points = [(x, y) for x, y in points if x > 0]
             ax.plot([x for x, _ in points], _positive([y for _, y in points]), linestyle="--",
                     color=_RULE_COLORS.get(rule, "k"), label=f"{rule.upper()} (published)")
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel("iterations")
+        ax.set_xlabel("seconds (wall clock, evaluation included)" if seconds else "iterations")
         ax.set_ylabel(data["unit"])
         ax.set_title(f"{game} ({data['name']})")
 

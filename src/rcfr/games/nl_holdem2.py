@@ -38,6 +38,7 @@ preflop betting player 0's flop bucket, then player 1's, each from the condition
 
 from __future__ import annotations
 
+import re
 from functools import cache, lru_cache
 
 import numpy as np
@@ -126,6 +127,15 @@ class Betting:
         """Player 0's payoff after a fold: the folder loses her chips."""
         lost = float(self.spent[self.folder])
         return -lost if self.folder == 0 else lost
+
+
+_TOKEN = re.compile(r"f|c|r\d+")  # the actions of a betting key: fold, call, raise to N
+
+
+def _nearest_raise(legal: list[int], amount: float) -> int | None:
+    """The legal raise nearest to ``amount`` chips (the smaller of two as near), or None."""
+    raises = [a for a in legal if a not in (FOLD, CALL)]
+    return min(raises, key=lambda a: (abs(a - amount), a)) if raises else None
 
 
 def _token(action: int) -> str:
@@ -237,6 +247,36 @@ class NLHoldem2(Game):
 
     def defaults(self) -> dict:
         return {"stack": 36, "buckets": 5, "ranks": 13, "suits": 4}
+
+    def translate_infoset(self, key: str, actions, source: Game):
+        """Another stack's reading of a history, scaled by the ratio of the stacks: the
+        betting is replayed in ``source`` with each raise read as ``source``'s legal raise
+        nearest to the amount times ``source.stack / stack`` (an all-in as an all-in), and
+        each of ``actions`` read the same way; ``None`` for another game, one of other
+        buckets or cards, or a history ``source`` cannot replay."""
+        if not isinstance(source, NLHoldem2) or source.stack == self.stack or (
+                source.buckets, source.ranks, source.suits) != (
+                self.buckets, self.ranks, self.suits):
+            return None
+        head, _, betting = key.partition("|")
+        scale = source.stack / self.stack
+        b = Betting(source.stack)
+        for token in _TOKEN.findall(betting):  # (the round's "/" is the replay's own)
+            if b.over:
+                return None
+            legal = b.legal_actions()
+            act = (FOLD if token == "f" else CALL if token == "c"
+                   else _nearest_raise(legal, int(token[1:]) * scale))
+            if act is None or act not in legal:
+                return None
+            b = b.child(act)
+        if b.over:
+            return None
+        legal = b.legal_actions()
+        read = [a if a in (FOLD, CALL) and a in legal else
+                None if a in (FOLD, CALL) else _nearest_raise(legal, a * scale)
+                for a in (int(x) for x in actions)]
+        return f"{head}|{b.key}", read
 
     # -- the card abstraction ------------------------------------------------------------
     @property

@@ -114,6 +114,14 @@ class Game(ABC):
         """Parameters that may be omitted from the game's string."""
         return {}
 
+    def translate_infoset(self, key: str, actions: Sequence[int],
+                          source: Game) -> tuple[str, list[int | None]] | None:
+        """How a warm start (:mod:`rcfr.solvers.warm`) reads ``source``'s strategy (another
+        game's) at this game's information set ``key`` with ``actions``: the information-state
+        string of ``source`` to read and, per action, the action of ``source`` it is read as
+        (``None``: none).  ``None`` (the default): read the same key and the same actions."""
+        return None
+
     def __str__(self) -> str:
         """The canonical, OpenSpiel-style string that :func:`rcfr.load_game` reads back."""
         shown = {k: v for k, v in self.params.items() if self.defaults().get(k, object()) != v}

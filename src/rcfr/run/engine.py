@@ -31,12 +31,14 @@ from ..abstraction.spot import names_buckets
 from ..core.checks import MAX_COUNT, whole_number
 from ..core.errors import RcfrError
 from ..core.fileio import write_json
-from ..core.names import EPISODIC
+from ..core.names import EPISODIC, RULES
 from ..evaluate import Evaluation, evaluate
 from ..forms.base import Form
 from ..forms.compile import check_history_choice, compile_game, compile_kept
 from ..games.registry import load_game
+from ..solvers.auto import auto_rule
 from ..solvers.run import check_solver, make_solver, tables
+from ..solvers.warm import warm_start
 from .curve import checkpoint_seed, read_curve
 from .protocol import Solver
 from .result import RunResult
@@ -256,6 +258,7 @@ def solve(game: Any, algorithm: str = "cfr+", iterations: int = 1000, eval_every
           target_exploitability: float | None = None, target_mbb: float | None = None,
           release: bool = False, on_evaluation: Callable[[Evaluation], None] | None = None,
           abstraction: Any = None, form: str = "auto", max_memory: str | float | None = None,
+          warm_from: Any = None, warm_iterations: int | None = None,
           **options) -> RunResult:
     """Run ``iterations`` iterations of ``algorithm`` on ``game`` (a game string, a game or a
     compiled form: compiled here, once, in ``form`` -- ``"auto"``, ``"history"`` or
@@ -279,11 +282,16 @@ def solve(game: Any, algorithm: str = "cfr+", iterations: int = 1000, eval_every
     it first could, and evaluation stays about a tenth of the work).  With ``abstraction`` (a
     name such as ``"J.QK"`` or ``"HP"``, or a compiled abstract game; :mod:`rcfr.abstraction`)
     the abstract game is solved and the result is the full game's (its ``abstraction`` holds
-    the abstract strategy).  ``release``: see :func:`drive`.  ``solver``: run this solver
-    (built by :func:`~rcfr.solvers.run.make_solver`) instead of a new one.  ``lock`` (one of
-    ``options``; the full-width regret algorithms): node locking, a lock file,
-    ``"STRATEGY.npz:P"`` or a :class:`~rcfr.forms.lock.NodeLock`
-    (:func:`~rcfr.solvers.locking.read_lock`); the run is evaluated in the locked game."""
+    the abstract strategy).  ``algorithm="auto"`` runs the rule best on the game's kind in the
+    convergence suite (:func:`rcfr.solvers.auto.auto_rule`).  ``release``: see :func:`drive`.
+    ``solver``: run this solver (built by :func:`~rcfr.solvers.run.make_solver`) instead of a
+    new one.  ``lock`` (one of ``options``; the full-width regret algorithms): node locking, a
+    lock file, ``"STRATEGY.npz:P"`` or a :class:`~rcfr.forms.lock.NodeLock`
+    (:func:`~rcfr.solvers.locking.read_lock`); the run is evaluated in the locked game.
+    ``warm_from`` (a strategy file or a :class:`~rcfr.policy.TabularPolicy`, of this game or
+    another) warm-starts a full-width tabular rule (:func:`rcfr.solvers.warm.warm_start`;
+    ``warm_iterations`` overrides the iterations it stands for) and ``iterations`` count the
+    iterations after it."""
     if episodes is not None:
         if str(algorithm).strip().lower() not in EPISODIC:
             raise RcfrError(f"--episodes is the budget of {', '.join(EPISODIC)}; {algorithm} "
@@ -306,6 +314,8 @@ def solve(game: Any, algorithm: str = "cfr+", iterations: int = 1000, eval_every
         refuse_targets(target_exploitability, target_mbb)
         if release:
             raise RcfrError("release keeps no strategy: it takes no abstraction")
+    if str(algorithm).strip().lower() == "auto":  # the rule best on the game's kind
+        algorithm = auto_rule(game)[0]
     midway = bool(eval_every or eval_nodes)  # evaluations beside the solver's tables
     tree = compile_game(game, form, max_memory,
                         dtype=tables(algorithm, options, release and not midway))
@@ -315,7 +325,10 @@ def solve(game: Any, algorithm: str = "cfr+", iterations: int = 1000, eval_every
         solver = make_solver(tree if abstract is None else abstract, algorithm, **options)
     if abstract is not None:
         solver = AbstractedSolver(solver, tree, abstract)
+    check_warm(algorithm, warm_from, warm_iterations, abstraction, options.get("lock"))
     solver.setup()  # validation and kernel loading happen outside the timed runs
+    if warm_from is not None:
+        warm_start(solver, warm_from, warm_iterations)
     hooks = RunHooks(progress=callback, on_evaluation=on_evaluation, should_stop=should_stop,
                      checkpoint=checkpoint, checkpoint_every=checkpoint_every)
     result = drive(tree, solver, iterations, eval_every, nodes=nodes, eval_nodes=eval_nodes,
@@ -349,10 +362,31 @@ def check_spec(spec: RunSpec) -> None:
     if spec.abstraction is not None:
         refuse_targets(spec.target_exploitability, spec.target_mbb)
     stop_target(game, spec.target_exploitability, spec.target_mbb)
+    check_warm(spec.algorithm, spec.warm_from, spec.warm_iterations, spec.abstraction,
+               spec.lock)
     options = spec.solver_options()
     if spec.share is not None:  # the leaves follow from the game's sequences when it runs
         options["leaves"] = 2
     check_solver(spec.algorithm, **options)
+
+
+def check_warm(algorithm: str, warm_from: Any, warm_iterations: int | None,
+               abstraction: Any, lock: Any = None) -> None:
+    """Refuse a warm start where it does not apply: it sets the regrets of the full-width
+    tabular rules (:mod:`rcfr.solvers.warm`), in the game that is solved."""
+    if warm_from is None:
+        if warm_iterations is not None:
+            raise RcfrError("--warm-iterations needs --warm-from FILE")
+        return
+    if str(algorithm).strip().lower().partition(":")[0] not in RULES:
+        raise RcfrError(f"--warm-from sets the regrets of the full-width tabular rules "
+                        f"({', '.join(RULES)}), not {algorithm}")
+    if abstraction is not None:
+        raise RcfrError("--warm-from starts the game that is solved; with --abstraction, warm-"
+                        "start a solve of the full game from the abstraction's strategy instead")
+    if lock is not None:
+        raise RcfrError("--warm-from starts every information set from the warm strategy; it "
+                        "does not take --lock")
 
 
 def _compiled(spec: RunSpec, max_memory: str | int | None, keep: bool = True) -> Form:
@@ -418,10 +452,13 @@ def run_spec(spec: RunSpec, hooks: RunHooks | None = None) -> RunResult:
     elif hooks.curve_file is not None and hooks.curve_file.is_file():
         hooks.curve_file.unlink()  # a new run: no earlier run's points survive beside it
     solver.setup()  # kernels load outside the measured time
+    warm = spec.warm_from is not None and hooks.resume is None
+    if warm:  # (a resumed run has its checkpoint's state, warm start included)
+        warm_start(solver, spec.warm_from, spec.warm_iterations)
     by_nodes = spec.nodes is not None
     done = (lambda: solver.nodes_visited) if by_nodes else (lambda: solver.iteration)
     start = done()
-    base = start if hooks.further else 0
+    base = start if hooks.further or warm else 0
     # an episodic solver's (nfsp) iteration is one episode: its budget counts them
     total = spec.nodes if by_nodes else spec.iterations or spec.episodes
     target = stop_target(tree.game, spec.target_exploitability, spec.target_mbb)

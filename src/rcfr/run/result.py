@@ -87,6 +87,9 @@ class RunResult:
         if self.target_reached is not None:
             out["target_reached"] = self.target_reached
             out["target_iteration"] = self.iterations if self.target_reached else None
+        warm = getattr(self.solver, "warm_start_", None)
+        if warm is not None:
+            out["warm_start"] = warm.info()
         info = self.abstraction
         if info is not None:
             out["abstraction"] = info.name

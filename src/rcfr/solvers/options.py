@@ -164,7 +164,9 @@ _NFSP = ("nfsp",)
 _DEEP = DEEP_ALGORITHMS
 
 OPTIONS: tuple[Option, ...] = (
-    Option("algorithm", str, f"One of: {', '.join(ALL_ALGORITHMS)} (cfr ... ddcfr: tabular, "
+    Option("algorithm", str, f"One of: auto, {', '.join(ALL_ALGORITHMS)} (auto: the update "
+           "rule best on the game's kind in the convergence suite, printed; cfr ... ddcfr: "
+           "tabular, "
            "one per update rule; lcfr/dcfr: Linear/Discounted CFR, pcfr+/pdcfr+: predictive "
            "(discounted) CFR+, dcfr+: CFR+ with DCFR's discount; hs-dcfr/hs-pcfr+: DCFR and "
            "PCFR+ with hyperparameter schedules; ddcfr: DCFR with the learned DDCFR policy; "
@@ -359,6 +361,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("backend", str, "deep-cfr/sd-cfr/dream: the networks' implementation, numpy (the "
            "default) or torch (PyTorch on one thread, deterministic).", cli=("--backend",),
            algorithms=_DEEP, choices=("numpy", "torch")),
+    Option("warm_from", str, "cfr ... dcfr+: warm-start from this strategy file (of this "
+           "game or another: a smaller stack, an abstraction's lifted strategy; mapped by "
+           "information-set key) with the regrets and average weight of Brown & Sandholm "
+           "(2016); -n then counts the iterations after it.", group=RUN, cli=("--warm-from",)),
+    Option("warm_iterations", int, "--warm-from: the iterations the warm strategy stands for "
+           "(default: (uniform's / its exploitability)^2, the iterations CFR's bound takes to "
+           "reach it).", group=RUN, cli=("--warm-iterations",), low=1, high=10**8),
     Option("abstraction", str, "Solve an abstract game and play it in the full game: "
            "identity; leduc's JQK, J.QK, JQ.K, J.Q.K; wager abstractions null, P, HP, PD, HPD "
            "or bets:0.5,1,2 (pot fractions); a hold'em spot's buckets:K, actions:BETS[/RAISES] "
