@@ -82,7 +82,8 @@ def test_forms_say_what_they_offer(forms):
     history, public = forms
     offers = {tree.form: {c for c in Capability if tree.supports(c)} for tree in forms}
     assert offers == {
-        "history": {Capability.HISTORY_NODES, Capability.SAMPLED_PASSES, Capability.RESOLVING},
+        "history": {Capability.HISTORY_NODES, Capability.SAMPLED_PASSES, Capability.RESOLVING,
+                    Capability.REGRET_PRUNING},
         "public": {Capability.SAMPLED_PASSES, Capability.THREADED_SAMPLING,
                    Capability.RESOLVING}}
     assert history.supports("history nodes") and not public.supports("history nodes")

@@ -119,6 +119,7 @@ def test_run_specs_refuse_unknown_keys_and_check_the_declared_ranges():
 def _sample(option):
     return {"regressor": "tabular", "features": "onehot", "average_regressor": "tabular",
             "average_target": "strategy", "dtype": "float32", "storage": "int16", "rule": "cfr+",
+            "prune": "partial",
             "criterion": "squared_error", "hidden": "8", "step": "harmonic",
             "baseline": "table", "backend": "numpy", "network": "mlp", "lock": "lock.toml"}.get(
         option.name, {int: 4, float: 0.5, bool: True}.get(option.type))

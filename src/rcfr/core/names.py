@@ -28,3 +28,6 @@ FORMS = ("auto", "history", "public")
 TABLE_DTYPE_NAMES = ("float64", "float32")
 # the full-width tabular solvers' storage: float tables (of the dtype) or compressed integers
 STORAGE_NAMES = ("float", "int16")
+# the full-width passes' pruning (rcfr.forms.loop_state): none, partial (exact) or regret
+# (regret-based pruning, with partial)
+PRUNE_NAMES = ("none", "partial", "regret")

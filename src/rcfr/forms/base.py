@@ -77,6 +77,9 @@ class Capability(StrEnum):
     """:meth:`Form.sampled_pass`: Monte Carlo CFR (Lanctot et al. 2009; Gibson et al. 2012)."""
     THREADED_SAMPLING = "threaded sampling"
     """Sampled passes that run a batch of passes on several threads (``set_threads``)."""
+    REGRET_PRUNING = "regret pruning"
+    """Regret-based pruning in the full-width pass (``prune="regret"``; Brown & Sandholm
+    2015)."""
     RESOLVING = "re-solving"
     """Re-solving every subgame at a cut (a re-solver registered for the form,
     :func:`register_resolver`)."""

@@ -32,13 +32,13 @@ from ..core.errors import RcfrError
 from ..core.fileio import shown
 from ..core.kernels import normalize
 from ..core.links import Link, apply_link, parse_link
-from ..core.names import ALGORITHMS, STORAGE_NAMES, TABLE_DTYPE_NAMES
+from ..core.names import ALGORITHMS, PRUNE_NAMES, STORAGE_NAMES, TABLE_DTYPE_NAMES
 from ..core.rules import UpdateRule, parse_rule
 from ..core.statecheck import check_checkpoint
-from ..forms.base import Form
+from ..forms.base import Capability, Form
 from ..forms.compile import compile_game
 from ..forms.lock import NO_LOCK, NodeLock, apply_lock
-from ..forms.loop_state import LoopState
+from ..forms.loop_state import PRUNE_CODES, LoopState, RegretPruning, regret_pruning
 from ..policy import TabularPolicy
 from .checkpoint import check_options, read_checkpoint, write_checkpoint
 from .locking import LockSource, read_lock
@@ -259,6 +259,9 @@ class RegretSolver:
         """Hook: take the subclass's arrays back from a checkpoint (``KeyError`` or
         ``ValueError`` when they are missing or malformed)."""
 
+    def _check_resume(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+        """Hook: refuse (``RcfrError``) a well-formed checkpoint this solver cannot resume."""
+
     @property
     def complexity(self) -> int:
         """The estimator's size: a table's sequences, regression-tree leaves or linear
@@ -353,6 +356,7 @@ class RegretSolver:
         check_checkpoint(name, arrays, self._state_arrays(),
                          tuple(f"estimator_{k}" for k in opaque),
                          growing=("estimator_reg",))  # (the regressors' trees grow)
+        self._check_resume(arrays, meta)
         try:
             with np.errstate(invalid="raise", over="raise"):  # e.g. NaN cast to an integer
                 self._read_state(arrays, meta, S)
@@ -390,6 +394,11 @@ class CFRSolver(RegretSolver):
     2019), predictive CFR+ (``"pcfr+"``; Farina et al. 2021) and predictive discounted CFR+
     (``"pdcfr+"``; Xu et al. 2024).  ``algorithm`` may also be an
     :class:`~rcfr.core.rules.UpdateRule`; ``lock``: node locking (:class:`RegretSolver`).
+    ``prune="partial"`` lets the full-width pass skip what the opponent cannot reach
+    (exact: the same numbers as ``"none"``, bit for bit; the default, ``None``, lets the
+    form choose: partial on the public form, where it pays); ``"regret"`` adds
+    regret-based pruning (CFR on the history form; Brown & Sandholm 2015: not the unpruned
+    numbers, CFR's guarantee).
     """
 
     _config_keys = RegretSolver._config_keys + ("dtype", "storage")
@@ -398,9 +407,10 @@ class CFRSolver(RegretSolver):
                  alternating: bool = True, averaging: str | float | None = None,
                  link: str | Link | None = None, seed: int | None = None,
                  dtype: str = "float64", storage: str = "float",
-                 lock: LockSource = None) -> None:
+                 lock: LockSource = None, prune: str | None = None) -> None:
         self.dtype = dtype
         self.storage = storage
+        self.prune = prune
         if isinstance(algorithm, UpdateRule):
             rule = algorithm
         else:
@@ -413,6 +423,14 @@ class CFRSolver(RegretSolver):
         if key not in STORAGE_NAMES:
             raise RcfrError(f"storage must be one of {', '.join(STORAGE_NAMES)}, got {storage!r}")
         self.storage_ = key
+        self.prune_ = "auto" if prune is None else str(prune).strip().lower()
+        if self.prune_ not in (*PRUNE_NAMES, "auto"):
+            raise RcfrError(f"prune must be one of {', '.join(PRUNE_NAMES)}, got {prune!r}")
+        if self.prune_ == "regret" and (rule.name != "cfr" or key == "int16"):
+            raise RcfrError("regret-based pruning (prune regret) runs with cfr on float "
+                            "tables: its windows' bound and catch-up are for cumulative "
+                            f"regrets, not {rule.name}" + (" on int16" if key == "int16" else ""))
+        self.regret_pruning_: RegretPruning | None = None
         estimator = (CompactRegrets(rule, seed=0 if seed is None else seed) if key == "int16"
                      else TabularRegrets(rule))
         super().__init__(game, estimator=estimator, rule=rule, link=link,
@@ -430,4 +448,58 @@ class CFRSolver(RegretSolver):
         return TABLE_DTYPES[key]
 
     def _info(self) -> dict[str, Any]:
-        return {**super()._info(), "dtype": self.dtype_, "storage": self.storage_}
+        return {**super()._info(), "dtype": self.dtype_, "storage": self.storage_,
+                "prune": self.prune_}
+
+    def _loop_state(self) -> LoopState:
+        state = super()._loop_state()._replace(prune=PRUNE_CODES[self.prune_])
+        if self.prune_ != "regret":
+            return state
+        if self.regret_pruning_ is None:
+            if not self.tree.supports(Capability.REGRET_PRUNING):
+                raise RcfrError(f"regret-based pruning runs on the history form, not the "
+                                f"{self.tree.form} form of {self.tree.game} (--form history)")
+            self.regret_pruning_ = regret_pruning(self.tree.num_sequences,
+                                                  self.tree.num_terminals)
+        return state._replace(regret_pruning=self.regret_pruning_)
+
+    def pruned_fraction(self, by: str = "partial") -> float:
+        """The fraction of the terminal sweeps' terminals (public terminals in the public form)
+        skipped so far, both players together: for the opponent's zero reach (``by=
+        "partial"``) or by regret-based pruning (``"regret"``)."""
+        stats = getattr(self.pass_, "stats", None)
+        swept = 0 if stats is None else int(stats[:, 2].sum())
+        column = 1 if by == "regret" else 0
+        return int(stats[:, column].sum()) / swept if swept else 0.0
+
+    def _extra_state(self) -> dict[str, np.ndarray]:
+        if self.prune_ != "regret":
+            return {}
+        self._loop_state()  # (the state exists)
+        return {f"prune_{k}": v for k, v in self.regret_pruning_._asdict().items()}
+
+    def _load_extra_state(self, arrays: dict[str, np.ndarray]) -> None:
+        if self.prune_ != "regret" or "prune_until" not in arrays:
+            return  # (no window open: a run without regret-based pruning)
+        fresh = self.regret_pruning_
+        loaded = RegretPruning(*(np.array(arrays[f"prune_{k}"], dtype=getattr(fresh, k).dtype)
+                                 for k in RegretPruning._fields))
+        for k in RegretPruning._fields:
+            if getattr(loaded, k).shape != getattr(fresh, k).shape:
+                raise ValueError(k)
+        for k in RegretPruning._fields:  # (in place: the pass holds no copy)
+            getattr(fresh, k)[...] = getattr(loaded, k)
+
+    def _check_resume(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+        was = meta.get("prune", "partial")
+        if was == "regret" != self.prune_ and np.any(np.asarray(
+                arrays.get("prune_until", 0)) > 0):
+            raise RcfrError(f"this checkpoint was run with prune regret and has pruned windows "
+                            f"open; resume it with prune regret, not {self.prune_}")
+
+    def _read_state(self, arrays: dict, meta: dict, S: int) -> None:
+        if self.prune_ == "regret":
+            self._loop_state()
+            for k in RegretPruning._fields:  # a checkpoint without windows: none open
+                getattr(self.regret_pruning_, k)[...] = 0
+        super()._read_state(arrays, meta, S)

@@ -22,6 +22,7 @@ from ..core.names import (
     DEEP_ALGORITHMS,
     FORMS,
     FP_ALGORITHMS,
+    PRUNE_NAMES,
     RCFR_ALGORITHMS,
     REGRESSORS,
     RULES,
@@ -281,6 +282,11 @@ OPTIONS: tuple[Option, ...] = (
            "is then the locked game's (what the players gain deviating at their free "
            "information sets).", cli=("--lock",),
            algorithms=(*ALGORITHMS, *RCFR_ALGORITHMS)),
+    Option("prune", str, "cfr ... pdcfr+ (full width): partial (skip the terminals the "
+           "opponent cannot reach: exact, the unpruned run bit for bit; the default on the "
+           "public form), none (the default on the history form) or regret (regret-based "
+           "pruning too: cfr on the history form; not bit for bit).",
+           cli=("--prune",), algorithms=ALGORITHMS, choices=PRUNE_NAMES),
     Option("average_regressor", str, "rcfr: also fit the average strategy with this regressor "
            "(same names as --regressor); the exploitability reported is its strategy's, the "
            "tabular average's beside it.", group=AVERAGE, cli=("--average-regressor",),

@@ -98,7 +98,7 @@ def solver_recipe(algorithm: str, *, rule: str | UpdateRule | None = None,
     if unknown:
         raise RcfrError(f"unknown option {unknown[0]!r} for {key} (the options are declared in "
                         "rcfr.solvers.options; e.g. alpha, averaging, epsilon, seed, dtype)")
-    for k in ("dtype", "storage", "lock"):
+    for k in ("dtype", "storage", "lock", "prune"):
         if options.get(k) is None:
             options.pop(k, None)
     given = {k for k, v in options.items() if v is not None and v is not False}
@@ -114,6 +114,10 @@ def solver_recipe(algorithm: str, *, rule: str | UpdateRule | None = None,
     if "lock" in given and key not in lock.algorithms:
         raise RcfrError(f"{lock.flag} locks nodes of the full-width solvers "
                         f"{'/'.join(lock.algorithms)}, not {key}")
+    prune = OPTION["prune"]
+    if "prune" in given and key not in prune.algorithms:
+        raise RcfrError(f"{prune.flag} prunes the full-width passes of "
+                        f"{'/'.join(prune.algorithms)}, not {key}")
     if "alpha" in given and (options.get("regressor") or "").strip().lower() == "ridge":
         raise RcfrError(f"{OPTION['alpha'].flag} is DCFR's; the ridge penalty is "
                         f"{OPTION['ridge_alpha'].flag}")

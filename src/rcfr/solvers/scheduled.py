@@ -29,14 +29,15 @@ class ScheduledSolver(CFRSolver):
     def __init__(self, game: Form | Any, algorithm: str | UpdateRule = "hs-dcfr", *,
                  alternating: bool = True, averaging: str | float | None = None,
                  link: str | Any = None, seed: int | None = None,
-                 dtype: str = "float64", storage: str = "float") -> None:
+                 dtype: str = "float64", storage: str = "float",
+                 prune: str | None = None) -> None:
         name = parse_rule(algorithm).name
         if averaging is not None:
             raise RcfrError(f"{name}'s schedule sets the averaging; leave out --averaging")
         if str(storage).strip().lower() != "float":
             raise RcfrError(f"{name} runs on float tables, not storage {storage}")
         super().__init__(game, algorithm, alternating=alternating, link=link, seed=seed,
-                         dtype=dtype)
+                         dtype=dtype, prune=prune)
         if not self.estimator.rule.scheduled:
             raise RcfrError(f"{algorithm} is not a scheduled rule")
 

@@ -103,7 +103,8 @@ class GameTree(SequenceIndex):
 
     # -- the Form contract (rcfr.forms.base.Form) -----------------------------------------
     form = "history"
-    capabilities = frozenset({Capability.HISTORY_NODES, Capability.SAMPLED_PASSES})
+    capabilities = frozenset({Capability.HISTORY_NODES, Capability.SAMPLED_PASSES,
+                              Capability.REGRET_PRUNING})
 
     def file_meta(self) -> dict:
         """What files written on this form record about it (nothing: the default form)."""

@@ -22,14 +22,16 @@ from ...games.public import FOLD_RULE
 @njit(cache=True)
 def card_terminals(player, plan, term_ctx, term_rule, term_value, tsb, tst, trc, w_opp, w_own,
                    rows_opp, rows_own, nmax, strength, live_order, num_live, cards, order,
-                   ordered, i_lo, i_hi, acc):
+                   ordered, i_lo, i_hi, acc, prune=False):
     """The public form's terminal sweep for hold'em combos (pairing ``"cards"``) over the
     terminals ``order[i_lo:i_hi]`` (``ordered``; else ``i_lo`` to ``i_hi``): per terminal, the
     opponent's reach on the context's live combos (``live_order[c]``: the combos either player
     may hold there, by strength; every other combo has weight 0), then :func:`card_fold` or
     :func:`card_showdown`, and the player's values added to its sequences, all in
     O(live + 52).  Arguments as :func:`rcfr.forms.public.terminals._sweep` unpacks them
-    (flat per-context rows at unsigned offsets)."""
+    (flat per-context rows at unsigned offsets).  ``prune``: a terminal where the opponent's
+    reach is zero on every live combo is skipped after the gather (its values are exact
+    zeros); returns how many were."""
     opp = 1 - player
     empty = uint64(acc.shape[0] - 2 + player)
     empty_reach = plan[plan.shape[0] - 2 + opp]
@@ -40,6 +42,7 @@ def card_terminals(player, plan, term_ctx, term_rule, term_value, tsb, tst, trc,
     group = np.empty(52)
     base_opp, stride_opp, ctx_opp = tsb[opp], tst[opp], trc[opp]
     base_own, stride_own, ctx_own = tsb[player], tst[player], trc[player]
+    skipped = 0
     for i in range(i_lo, i_hi):
         z = order[i] if ordered else i
         c = term_ctx[z]
@@ -59,6 +62,9 @@ def card_terminals(player, plan, term_ctx, term_rule, term_value, tsb, tst, trc,
                 x = live[t]
                 ro[x] = w_opp[cw + x] * plan[ub + uint64(max(rows_opp[rr + x], 0)) * stride]
                 total += ro[x]
+        if prune and total == 0.0:
+            skipped += 1
+            continue
         if term_rule[z] == FOLD_RULE:
             card_fold(cards, live, ro, total, per_card, v)
             scale = sign * term_value[z]
@@ -74,6 +80,7 @@ def card_terminals(player, plan, term_ctx, term_rule, term_value, tsb, tst, trc,
             if w != 0.0:
                 d = empty if ob < 0 else uint64(ob) + uint64(max(rows_own[orr + x], 0)) * ost
                 acc[d] += w * scale * v[x]
+    return skipped
 
 
 def _reach(reach) -> np.ndarray:

@@ -30,7 +30,7 @@ from ...core.rules import CLIPPED, PLAIN, absorbed
 from ..base import Form
 from ..history.full_width import FullWork, absorb, absorb_sets, accumulate_average
 from ..lock import NO_LOCK, apply_lock
-from ..loop_state import Counters, LoopState
+from ..loop_state import NONE, Counters, LoopState
 from ..threads import thread_args
 from .layout import state_from_layout, state_to_layout, uses_layout
 from .terminals import _terminal_values, terminal_values
@@ -246,15 +246,38 @@ def _regrets_threaded(p, t, rule, link_kind, link_param, strategy, tree, acc, in
 
 
 @njit(cache=True)
+def _terminals(p, plan, T, dense, s_lo, s_hi, acc, threads, prune, stats):
+    """:func:`terminal_values` for player ``p``, its skipped and swept public terminals added
+    to ``stats[p]`` where ``prune`` (partial pruning)."""
+    skipped = terminal_values(p, plan, T, dense, s_lo, s_hi, acc, threads, prune)
+    if prune:
+        stats[p, 0] += skipped
+        stats[p, 2] += T.term_ctx.shape[0]
+
+
+@njit(cache=True)
+def _terminals_layout(p, plan, T, tb, ts, s_lo, s_hi, acc, threads, prune, stats):
+    """:func:`_terminals` in the layout of :mod:`rcfr.forms.public.layout` (``tb``, ``ts``:
+    its terminals' sequence bases and strides)."""
+    skipped = _terminal_values(p, plan, T, tb, ts, np.bool_(False), s_lo, s_hi, acc, threads,
+                               prune)
+    if prune:
+        stats[p, 0] += skipped
+        stats[p, 2] += T.term_ctx.shape[0]
+
+
+@njit(cache=True)
 def run_public(n_iters, t0, alternating, avg_power, rule, link_kind, link_param, tree, T, dense,
-               regrets, prediction, values, strategy, avg, work, lock, threads=1, LV=None):
+               regrets, prediction, values, strategy, avg, work, lock, prune, stats,
+               threads=1, LV=None):
     """``n_iters`` iterations of vector-form CFR with any update ``rule``, in the order of
     :func:`rcfr.forms.history.full_width.run_tabular` (so both forms give the same strategies),
     fused: a
     player's realization plan is recomputed only after its strategy changed, averaging rides
     on the plan and absorbing on the backward sweep.  On ``threads`` threads: the terminal
     sweeps, and with the levels ``LV`` the plans and backward sweeps (the same numbers).  Each
-    player's new strategy is held to ``lock`` (:mod:`rcfr.forms.lock`)."""
+    player's new strategy is held to ``lock`` (:mod:`rcfr.forms.lock`).  ``prune``: partial
+    pruning in the terminal sweeps, counted in ``stats`` (:func:`_terminals`)."""
     plan, acc, inst = work.plan, work.acc, work.inst
     P0, P1 = np.int64(0), np.int64(1)  # plain values, not literals: one sweep compiled
     for it in range(n_iters):
@@ -265,23 +288,23 @@ def run_public(n_iters, t0, alternating, avg_power, rule, link_kind, link_param,
             if it == 0:
                 plan_threaded(strategy, LV, 0, 1, tree, plan, weight, avg, True, threads)
             plan_threaded(strategy, LV, 1, 2, tree, plan, weight, avg, True, threads)
-            terminal_values(P0, plan, T, dense, tree.seq_bounds[0], tree.seq_bounds[1], acc,
-                            threads)
+            _terminals(P0, plan, T, dense, tree.seq_bounds[0], tree.seq_bounds[1], acc,
+                       threads, prune, stats)
             _regrets_threaded(0, t, rule, link_kind, link_param, strategy, tree, acc, inst,
                               regrets, prediction, values, LV, threads)
             apply_lock(lock, P0, strategy)
             nxt = float(t + 1) ** avg_power
             plan_threaded(strategy, LV, 0, 1, tree, plan, nxt, avg, it + 1 < n_iters, threads)
-            terminal_values(P1, plan, T, dense, tree.seq_bounds[1], tree.seq_bounds[2], acc,
-                            threads)
+            _terminals(P1, plan, T, dense, tree.seq_bounds[1], tree.seq_bounds[2], acc,
+                       threads, prune, stats)
             _regrets_threaded(1, t, rule, link_kind, link_param, strategy, tree, acc, inst,
                               regrets, prediction, values, LV, threads)
             apply_lock(lock, P1, strategy)
         else:
             plan_threaded(strategy, LV, 0, 2, tree, plan, weight, avg, True, threads)
             for p in range(2):
-                terminal_values(p, plan, T, dense, tree.seq_bounds[p], tree.seq_bounds[p + 1],
-                                acc, threads)
+                _terminals(p, plan, T, dense, tree.seq_bounds[p], tree.seq_bounds[p + 1], acc,
+                           threads, prune, stats)
             for p in range(2):  # (both sweeps read the plan at the same strategies)
                 _regrets_threaded(p, t, rule, link_kind, link_param, strategy, tree, acc, inst,
                                   regrets, prediction, values, LV, threads)
@@ -319,7 +342,8 @@ def _plan_compact(p_lo, p_hi, t, weight, strategy, tree, plan, C, key, LV, threa
 
 @njit(cache=True)
 def run_public_compact(n_iters, t0, alternating, avg_power, rule, link_kind, link_param, tree,
-                       T, dense, C, key, strategy, work, lock, threads=1, LV=None):
+                       T, dense, C, key, strategy, work, lock, prune, stats, threads=1,
+                       LV=None):
     """:func:`run_public` on compressed tables (``storage="int16"``, :mod:`rcfr.core.compact`;
     non-predictive rules): the same passes in the same order, the regrets absorbed and the
     average-strategy sums added one information set at a time with stochastic rounding.  An
@@ -341,8 +365,8 @@ def run_public_compact(n_iters, t0, alternating, avg_power, rule, link_kind, lin
                               True)
             _plan_compact(1, 2, t, weight, strategy, tree, plan, C, key, LV, threads,
                           True)
-            terminal_values(P0, plan, T, dense, tree.seq_bounds[0], tree.seq_bounds[1], acc,
-                            threads)
+            _terminals(P0, plan, T, dense, tree.seq_bounds[0], tree.seq_bounds[1], acc,
+                       threads, prune, stats)
             _regrets_compact(0, t, rule, link_kind, link_param, strategy, tree, acc, inst, C,
                              key, LV, threads)
             apply_lock(lock, P0, strategy)
@@ -350,8 +374,8 @@ def run_public_compact(n_iters, t0, alternating, avg_power, rule, link_kind, lin
             nxt = float(t + 1) ** avg_power
             _plan_compact(0, 1, t + 1, nxt, strategy, tree, plan, C, key, LV, threads,
                           it + 1 < n_iters)
-            terminal_values(P1, plan, T, dense, tree.seq_bounds[1], tree.seq_bounds[2], acc,
-                            threads)
+            _terminals(P1, plan, T, dense, tree.seq_bounds[1], tree.seq_bounds[2], acc,
+                       threads, prune, stats)
             _regrets_compact(1, t, rule, link_kind, link_param, strategy, tree, acc, inst, C,
                              key, LV, threads)
             apply_lock(lock, P1, strategy)
@@ -360,8 +384,8 @@ def run_public_compact(n_iters, t0, alternating, avg_power, rule, link_kind, lin
             _plan_compact(0, 2, t, weight, strategy, tree, plan, C, key, LV, threads,
                           True)
             for p in range(2):
-                terminal_values(p, plan, T, dense, tree.seq_bounds[p], tree.seq_bounds[p + 1],
-                                acc, threads)
+                _terminals(p, plan, T, dense, tree.seq_bounds[p], tree.seq_bounds[p + 1], acc,
+                           threads, prune, stats)
             for p in range(2):
                 _regrets_compact(p, t, rule, link_kind, link_param, strategy, tree, acc, inst,
                                  C, key, LV, threads)
@@ -460,14 +484,14 @@ def _absorb_layout(j_lo, j_hi, clipped, L, strategy, acc, regrets, v):
 
 @njit(cache=True)
 def run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, regrets,
-                      strategy, avg, work, v, lock, threads=1):
+                      strategy, avg, work, v, lock, prune, stats, threads=1):
     """:func:`run_public` for CFR and CFR+ with regret matching on sequence vectors in the
     layout of :mod:`rcfr.forms.public.layout` (the same arithmetic in the same order; ``lock``
     in the layout's order)."""
     lo, sb = L.node_lo, tree.seq_bounds
     tb, ts = L.term_base, L.term_stride
     plan, acc = work.plan, work.acc
-    P0, P1, SPARSE = np.int64(0), np.int64(1), np.bool_(False)  # (not literals)
+    P0, P1 = np.int64(0), np.int64(1)  # (not literals)
     for it in range(n_iters):
         t = t0 + it + 1
         weight = float(t) ** avg_power
@@ -475,19 +499,19 @@ def run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, 
             if it == 0:
                 _plan_layout(strategy, sb[0], sb[1], L.seq_parent, plan, weight, avg, True)
             _plan_layout(strategy, sb[1], sb[2], L.seq_parent, plan, weight, avg, True)
-            _terminal_values(P0, plan, T, tb, ts, SPARSE, sb[0], sb[1], acc, threads)
+            _terminals_layout(P0, plan, T, tb, ts, sb[0], sb[1], acc, threads, prune, stats)
             _absorb_layout(lo[0], lo[1], clipped, L, strategy, acc, regrets, v)
             apply_lock(lock, P0, strategy)
             nxt = float(t + 1) ** avg_power
             _plan_layout(strategy, sb[0], sb[1], L.seq_parent, plan, nxt, avg, it + 1 < n_iters)
-            _terminal_values(P1, plan, T, tb, ts, SPARSE, sb[1], sb[2], acc, threads)
+            _terminals_layout(P1, plan, T, tb, ts, sb[1], sb[2], acc, threads, prune, stats)
             _absorb_layout(lo[1], lo[2], clipped, L, strategy, acc, regrets, v)
             apply_lock(lock, P1, strategy)
         else:
             _plan_layout(strategy, sb[0], sb[2], L.seq_parent, plan, weight, avg, True)
             for p in range(2):
-                _terminal_values(p, plan, T, tb, ts, SPARSE, sb[p], sb[p + 1], acc,
-                                 threads)
+                _terminals_layout(p, plan, T, tb, ts, sb[p], sb[p + 1], acc, threads, prune,
+                                  stats)
             for p in range(2):
                 _absorb_layout(lo[p], lo[p + 1], clipped, L, strategy, acc, regrets, v)
                 apply_lock(lock, p, strategy)
@@ -495,12 +519,12 @@ def run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, 
 
 @njit(cache=True)
 def run_fused_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, regrets,
-                     strategy, avg, work, scratch, v, lock, threads=1):
+                     strategy, avg, work, scratch, v, lock, prune, stats, threads=1):
     """:func:`run_public_layout` on the contract's arrays: they are transposed into the
     layout (``scratch``: three sequence vectors) at entry and back at exit."""
     state_to_layout(regrets, strategy, avg, scratch, L.seq_contract)
     run_public_layout(n_iters, t0, alternating, avg_power, clipped, tree, T, L, scratch[0],
-                      scratch[1], scratch[2], work, v, lock, threads)
+                      scratch[1], scratch[2], work, v, lock, prune, stats, threads)
     state_from_layout(scratch, regrets, strategy, avg, L.seq_contract)
 
 
@@ -513,6 +537,9 @@ class PublicFullWidthPass:
         self.arrays = tree._full_arrays  # (no history terminals)
         S = tree.num_sequences
         self.work = FullWork(K.padded(S), np.zeros(S + 2), np.zeros(S))
+        # per player: public terminals skipped for the opponent's reach, by regret (never
+        # here: no regret-based pruning on this form), and swept
+        self.stats = np.zeros((2, 3), dtype=np.int64)
         self._scratch = self._row_values = None
         self._lock_for = self._lock_layout = None
 
@@ -556,13 +583,15 @@ class PublicFullWidthPass:
     def run_fused(self, state: LoopState, max_iters: int, node_budget: int) -> Counters:
         per = 2 * self.tree.num_nodes  # one full pass per player, counted in histories
         iterations = min(max_iters, max(1, -(-node_budget // per)))
+        partial = state.prune != NONE  # (by default too: it pays here)
         if state.compact is not None:  # storage="int16"
             extra = self._thread_args()
             work = self.lean_work() if state.alternating else self.work
             run_public_compact(iterations, state.iteration, state.alternating,
                                state.avg_power, state.rule, state.link_kind, state.link_param,
                                self.arrays, self.tree.arrays, self.dense, state.compact,
-                               state.key, state.strategy, work, state.lock, *extra)
+                               state.key, state.strategy, work, state.lock, partial,
+                               self.stats, *extra)
         elif self.layout_fuses(state):
             L = self.tree._layout
             dtype = state.strategy.dtype
@@ -573,11 +602,12 @@ class PublicFullWidthPass:
                              state.rule.kind == CLIPPED, self.arrays, self.tree.arrays, L,
                              state.regrets, state.strategy, state.avg_weights, self.work,
                              self._scratch, self._row_values, self._layout_lock(state.lock),
+                             partial, self.stats,
                              *thread_args(always=self.tree.arrays.card_deal))
         else:
             run_public(iterations, state.iteration, state.alternating, state.avg_power,
                        state.rule, state.link_kind, state.link_param, self.arrays,
                        self.tree.arrays, self.dense, state.regrets, state.prediction,
                        state.values, state.strategy, state.avg_weights, self.work,
-                       state.lock, *self._thread_args())
+                       state.lock, partial, self.stats, *self._thread_args())
         return state.advanced(iterations, iterations * per)

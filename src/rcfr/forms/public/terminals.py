@@ -2,7 +2,13 @@
 calculation in large extensive games", sec. 4): per *public* terminal, the counterfactual values
 of a player's private states against the opponent's reach vector, by the terminal's structured
 rule (fold, showdown by sorted ranks, liar's dice counts, payoff matrix) in O(n0 + n1) where the
-rule allows it."""
+rule allows it.
+
+Partial pruning (``prune``): a public terminal where the opponent's reach is zero for every
+private state adds exact zeros, so the sweep skips it once its reach is gathered (the sum of
+non-negative weights is 0 only when each is); the other terminals keep their order and
+arithmetic, so the values are the unpruned sweep's bit for bit.  The sweeps return how many
+terminals they skipped."""
 
 from __future__ import annotations
 
@@ -90,27 +96,30 @@ def _card_pairs(player, rule, cards, strength, ro, v):
 
 
 @njit(cache=True)
-def terminal_values(player, plan, T, dense, s_lo, s_hi, acc, threads=1):
+def terminal_values(player, plan, T, dense, s_lo, s_hi, acc, threads=1, prune=False):
     """``acc[s]``: sum over the terminals whose last ``player`` sequence is ``s`` of the
     player's payoff times chance and opponent reach (``acc`` padded, as
-    :func:`rcfr.core.kernels.terminal_values` fills it)."""
-    _terminal_values(player, plan, T, T.term_seq_base, T.term_stride, dense, s_lo, s_hi, acc,
-                     threads)
+    :func:`rcfr.core.kernels.terminal_values` fills it).  ``prune``: partial pruning; returns
+    the terminals skipped."""
+    return _terminal_values(player, plan, T, T.term_seq_base, T.term_stride, dense, s_lo, s_hi,
+                            acc, threads, prune)
 
 
 @njit(cache=True)
-def _terminal_values(player, plan, T, tsb, tst, dense, s_lo, s_hi, acc, threads=1):
+def _terminal_values(player, plan, T, tsb, tst, dense, s_lo, s_hi, acc, threads=1,
+                     prune=False):
     """:func:`terminal_values` with the players' sequence at terminal ``z`` holding row ``k``
     at ``tsb[p, z] + k * tst[p, z]`` (the contract's, or :mod:`rcfr.forms.public.layout`'s:
     both map a terminal to the same sequences, so :func:`terminal_groups` serves both).  On
     several numba threads where the tree has groups (bit for bit the one-thread sums)."""
     ngroups = T.term_groups[player] if threads > 1 else 0
-    _sweep(player, plan, dense, s_lo, s_hi, T.num_private, T.exclusive, T.dense_deal,
+    return _sweep(player, plan, dense, s_lo, s_hi, T.num_private, T.exclusive, T.dense_deal,
            T.card_deal, T.cards, T.term_ctx,
            T.term_rule, T.term_value, T.term_miss, T.term_q, T.term_face, tsb, tst,
            T.term_row_ctx, T.weight, T.valid, T.row_of, T.full, T.rank,
            T.rank_order, T.rank_lt, T.rank_le, T.num_valid, T.joint, T.counts, T.max_count,
-           T.matrix, T.pay, T.term_order[player], T.term_group[player], ngroups, threads, acc)
+           T.matrix, T.pay, T.term_order[player], T.term_group[player], ngroups, threads, acc,
+           prune)
 
 
 @njit(cache=True, inline="always")
@@ -131,7 +140,7 @@ def _one_die_everywhere(term_rule, max_count, full):
 @njit(cache=True)
 def _one_die_range(player, plan, term_ctx, term_value, term_miss, term_q, term_face, tsb, tst,
                    w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, order, ordered, i_lo,
-                   i_hi, acc):
+                   i_hi, acc, prune):
     """:func:`_sweep` for liar's dice with one die each and every private state its own row
     (Bluff(1,1)): the same arithmetic, without the other rules' branches, over the terminals
     ``order[i_lo:i_hi]`` (``ordered``; else ``i_lo`` to ``i_hi``).  ``held``: the opponent's
@@ -143,6 +152,7 @@ def _one_die_range(player, plan, term_ctx, term_value, term_miss, term_q, term_f
     ro = np.empty(n_opp)
     base_opp, stride_opp = tsb[opp], tst[opp]
     base_own, stride_own = tsb[player], tst[player]
+    skipped = 0
     for i in range(i_lo, i_hi):
         z = order[i] if ordered else i
         cw = uint64(term_ctx[z]) * nmax
@@ -162,6 +172,9 @@ def _one_die_range(player, plan, term_ctx, term_value, term_miss, term_q, term_f
                 r = w_opp[cw + x] * plan[ub + x * stride]
                 total += r
                 h += r * cnt_opp[fc + x]
+        if prune and total == 0.0:  # the opponent cannot be here: exact zeros
+            skipped += 1
+            continue
         q = term_q[z]
         hit = sign * term_value[z]
         miss = sign * term_miss[z]
@@ -171,6 +184,7 @@ def _one_die_range(player, plan, term_ctx, term_value, term_miss, term_q, term_f
             need = q - cnt_own[fc + x]  # held: total (need <= 0), h (1), 0 (2 or more)
             hv = total if need <= 0 else (h if need == 1 else 0.0)
             acc[d + x * ost] += w_own[cw + x] * (hit * hv + miss * (total - hv))
+    return skipped
 
 
 @njit(cache=True, inline="always")
@@ -186,37 +200,43 @@ def _chunk_start(gstart, ngroups, c, nchunks):
 @njit(cache=True, parallel=True)
 def _one_die_par(player, plan, term_ctx, term_value, term_miss, term_q, term_face, tsb, tst,
                  w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, order, gstart, ngroups,
-                 threads, acc):
+                 threads, acc, prune):
     """:func:`_one_die_range` on ``threads`` threads: the terminals whose player's values go to
     the same sequences (a group of ``order``) run on one thread in increasing order, so every
     element of ``acc`` gets the same sums in the same order as on one thread.  A thread's
     groups are one range of ``order``."""
     nchunks = min(ngroups, threads)  # (numba gives each thread one chunk)
+    skipped = 0
     for c in prange(nchunks):
-        _one_die_range(player, plan, term_ctx, term_value, term_miss, term_q, term_face, tsb,
-                       tst, w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, order, True,
-                       gstart[_chunk_start(gstart, ngroups, c, nchunks)],
-                       gstart[_chunk_start(gstart, ngroups, c + 1, nchunks)], acc)
+        skipped += _one_die_range(
+            player, plan, term_ctx, term_value, term_miss, term_q, term_face, tsb, tst, w_opp,
+            w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, order, True,
+            gstart[_chunk_start(gstart, ngroups, c, nchunks)],
+            gstart[_chunk_start(gstart, ngroups, c + 1, nchunks)], acc, prune)
+    return skipped
 
 
 @njit(cache=True, parallel=True)
 def _card_par(player, plan, term_ctx, term_rule, term_value, tsb, tst, trc, w_opp, w_own,
               rows_opp, rows_own, nmax, strength, live_order, num_live, cards, order, gstart,
-              ngroups, threads, acc):
+              ngroups, threads, acc, prune):
     """:func:`~rcfr.forms.public.card_sweeps.card_terminals` on ``threads`` threads (as
     :func:`_one_die_par`: each group of terminals that add into the same sequences on one
     thread, in increasing order)."""
     nchunks = min(ngroups, threads)  # (numba gives each thread one chunk)
+    skipped = 0
     for c in prange(nchunks):
-        card_terminals(player, plan, term_ctx, term_rule, term_value, tsb, tst, trc, w_opp,
-                       w_own, rows_opp, rows_own, nmax, strength, live_order, num_live, cards,
-                       order, True, gstart[_chunk_start(gstart, ngroups, c, nchunks)],
-                       gstart[_chunk_start(gstart, ngroups, c + 1, nchunks)], acc)
+        skipped += card_terminals(
+            player, plan, term_ctx, term_rule, term_value, tsb, tst, trc, w_opp, w_own,
+            rows_opp, rows_own, nmax, strength, live_order, num_live, cards, order, True,
+            gstart[_chunk_start(gstart, ngroups, c, nchunks)],
+            gstart[_chunk_start(gstart, ngroups, c + 1, nchunks)], acc, prune)
+    return skipped
 
 
 @njit(cache=True)
 def _sweep_range(player, plan, flags, terms, opp_rows, own_rows, tables, order, ordered, i_lo,
-                 i_hi, acc):
+                 i_hi, acc, prune):
     """:func:`_sweep`'s loop over the terminals ``order[i_lo:i_hi]`` (``ordered``; else ``i_lo``
     to ``i_hi``), its arguments in tuples (unpacked once: a call takes 30 at most)."""
     dense, exclusive, dense_deal, card_deal, empty, sign, empty_reach, n_opp, n_own, nmax, top = (
@@ -231,6 +251,7 @@ def _sweep_range(player, plan, flags, terms, opp_rows, own_rows, tables, order, 
     dst = np.empty(n_own, dtype=np.uint64)
     prefix = np.empty(n_opp + 1)
     held = np.empty(top + 2)
+    skipped = 0
     for i in range(i_lo, i_hi):
         z = order[i] if ordered else i
         c = term_ctx[z]
@@ -269,6 +290,9 @@ def _sweep_range(player, plan, flags, terms, opp_rows, own_rows, tables, order, 
         if one_die and not (base >= 0 and full_opp[rc]):
             for x in range(n_opp):
                 h += ro[x] * cnt_opp[fc + x]
+        if prune and total == 0.0:  # the opponent cannot be here: exact zeros
+            skipped += 1
+            continue
         # where the player's values go: the empty sequence, the state's row, or through
         # row_of (an impossible state's value is +-0 (weight 0): row 0 takes it unchanged)
         ob = base_own[z]
@@ -350,31 +374,36 @@ def _sweep_range(player, plan, flags, terms, opp_rows, own_rows, tables, order, 
             for x in range(n_own):
                 need = uint64(min(max(q - cnt_own[fc + x], 0), top + 1))
                 acc[dst[x]] += w_own[cw + x] * (hit * held[need] + miss * (total - held[need]))
+    return skipped
 
 
 @njit(cache=True, parallel=True)
 def _sweep_par(player, plan, flags, terms, opp_rows, own_rows, tables, order, gstart, ngroups,
-               threads, acc):
+               threads, acc, prune):
     """:func:`_sweep_range` on ``threads`` threads (as :func:`_one_die_par`: each group of
     terminals that add into the same sequences on one thread, in increasing order)."""
     nchunks = min(ngroups, threads)  # (numba gives each thread one chunk)
+    skipped = 0
     for c in prange(nchunks):
-        _sweep_range(player, plan, flags, terms, opp_rows, own_rows, tables, order, True,
-                     gstart[_chunk_start(gstart, ngroups, c, nchunks)],
-                     gstart[_chunk_start(gstart, ngroups, c + 1, nchunks)], acc)
+        skipped += _sweep_range(
+            player, plan, flags, terms, opp_rows, own_rows, tables, order, True,
+            gstart[_chunk_start(gstart, ngroups, c, nchunks)],
+            gstart[_chunk_start(gstart, ngroups, c + 1, nchunks)], acc, prune)
+    return skipped
 
 
 @njit(cache=True)
 def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, card_deal, cards,
            term_ctx, term_rule, term_value, term_miss, term_q, term_face, tsb, tst, trc, weight,
            valid, row_of, full, rank, rank_order, rank_lt, rank_le, num_valid, joint, counts,
-           max_count, matrix, pay, order, gstart, ngroups, threads, acc):
+           max_count, matrix, pay, order, gstart, ngroups, threads, acc, prune):
     """:func:`terminal_values` on plain arrays (numba handles them far faster than fields
     of a large named tuple inside the loop).  Per terminal: one loop gathers the opponent's
     reach (chance weight times realization weight), one finds the player's sequences, one
     computes the player's values and adds them there.  The per-state tables are read as flat
     rows at unsigned offsets (no wraparound of negative indices in the loops).  With
-    ``ngroups`` > 0 the terminals run on ``threads`` threads (:func:`_sweep_par`)."""
+    ``ngroups`` > 0 the terminals run on ``threads`` threads (:func:`_sweep_par`).  Returns
+    the terminals skipped by ``prune`` (partial pruning)."""
     for s in range(s_lo, s_hi):
         acc[s] = 0.0
     empty = acc.shape[0] - 2 + player
@@ -398,24 +427,21 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, 
     if card_deal and not dense:
         strength = rank[0].ravel()
         if ngroups > 0:
-            _card_par(player, plan, term_ctx, term_rule, term_value, tsb, tst, trc, w_opp, w_own,
-                      rows_opp, rows_own, nmax, strength, order_opp, num_valid[opp], cards,
-                      order, gstart, ngroups, threads, acc)
-        else:
-            card_terminals(player, plan, term_ctx, term_rule, term_value, tsb, tst, trc, w_opp,
-                           w_own, rows_opp, rows_own, nmax, strength, order_opp, num_valid[opp],
-                           cards, order, False, 0, term_ctx.shape[0], acc)
-        return
+            return _card_par(player, plan, term_ctx, term_rule, term_value, tsb, tst, trc,
+                             w_opp, w_own, rows_opp, rows_own, nmax, strength, order_opp,
+                             num_valid[opp], cards, order, gstart, ngroups, threads, acc, prune)
+        return card_terminals(player, plan, term_ctx, term_rule, term_value, tsb, tst, trc,
+                              w_opp, w_own, rows_opp, rows_own, nmax, strength, order_opp,
+                              num_valid[opp], cards, order, False, 0, term_ctx.shape[0], acc,
+                              prune)
     if not dense and not dense_deal and _one_die_everywhere(term_rule, max_count, full):
         if ngroups > 0:
-            _one_die_par(player, plan, term_ctx, term_value, term_miss, term_q, term_face, tsb,
-                         tst, w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, order, gstart,
-                         ngroups, threads, acc)
-        else:
-            _one_die_range(player, plan, term_ctx, term_value, term_miss, term_q, term_face,
-                           tsb, tst, w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own, order,
-                           False, 0, term_ctx.shape[0], acc)
-        return
+            return _one_die_par(player, plan, term_ctx, term_value, term_miss, term_q,
+                                term_face, tsb, tst, w_opp, w_own, cnt_opp, cnt_own, nmax,
+                                n_opp, n_own, order, gstart, ngroups, threads, acc, prune)
+        return _one_die_range(player, plan, term_ctx, term_value, term_miss, term_q, term_face,
+                              tsb, tst, w_opp, w_own, cnt_opp, cnt_own, nmax, n_opp, n_own,
+                              order, False, 0, term_ctx.shape[0], acc, prune)
     flags = (dense, exclusive, dense_deal, card_deal, uint64(empty), sign, empty_reach, n_opp,
              n_own, nmax, top)
     terms = (term_ctx, term_rule, term_value, term_miss, term_q, term_face)
@@ -424,8 +450,7 @@ def _sweep(player, plan, dense, s_lo, s_hi, num_private, exclusive, dense_deal, 
     own_rows = (base_own, stride_own, ctx_own, w_own, rows_own, full_own, cnt_own, lt_own, le_own)
     tables = (joint, rank, counts, matrix, pay, cards)
     if ngroups > 0:
-        _sweep_par(player, plan, flags, terms, opp_rows, own_rows, tables, order, gstart,
-                   ngroups, threads, acc)
-        return
-    _sweep_range(player, plan, flags, terms, opp_rows, own_rows, tables, order, False, 0,
-                 term_ctx.shape[0], acc)
+        return _sweep_par(player, plan, flags, terms, opp_rows, own_rows, tables, order,
+                          gstart, ngroups, threads, acc, prune)
+    return _sweep_range(player, plan, flags, terms, opp_rows, own_rows, tables, order, False, 0,
+                        term_ctx.shape[0], acc, prune)
