@@ -36,28 +36,11 @@ from ..games.holdem.cards import card_str
 from ..games.holdem.combos import NUM_CARDS, NUM_COMBOS, combo_from_str
 from ..games.holdem.spot_game import SpotGame
 from ..games.protocol import Game
+from ..games.transforms.actions import pseudo_harmonic
 from ..policy import TabularPolicy
 from .spot import is_sized, spot_abstraction_name, unabstracted
 
 AGGRESSIVE = (BET, RAISE, ALL_IN)
-
-
-def pseudo_harmonic(x: float, sizes: list[float]) -> list[tuple[int, float]]:
-    """Soft pseudo-harmonic translation of pot fraction ``x`` onto the ascending pot
-    fractions ``sizes`` (Ganzfried & Sandholm 2013, eq. 2): ``[(index, probability)]`` over
-    at most the two nearest; below the smallest to it, above the largest to the largest."""
-    if not sizes:
-        raise RcfrError("no abstract size to translate to")
-    if x <= sizes[0]:
-        return [(0, 1.0)]
-    if x >= sizes[-1]:
-        return [(len(sizes) - 1, 1.0)]
-    hi = next(i for i, s in enumerate(sizes) if s >= x)
-    if sizes[hi] == x:
-        return [(hi, 1.0)]
-    a, b = sizes[hi - 1], sizes[hi]
-    p_a = (b - x) * (1.0 + a) / ((b - a) * (1.0 + x))
-    return [(hi - 1, p_a), (hi, 1.0 - p_a)]
 
 
 def fraction(pot: int, node: Node, put: tuple[int, int], action) -> float:

@@ -34,7 +34,7 @@ import numpy as np
 
 from ...core.errors import RcfrError
 from .combos import NUM_CARDS, NUM_COMBOS, live_combos
-from .spot_buckets import ehs2_buckets, river_hs_num
+from .spot_buckets import among_key, ehs2_buckets, live_among, river_hs_num
 
 BINS = 50  # equity bins of a histogram
 SEED = 0  # the seeding's random generator
@@ -118,16 +118,12 @@ def emd_buckets(board: tuple[int, ...], buckets: int,
     out)."""
     if len(board) == 5:
         return ehs2_buckets(board, buckets, among)
-    key = None if among is None else np.packbits(np.asarray(among, dtype=bool)).tobytes()
-    return _emd(tuple(sorted(board)), int(buckets), key)
+    return _emd(tuple(sorted(board)), int(buckets), among_key(among))
 
 
 @functools.lru_cache(maxsize=4096)
 def _emd(board: tuple[int, ...], buckets: int, among: bytes | None) -> np.ndarray:
-    live = live_combos(board)
-    if among is not None:
-        live &= np.unpackbits(np.frombuffer(among, dtype=np.uint8))[:NUM_COMBOS].astype(bool)
-    live = np.flatnonzero(live)
+    live = live_among(board, among)
     out = np.zeros(NUM_COMBOS, dtype=np.int64)
     if live.size:
         out[live] = emd_kmedians(equity_cdfs(board)[live], buckets)

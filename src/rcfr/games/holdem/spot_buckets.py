@@ -58,16 +58,25 @@ def ehs2_buckets(board: tuple[int, ...], buckets: int,
     """The bucket, 0 to ``buckets - 1``, of every combo on ``board``: percentiles of E[HS²]
     over the live combos (of ``among``, a boolean vector over the combos, where given), each
     counting once (0 where the board blocks the combo or ``among`` leaves it out)."""
-    key = None if among is None else np.packbits(np.asarray(among, dtype=bool)).tobytes()
-    return _buckets(tuple(sorted(board)), int(buckets), key)
+    return _buckets(tuple(sorted(board)), int(buckets), among_key(among))
+
+
+def among_key(among: np.ndarray | None) -> bytes | None:
+    """``among`` (a boolean vector over the combos, or None) as a hashable cache key."""
+    return None if among is None else np.packbits(np.asarray(among, dtype=bool)).tobytes()
+
+
+def live_among(board: tuple[int, ...], among: bytes | None) -> np.ndarray:
+    """The combos the board leaves live, of those ``among`` (an :func:`among_key`) keeps."""
+    live = live_combos(board)
+    if among is not None:
+        live &= np.unpackbits(np.frombuffer(among, dtype=np.uint8))[:NUM_COMBOS].astype(bool)
+    return np.flatnonzero(live)
 
 
 @functools.lru_cache(maxsize=4096)
 def _buckets(board: tuple[int, ...], buckets: int, among: bytes | None) -> np.ndarray:
-    live = live_combos(board)
-    if among is not None:
-        live &= np.unpackbits(np.frombuffer(among, dtype=np.uint8))[:NUM_COMBOS].astype(bool)
-    live = np.flatnonzero(live)
+    live = live_among(board, among)
     out = np.zeros(NUM_COMBOS, dtype=np.int64)
     if live.size:
         out[live] = equal_mass_buckets(ehs2_keys(board)[live],

@@ -112,11 +112,12 @@ def parse_bets(spec: str) -> tuple[float, ...]:
     raise RcfrError(f"unknown action abstraction {spec!r}")
 
 
-def geometric_translation(x: float, sizes: list[float]) -> list[tuple[int, float]]:
-    """Soft geometric translation of pot fraction ``x`` onto the ascending pot fractions
-    ``sizes``: ``[(index, probability), ...]`` over at most the two nearest (module doc)."""
+def _soft_translation(x: float, sizes: list[float], lower) -> list[tuple[int, float]]:
+    """Translate pot fraction ``x`` onto the ascending ``sizes``: all to the nearest where
+    ``x`` is at or beyond an end or equals a size, else between the two that bracket it,
+    ``lower(a, b, x)`` to the smaller ``a``."""
     if not sizes:
-        raise RcfrError("no abstract wager to translate to")
+        raise RcfrError("no abstract size to translate to")
     if x <= sizes[0]:
         return [(0, 1.0)]
     if x >= sizes[-1]:
@@ -124,9 +125,22 @@ def geometric_translation(x: float, sizes: list[float]) -> list[tuple[int, float
     hi = next(i for i, s in enumerate(sizes) if s >= x)
     if sizes[hi] == x:
         return [(hi, 1.0)]
-    a, b = sizes[hi - 1], sizes[hi]
-    p_a = (a / x - a / b) / (1.0 - a / b)
+    p_a = lower(sizes[hi - 1], sizes[hi], x)
     return [(hi - 1, p_a), (hi, 1.0 - p_a)]
+
+
+def geometric_translation(x: float, sizes: list[float]) -> list[tuple[int, float]]:
+    """Soft geometric translation of pot fraction ``x`` onto the ascending pot fractions
+    ``sizes``: ``[(index, probability), ...]`` over at most the two nearest (module doc)."""
+    return _soft_translation(x, sizes, lambda a, b, x: (a / x - a / b) / (1.0 - a / b))
+
+
+def pseudo_harmonic(x: float, sizes: list[float]) -> list[tuple[int, float]]:
+    """Soft pseudo-harmonic translation of pot fraction ``x`` onto the ascending pot
+    fractions ``sizes`` (Ganzfried & Sandholm 2013, eq. 2): ``[(index, probability)]`` over
+    at most the two nearest; below the smallest to it, above the largest to the largest."""
+    return _soft_translation(x, sizes,
+                             lambda a, b, x: (b - x) * (1.0 + a) / ((b - a) * (1.0 + x)))
 
 
 class BetAbstraction(Abstraction):
