@@ -11,7 +11,7 @@ DOCS   := $(VENV)/.installed-docs
 # One command for `make docs` and `make test`: warnings are errors, none hidden.
 MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
-.PHONY: demo test bench lint docs clean
+.PHONY: demo test bench lint docs clean clean-kernels
 
 $(CORE): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -54,3 +54,7 @@ bench: $(EXTRAS)
 
 clean:
 	rm -rf $(VENV) results .pytest_cache site
+
+# numba's cache misses a change to a kernel called from another module (docs/architecture.md)
+clean-kernels:
+	find src -path '*/__pycache__/*' \( -name '*.nbi' -o -name '*.nbc' \) -delete
