@@ -21,7 +21,7 @@ from rcfr.core.rules import RULES, parse_rule
 from rcfr.solvers import MCCFRSolver, RCFRSolver, RegretSolver, TabularRegrets
 from rcfr.solvers.checkpoint import CHECKPOINT_FORMAT
 
-ALL_RULES = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "dcfr+")
+ALL_RULES = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "dcfr+", "sapcfr+")
 
 
 # -- OpenSpiel's Linear and Discounted CFR -----------------------------------------------------

@@ -1,4 +1,5 @@
-"""The newest update rules: DCFR+ (Xu et al., IJCAI 2024), the hyperparameter schedules HS-DCFR
+"""The newest update rules: DCFR+ (Xu et al., IJCAI 2024), SAPCFR+ (Meng et al., AAAI 2026),
+the hyperparameter schedules HS-DCFR
 and HS-PCFR+ (Zhang, McAleer & Sandholm 2024) and the learned DDCFR policy (Xu et al., ICLR
 2024), each against a plain-Python reference written from its paper's equations on both
 compiled forms; the DDCFR network against the authors' PyTorch outputs and DDCFR against the
@@ -25,9 +26,9 @@ from rcfr.solvers.run import make_solver
 ITERATIONS = 50
 CHECKS = (20, ITERATIONS)
 HORIZON = 40  # short, so that 50 iterations pass it (the parameters then stay)
-RULES = ("dcfr+", "hs-dcfr", "hs-pcfr+", "ddcfr")
-SPECS = {"dcfr+": "dcfr+", "hs-dcfr": f"hs-dcfr:30,{HORIZON}", "hs-pcfr+": f"hs-pcfr+:15,{HORIZON}",
-         "ddcfr": f"ddcfr:{HORIZON}"}
+RULES = ("dcfr+", "sapcfr+", "hs-dcfr", "hs-pcfr+", "ddcfr")
+SPECS = {"dcfr+": "dcfr+", "sapcfr+": "sapcfr+:2", "hs-dcfr": f"hs-dcfr:30,{HORIZON}",
+         "hs-pcfr+": f"hs-pcfr+:15,{HORIZON}", "ddcfr": f"ddcfr:{HORIZON}"}
 
 
 # -- the plain-Python reference ----------------------------------------------------------------
@@ -116,6 +117,9 @@ def reference(spec: str, rule: str) -> dict[int, dict]:
       ``beta_t = -1 - 2 t/T``, ``gamma_t = 30 - 5 t/T`` (``t/T`` at most 1), the regrets
       ``R^t = R^{t-1} (t-1)^a / ((t-1)^a + 1) + r^t`` (``a = alpha_t`` where ``R^{t-1} > 0``,
       ``beta_t`` elsewhere);
+    * SAPCFR+ (Meng et al. 2026): PCFR+ whose explicit step is ``1 / (1 + alpha)`` of the
+      implicit one: ``Q^t = [Q^{t-1} + r^t]^+``, the next strategy regret matching on
+      ``Q^t + r^t / (1 + alpha)``, alpha 2, quadratic averaging;
     * HS-PCFR+: PCFR+ (Farina et al. 2021: ``Q^t = [Q^{t-1} + r^t]^+``, the next strategy
       regret matching on ``Q^t + r^t``) with ``gamma_t = 15 - 5 t/T``;
     * DDCFR (Xu et al. 2024, Algorithm 1): every ``tau`` iterations the policy reads
@@ -128,6 +132,8 @@ def reference(spec: str, rule: str) -> dict[int, dict]:
         x = min(t, HORIZON) / HORIZON
         if rule == "dcfr+":
             alpha, beta, gamma = 1.5, 0.0, 4.0
+        elif rule == "sapcfr+":
+            alpha, beta, gamma = 2.0, 0.0, 2.0
         elif rule in ("hs-dcfr", "hs-pcfr+"):
             alpha, beta = 1 + 3 * x, -1 - 2 * x
             gamma = (30 if rule == "hs-dcfr" else 15) - 5 * x
@@ -153,7 +159,7 @@ def reference(spec: str, rule: str) -> dict[int, dict]:
                     old, r = regrets[key, a], delta[key, a]
                     if rule == "dcfr+":
                         new = max(old * (weight(t - 1, alpha) if t > 1 else 0.0) + r, 0.0)
-                    elif rule == "hs-pcfr+":
+                    elif rule in ("hs-pcfr+", "sapcfr+"):
                         new = max(old + r, 0.0)
                     else:
                         d = weight(t - 1, alpha if old > 0 else beta) if t > 1 else 0.0
@@ -161,6 +167,9 @@ def reference(spec: str, rule: str) -> dict[int, dict]:
                     regrets[key, a] = new
                 if rule == "hs-pcfr+":
                     sigma[key] = matching([regrets[key, a] + delta[key, a] for a in actions])
+                elif rule == "sapcfr+":
+                    sigma[key] = matching([regrets[key, a] + delta[key, a] / (1 + alpha)
+                                           for a in actions])
                 else:
                     sigma[key] = matching([regrets[key, a] for a in actions])
         if t in CHECKS:
@@ -196,7 +205,7 @@ def options_of(spec: str) -> dict:
     name, _, args = spec.partition(":")
     values = [float(v) for v in args.split(",")] if args else []
     names = {"hs-dcfr": ("gamma0", "horizon"), "hs-pcfr+": ("gamma0", "horizon"),
-             "ddcfr": ("horizon",), "dcfr+": ("alpha", "gamma")}[name]
+             "ddcfr": ("horizon",), "dcfr+": ("alpha", "gamma"), "sapcfr+": ("alpha",)}[name]
     return dict(zip(names, values, strict=False))
 
 

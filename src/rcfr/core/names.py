@@ -6,7 +6,7 @@ line can describe its options without importing numba, scipy or scikit-learn (``
 from __future__ import annotations
 
 # update rules (rcfr.core.rules)
-RULES = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "dcfr+")
+RULES = ("cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+", "dcfr+", "sapcfr+")
 # the scheduled rules: parameters that change with the iteration (rcfr.core.schedules; the
 # learned DDCFR policy, rcfr.solvers.ddcfr), full width only
 SCHEDULED_RULES = ("hs-dcfr", "hs-pcfr+", "ddcfr")

@@ -14,6 +14,9 @@ reads, and how the average strategy is weighted (ARCHITECTURE.md, the UpdateRule
 * ``pcfr+``: predictive CFR+ (Farina, Kroer & Sandholm 2021, PRM+ at every information set):
   ``Q = max(Q + r, 0)`` as in CFR+, the prediction ``m`` is the last instantaneous regret, and
   the link reads ``Q + m`` (the strategy is ``[Q + m]^+`` normalised); quadratic averaging.
+* ``sapcfr+:alpha``: simple asymmetric predictive CFR+ (Meng et al., AAAI 2026, SAPCFR+): as
+  ``pcfr+``, but the explicit update takes a step ``1 / (1 + alpha)`` of the implicit one, so
+  the link reads ``Q + m / (1 + alpha)``; default ``alpha = 2``.  ``pcfr+`` is ``alpha = 0``.
 * ``pdcfr+:alpha,gamma``: predictive discounted CFR+ (Xu et al. 2024): as ``pcfr+``, but the
   clipped sum is multiplied by ``t^alpha / (t^alpha + 1)`` at iteration ``t``; iteration ``t``
   weighs ``t^gamma`` in the average.  Defaults DCFR's, 1.5 and 2 (the PDCFR+ paper tunes
@@ -116,6 +119,8 @@ class UpdateRule:
             return f"dcfr:{_num(self.alpha)},{_num(self.beta)},{_num(self.averaging)}"
         if self.name in ("pdcfr+", "dcfr+"):
             return f"{self.name}:{_num(self.alpha)},{_num(self.averaging)}"
+        if self.name == "sapcfr+":
+            return f"sapcfr+:{_num(self.alpha)}"
         if self.scheduled:
             return f"{self.name}:{','.join(_num(v) for v in self.schedule)}"
         return self.name
@@ -127,6 +132,7 @@ class UpdateRule:
 DCFR_DEFAULTS = (1.5, 0.0, 2.0)
 PDCFR_DEFAULTS = (1.5, 2.0)
 DCFR_PLUS_DEFAULTS = (1.5, 4.0)  # Xu et al. 2024 (IJCAI), sec. 5
+SAPCFR_DEFAULTS = (2.0,)  # the asymmetry alpha of SAPCFR+ (Meng et al. 2026)
 HS_DEFAULTS = (30.0, 1000.0)  # the first averaging power and the horizon (Zhang et al. 2024)
 HORIZON_DEFAULT = 1000  # the iterations a schedule spans: the papers' 1,000
 
@@ -176,6 +182,13 @@ def parse_rule(spec: str | UpdateRule | None) -> UpdateRule:
             raise RcfrError(f"gamma must be >= 0, got {gamma:g}")
         kind = PREDICTIVE_DISCOUNTED if name == "pdcfr+" else CLIPPED_DISCOUNTED
         return UpdateRule(name, kind, gamma, alpha, 0.0)
+    if name == "sapcfr+":
+        if len(args) not in (0, 1):
+            raise RcfrError(f"sapcfr+ takes one parameter alpha, got {spec!r}")
+        alpha = _finite(args[0] if args else SAPCFR_DEFAULTS[0], "alpha")
+        if alpha < 0:
+            raise RcfrError(f"sapcfr+'s alpha must be >= 0, got {alpha:g}")
+        return UpdateRule(name, PREDICTIVE, 2.0, alpha, 0.0)
     if name in SCHEDULED_RULES:
         return _scheduled(name, args, spec)
     if args:
@@ -243,7 +256,8 @@ def absorbed_by(kind, regret, delta, pos, neg):
 def rule_update(rule, t, inst, s_lo, s_hi, regrets, pred):
     """Absorb iteration ``t``'s instantaneous regrets ``inst`` into ``regrets`` for sequences
     ``[s_lo, s_hi)`` by ``rule`` (a :class:`RuleParams`); predictive rules keep ``inst`` in
-    ``pred`` as the next prediction."""
+    ``pred`` as the next prediction, ``PREDICTIVE`` scaled by ``1 / (1 + alpha)`` (SAPCFR+'s
+    asymmetric step; 1, exactly, for PCFR+)."""
     kind = rule.kind
     if kind == PLAIN:
         for s in range(s_lo, s_hi):
@@ -275,7 +289,11 @@ def rule_update(rule, t, inst, s_lo, s_hi, regrets, pred):
         for s in range(s_lo, s_hi):
             v = regrets[s] + inst[s]
             regrets[s] = v * pos if v > 0.0 else 0.0
-    if kind == PREDICTIVE or kind == PREDICTIVE_DISCOUNTED:
+    if kind == PREDICTIVE:
+        step = 1.0 / (1.0 + rule.alpha)
+        for s in range(s_lo, s_hi):
+            pred[s] = inst[s] * step
+    elif kind == PREDICTIVE_DISCOUNTED:
         for s in range(s_lo, s_hi):
             pred[s] = inst[s]
 

@@ -22,9 +22,12 @@ from .rules import UpdateRule
 
 def hs_parameters(rule: UpdateRule, t: int) -> tuple[float, float, float]:
     """``(alpha, beta, gamma)`` of the scheduled rule ``hs-dcfr`` or ``hs-pcfr+`` at iteration
-    ``t`` (alpha and beta are unused by ``hs-pcfr+``)."""
+    ``t`` (``hs-pcfr+`` schedules gamma alone: its alpha is PCFR+'s 0, no damping of the
+    prediction, :func:`rcfr.core.rules.rule_update`)."""
     gamma0, horizon = rule.schedule
     x = min(float(t), horizon) / horizon
+    if rule.name == "hs-pcfr+":
+        return 0.0, 0.0, gamma0 - 5.0 * x
     return 1.0 + 3.0 * x, -1.0 - 2.0 * x, gamma0 - 5.0 * x
 
 

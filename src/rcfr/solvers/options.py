@@ -43,8 +43,8 @@ _SAME = object()  # cli_default: the same as default
 
 # the help panels of rcfr solve, one per family of options (Option.panel derives them)
 BUDGET_PANEL = "Algorithm, budget and evaluation"
-REGRET_PANEL = "Regret algorithms: cfr, cfr+, lcfr, dcfr, pcfr+, pdcfr+, dcfr+, hs-dcfr, " \
-               "hs-pcfr+, ddcfr, rcfr, rcfr+, cs, es, os, as"
+REGRET_PANEL = "Regret algorithms: cfr, cfr+, lcfr, dcfr, pcfr+, pdcfr+, dcfr+, sapcfr+, " \
+               "hs-dcfr, hs-pcfr+, ddcfr, rcfr, rcfr+, cs, es, os, as"
 REGRESSION_PANEL = "Regression: rcfr, rcfr+, and cs/es/os/as with --regressor"
 FP_PANEL = "Fictitious play: fp, xfp, fsp, nfsp"
 DEEP_PANEL = "Deep CFR: deep-cfr, sd-cfr, dream"
@@ -195,7 +195,8 @@ OPTIONS: tuple[Option, ...] = (
            "for as).",
            group=NUMERIC, cli=("--epsilon",), schemes=("os", "as"), algorithms=("dream",)),
     Option("alpha", float, "dcfr/pdcfr+/dcfr+: exponent of the positive-regret discount "
-           "(default 1.5).", group=NUMERIC, cli=("--alpha",), rules=("dcfr", "pdcfr+", "dcfr+")),
+           "(default 1.5); sapcfr+: the asymmetry, the prediction's step 1/(1+alpha) (default "
+           "2).", group=NUMERIC, cli=("--alpha",), rules=("dcfr", "pdcfr+", "dcfr+", "sapcfr+")),
     Option("beta", float, "dcfr: exponent of the negative-regret discount (default 0); as: the "
            "sampling bonus beta (default 1e6).", group=NUMERIC, cli=("--beta",),
            schemes=("as",), rules=("dcfr",)),

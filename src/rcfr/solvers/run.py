@@ -14,6 +14,7 @@ from ..core.rules import (
     HORIZON_DEFAULT,
     HS_DEFAULTS,
     PDCFR_DEFAULTS,
+    SAPCFR_DEFAULTS,
     UpdateRule,
     parse_rule,
 )
@@ -64,6 +65,7 @@ def _rule_for(key: str, rule: str | UpdateRule | None, options: dict) -> UpdateR
 
 # the parameters of the rules that take options, in the order of their options
 RULE_DEFAULTS = {"dcfr": DCFR_DEFAULTS, "pdcfr+": PDCFR_DEFAULTS, "dcfr+": DCFR_PLUS_DEFAULTS,
+                 "sapcfr+": SAPCFR_DEFAULTS,
                  "hs-dcfr": HS_DEFAULTS, "hs-pcfr+": HS_DEFAULTS, "ddcfr": (HORIZON_DEFAULT,)}
 
 

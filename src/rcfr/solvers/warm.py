@@ -39,7 +39,7 @@ from numba import njit
 from ..core.errors import RcfrError
 from ..core.links import apply_link
 from ..core.names import RULES
-from ..core.rules import RuleParams, rule_update
+from ..core.rules import PREDICTIVE, RuleParams, rule_update
 from ..evaluate import exploitability
 from ..forms.base import Form
 from ..policy import TabularPolicy
@@ -184,8 +184,8 @@ def warm_start(solver: RegretSolver, strategy: str | os.PathLike | TabularPolicy
     up, down, weight = _substitute_factors(rule, int(T), float(solver.avg_power_))
     est = solver.estimator_
     est.regrets[:] = np.where(inst >= 0.0, inst * up, inst * down)
-    if solver.rule_.predictive:
-        est.prediction[:] = inst
+    if solver.rule_.predictive:  # (SAPCFR+'s asymmetric step, as rule_update keeps it)
+        est.prediction[:] = inst / (1.0 + rule.alpha) if rule.kind == PREDICTIVE else inst
     solver.avg_weights_[:] = avg * weight
     link = solver.link_
     for p in (0, 1):
