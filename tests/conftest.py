@@ -18,6 +18,34 @@ numba.get_num_threads()
 
 
 @pytest.fixture(scope="session")
+def river_batch(tmp_path_factory):
+    """A batch of rcfr spots (tests/data/spots/river_narrow.toml) on four boards, two of one
+    class, 20 CFR+ iterations each, stopped after its first board and resumed: (folder,
+    batch, the two sweeps' summaries)."""
+    from rcfr.experiments.spot_batch import STORE_FILE, make_batch, write_batch
+    from rcfr.experiments.store import Store
+    from rcfr.experiments.sweep import run_sweep
+
+    river = Path(__file__).parent / "data" / "spots" / "river_narrow.toml"
+    folder = tmp_path_factory.mktemp("spots") / "batch"
+    boards = folder.parent / "boards.txt"
+    boards.write_text("Td9d6hQc2s\nTc9c6hQd2s  # the first with clubs and diamonds swapped\n"
+                      "Ah7c4d3s2h 2\n8s8d5c4h3h\n")
+    batch = make_batch(str(river), str(boards), {"algorithm": "cfr+", "iterations": 20})
+    write_batch(batch, folder)
+    summaries = []
+    with Store(folder / STORE_FILE) as store:
+        def stop(counts, label):
+            if counts["done"] == 1:
+                raise KeyboardInterrupt
+        with pytest.raises(KeyboardInterrupt):
+            run_sweep(batch.sweep(), store, backend="inline", progress=stop)
+        summaries.append(store.statuses(r.hash for r in batch.sweep().runs))
+        summaries.append(run_sweep(batch.sweep(), store, backend="inline"))
+    return folder, batch, summaries
+
+
+@pytest.fixture(scope="session")
 def kuhn():
     return rcfr.compile_game("kuhn")
 

@@ -13,9 +13,8 @@ from conftest import one_line_error, run_cli
 
 from rcfr import solve
 from rcfr.experiments.spot_aggregate import aggregate, board_rows, by_texture, frequency_columns
-from rcfr.experiments.spot_batch import STORE_FILE, make_batch, write_batch
+from rcfr.experiments.spot_batch import STORE_FILE
 from rcfr.experiments.store import Store
-from rcfr.experiments.sweep import run_sweep
 from rcfr.games.holdem.board_classes import (
     SUIT_PERMS,
     board_classes,
@@ -27,6 +26,7 @@ from rcfr.games.holdem.board_classes import (
 from rcfr.games.holdem.board_textures import stratified_sample, texture
 from rcfr.games.holdem.combos import parse_board
 from rcfr.games.holdem.ranges import parse_range
+from rcfr.view import read_site
 
 DATA = Path(__file__).parent / "data" / "spots"
 FLOP = DATA / "flop_narrow.toml"
@@ -116,28 +116,6 @@ def test_isomorphic_flops_give_the_same_values():
     assert abs(other[0] - va[0]) > 1
 
 
-@pytest.fixture(scope="session")
-def river_batch(tmp_path_factory):
-    """river_narrow on four boards, two of one class, 20 CFR+ iterations each, stopped after
-    its first board and resumed: (folder, batch, the two sweeps' summaries)."""
-    folder = tmp_path_factory.mktemp("spots") / "batch"
-    boards = folder.parent / "boards.txt"
-    boards.write_text("Td9d6hQc2s\nTc9c6hQd2s  # the first with clubs and diamonds swapped\n"
-                      "Ah7c4d3s2h 2\n8s8d5c4h3h\n")
-    batch = make_batch(str(RIVER), str(boards), {"algorithm": "cfr+", "iterations": 20})
-    write_batch(batch, folder)
-    summaries = []
-    with Store(folder / STORE_FILE) as store:
-        def stop(counts, label):
-            if counts["done"] == 1:
-                raise KeyboardInterrupt
-        with pytest.raises(KeyboardInterrupt):
-            run_sweep(batch.sweep(), store, backend="inline", progress=stop)
-        summaries.append(store.statuses(r.hash for r in batch.sweep().runs))
-        summaries.append(run_sweep(batch.sweep(), store, backend="inline"))
-    return folder, batch, summaries
-
-
 def test_a_stopped_batch_resumes_with_no_board_lost_or_repeated(river_batch):
     folder, batch, (before, after) = river_batch
     assert len(batch.boards) == 3 and [b.weight for b in batch.boards] == [2.0, 2.0, 1.0]
@@ -217,7 +195,8 @@ def test_many_boards_runs_as_printed(tmp_path, capsys, monkeypatch):
     section = doc[doc.index("\n## Many boards\n"):]
     block = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
     lines = [shlex.split(line, comments=True) for line in block.splitlines() if line.strip()]
-    assert len(lines) == 3 and all(w[:2] == ["rcfr", "spots"] for w in lines)
+    assert len(lines) == 4 and all(w[:2] == ["rcfr", "spots"] for w in lines[:3])
+    assert lines[3][:2] == ["rcfr", "view"]
     monkeypatch.chdir(tmp_path)
     outs = []
     for words in lines:
@@ -230,3 +209,16 @@ def test_many_boards_runs_as_printed(tmp_path, capsys, monkeypatch):
     assert len(table) == 6 and {"node: check", "node: bet 100"} <= set(table[0])
     assert sum(float(r["weight"]) for r in table) == pytest.approx(2598960)
     assert (tmp_path / "rivers" / "textures.png").is_file()
+    page = read_site(tmp_path / "rivers-view")
+    assert sorted(r[0] for r in page["boards"]) == sorted(r["board"] for r in table)
+    # docs/viewer.md's batch block, in the same folder: its batch is the one above, resumed
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "viewer.md").read_text()
+    section = doc[doc.index("\n## A batch of boards\n"):]
+    block = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
+    lines = [shlex.split(line, comments=True) for line in block.splitlines() if line.strip()]
+    assert [w[:2] for w in lines] == [["rcfr", "spots"], ["rcfr", "view"]]
+    for words in lines:
+        code, out, err = run_cli(capsys, *words[1:])
+        assert code == 0 and "error:" not in err, f"{words}: exit {code}\n{err}"
+    assert "6 of 6 boards solved" in out
+    assert len(read_site(tmp_path / "rivers-view")["boards"]) == 6

@@ -1163,13 +1163,15 @@ def match_command(
 
 @app.command()
 def view(
-    game: Annotated[str, typer.Argument(help="Game string.")],
-    strategy: Annotated[Path, typer.Argument(help="The strategy to view (.npz).")],
+    game: Annotated[str, typer.Argument(
+        help="Game string; or, alone, a folder of rcfr spots (its aggregate report).")],
+    strategy: Annotated[Path | None, typer.Argument(
+        help="The strategy to view (.npz).")] = None,
     compare: Annotated[Path | None, typer.Option(
         help="A second strategy of the same game: show the difference at every node.")] = None,
     output: Annotated[Path | None, typer.Option(
-        "-o", "--out", help="The site's folder (default: STRATEGY-view beside the working "
-                            "folder).")] = None,
+        "-o", "--out", help="The site's folder (default: STRATEGY-view, or FOLDER-view for "
+                            "a batch, in the working folder).")] = None,
     values: Annotated[bool | None, typer.Option(
         "--values/--no-values", help="Include counterfactual values and best-response gains "
                                      "(default: for games of at most 100,000 sequences).")] = None,
@@ -1183,11 +1185,19 @@ def view(
     max_time: MaxTimeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Write a static HTML page that walks a strategy node by node (opens nothing)."""
+    """Write a static HTML page that walks a strategy node by node, or (rcfr view FOLDER) the
+    aggregate report of a batch of boards of rcfr spots (opens nothing)."""
     from . import view as viewer
 
     if not 0 <= port <= 65535:
         raise RcfrError(f"--port must be in 0..65535, got {port}")
+    if strategy is None:
+        if compare is not None or values is not None or form != "auto":
+            raise RcfrError("a batch's page takes no --compare, --values or --form")
+        folder = _view_batch(Path(game), output, as_json)
+        if serve:
+            viewer.serve(folder, port)
+        return
     folder = output if output is not None else Path(f"{strategy.stem}-view")
     meta = viewer.view(game, strategy, folder, compare=compare, values=values, form=form,
                        max_memory=max_memory)
@@ -1202,6 +1212,30 @@ def view(
                      else "") + ")")
     if serve:
         viewer.serve(folder, port)
+
+
+def _view_batch(batch: Path, output: Path | None, as_json: bool) -> Path:
+    """``rcfr view FOLDER``: the aggregate report of the batch in ``FOLDER`` as one page."""
+    from .experiments.spot_aggregate import report_tables
+    from .experiments.spot_batch import BATCH_FILE
+    from .view.batch import write_batch_view
+
+    if not batch.is_dir():
+        raise RcfrError(f"rcfr view takes GAME STRATEGY, or a folder of rcfr spots alone; "
+                        f"{batch} is not a folder")
+    if not (batch / BATCH_FILE).is_file():
+        raise RcfrError(f"{batch} holds no batch ({BATCH_FILE}): rcfr view FOLDER takes a "
+                        f"folder of rcfr spots ... --out FOLDER")
+    folder = output if output is not None else Path(f"{batch.resolve().name}-view")
+    meta = write_batch_view(report_tables(batch), folder, source=str(batch))
+    page = folder / "index.html"
+    if as_json:
+        _emit({"page": str(page), "mode": meta["mode"], "boards": meta["boards"],
+               "solved": meta["solved"]})
+    else:
+        out.print(f"wrote {page} ({meta['solved']:,} of {meta['boards']:,} boards solved)",
+                  markup=False, highlight=False)
+    return folder
 
 
 @app.command("inspect")

@@ -137,6 +137,17 @@ def _flatten(row: dict, summary: dict) -> None:
 FIGURES = ("ev_oop", "ev_ip", "equity_oop", "equity_ip")
 
 
+def report_tables(out: Path, node: str | None = None, workers: int = 1) -> dict:
+    """Everything the report of the batch in ``out`` shows (:func:`board_rows`): ``batch``,
+    ``rows`` (one a board), ``freq`` (:func:`frequency_columns`), ``total``
+    (:func:`aggregate` over all boards) and ``textures`` (:func:`by_texture`)."""
+    batch, rows = board_rows(out, node, workers)
+    freq = frequency_columns(rows)
+    columns = [*FIGURES, *freq]
+    return {"batch": batch, "rows": rows, "freq": freq, "total": aggregate(rows, columns),
+            "textures": by_texture(rows, columns)}
+
+
 def frequency_columns(rows: list[dict]) -> list[str]:
     """The action-frequency columns of the rows, in the order first seen."""
     seen: dict[str, None] = {}

@@ -80,7 +80,7 @@ def register(app: typer.Typer) -> None:
         equity and action frequencies per board, per texture and over all of them
         (boards.csv, textures.csv, aggregate.json, textures.png in --out).  Rerun the same
         command to resume a stopped batch."""
-        from .spot_aggregate import aggregate, board_rows, by_texture, frequency_columns
+        from .spot_aggregate import report_tables
         from .spot_aggregate import write_report as write_spot_report
         from .spot_batch import STORE_FILE, check_folder, make_batch, write_batch
 
@@ -114,11 +114,9 @@ def register(app: typer.Typer) -> None:
                                       backend=backend, ray_address=ray_address,
                                       checkpoint_every=checkpoint_every, as_json=as_json,
                                       max_memory=max_memory))
-        batch_data, board_table = board_rows(out_dir, node, workers)
-        freq = frequency_columns(board_table)
-        columns = ["ev_oop", "ev_ip", "equity_oop", "equity_ip", *freq]
-        total = aggregate(board_table, columns)
-        textures = by_texture(board_table, columns)
+        report = report_tables(out_dir, node, workers)
+        batch_data, board_table, freq = report["batch"], report["rows"], report["freq"]
+        total, textures = report["total"], report["textures"]
         info["files"] = write_spot_report(out_dir, board_table, textures, total, freq)
         info.update(aggregate=total, textures=textures, boards=board_table)
         if as_json:

@@ -7,6 +7,8 @@ number), each state's reach and, where included, its counterfactual value and be
 gain; with a second strategy, the difference at every node.  For other games it shows the
 information sets as a table.  The page is plain HTML, CSS and JavaScript (no library, no build
 step): :mod:`rcfr.view.site` writes it, :mod:`rcfr.view.data` builds what it loads.
+:mod:`rcfr.view.batch` writes the aggregate report of a batch of boards (``rcfr spots``) as
+one page of the same kind.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from ..forms.view import view_form
 from ..policy import TabularPolicy
+from .batch import write_batch_view
 from .site import read_site, serve, write_view
 
 
@@ -31,4 +34,4 @@ def view(game, strategy: str | os.PathLike, out: str | os.PathLike, *,
     return write_view(policy, out, compare=other, values=values, names=names)
 
 
-__all__ = ["read_site", "serve", "view", "write_view"]
+__all__ = ["read_site", "serve", "view", "write_batch_view", "write_view"]

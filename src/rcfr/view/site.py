@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Callable
 from functools import partial
 from importlib import resources
 from pathlib import Path
@@ -32,11 +33,12 @@ SITE_FILES = {"index.html", "data"}  # what a site folder holds (a folder of oth
 # never replaced)
 
 
-def _asset(name: str) -> str:
+def asset(name: str) -> str:
+    """The text of ``rcfr/view/assets/NAME`` (package data)."""
     return resources.files("rcfr.view").joinpath("assets", name).read_text(encoding="utf-8")
 
 
-def _script_json(text: str) -> str:
+def script_json(text: str) -> str:
     """JSON text safe inside a ``<script>`` element."""
     return text.replace("</", "<\\/")
 
@@ -82,16 +84,16 @@ def _build(folder: Path, tree: Form, policies: list[TabularPolicy], names: list[
     meta["chunks"] = bounds
     blob = ('{"meta":' + json.dumps(meta) + ',"tree":' + json.dumps(structure)
             + ',"chunks":[' + ",".join(inline) + "]}")
-    page = (_asset("viewer.html")
-            .replace("/*RCFR_CSS*/", _asset("viewer.css"))
-            .replace("/*RCFR_JS*/", _asset("viewer.js"))
-            .replace("RCFR_TITLE", _html_escape(title))
-            .replace("RCFR_DATA", _script_json(blob)))
+    page = (asset("viewer.html")
+            .replace("/*RCFR_CSS*/", asset("viewer.css"))
+            .replace("/*RCFR_JS*/", asset("viewer.js"))
+            .replace("RCFR_TITLE", html_escape(title))
+            .replace("RCFR_DATA", script_json(blob)))
     (folder / "index.html").write_text(page, encoding="utf-8")
     return meta
 
 
-def _html_escape(text: str) -> str:
+def html_escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
@@ -118,14 +120,20 @@ def write_view(policy: TabularPolicy, out: str | os.PathLike, *,
             else TabularPolicy(tree, compare.probs, compare.metadata)
     policies = [policy] + ([compare] if compare is not None else [])
     names = names or [f"strategy {k + 1}" for k in range(len(policies))]
+    title = f"{tree.game}: " + " vs ".join(names)
+    return write_site(out, lambda folder: _build(folder, tree, policies, names, values, title))
+
+
+def write_site(out: str | os.PathLike, build: Callable[[Path], dict]) -> dict:
+    """``build(folder)`` into a new folder beside ``out``, then renamed into place (replacing
+    an earlier viewer site there; a folder of other files is refused); ``build``'s result."""
     _check_destination(Path(out))
     out = Path(os.path.realpath(out))  # a symlink's target is replaced; the link stays
     parent = out.parent
     parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=parent))
     try:
-        title = f"{tree.game}: " + " vs ".join(names)
-        meta = _build(tmp, tree, policies, names, values, title)
+        meta = build(tmp)
         os.chmod(tmp, 0o755)
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=parent))
