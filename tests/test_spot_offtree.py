@@ -116,6 +116,40 @@ def test_resolve_off_tree_command(blueprint, tmp_path, capsys):
         assert len(err) == 1 and err[0].startswith("error:") and why in err[0], (bad, err)
 
 
+def test_play_answers_an_off_tree_bet_by_nested_resolving(blueprint, monkeypatch, capsys,
+                                                          tmp_path):
+    """`rcfr play --resolve` on an action abstraction: the human's off-tree bet is answered by
+    the nested re-solve (the API's strategy), re-solved once, when first met."""
+    import io
+
+    from rcfr.subgame.nested_play import NestedResponder
+
+    real, abstract, policy = blueprint
+    bot = NestedResponder(policy, abstract, 0, "resolve", iterations=200)
+    state = real.game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    assert bot.action_probabilities(state, 0) == policy.action_probabilities(state, 0)
+    assert bot.resolved == []
+    names = [state.action_to_string(0, a) for a in state.legal_actions()]
+    state.apply_action(state.legal_actions()[names.index("bet 100")])
+    got = bot.action_probabilities(state, 1)
+    api = nested_resolve_spot(policy, abstract, [("bet 100",)], "resolve", iterations=200,
+                              evaluate_gains=False).policy
+    assert bot.resolved == [("bet 100",)]
+    assert got == api.action_probabilities(state, 1)
+    np.testing.assert_array_equal(bot.policy.probs, api.probs)
+    assert not np.array_equal(api.probs, policy.probs)
+    bp = tmp_path / "bp.npz"
+    policy.save(bp)
+    monkeypatch.setattr("sys.stdin", io.StringIO("bet 100\ncall\n" * 6))
+    assert main(["play", SPOT, str(bp), "--resolve", "resolve", "--hands", "3", "--seed", "3",
+                 "--json"]) == 0
+    cap = capsys.readouterr()
+    assert len(json.loads(cap.out)["payoffs"]) == 3
+    assert cap.err.count("re-solving after the off-tree bet 100 (nested resolve") == 1
+
+
 def test_unsafe_nested_takes_the_translated_beliefs():
     """Unsafe nested re-solving's beliefs about a 50% bettor are its reach of the abstract
     bets the bet translates to (25% and all-in, played as the real 100 and all-in), weighted

@@ -1140,7 +1140,9 @@ def play(
                                            "actions, >= 0.")] = 0,
     resolve_method: Annotated[str | None, typer.Option(
         "--resolve", help="Re-solve the subgames at --at with this method (unsafe, resolve, "
-                          "maxmargin, reach-maxmargin), the strategy being the blueprint.")] = None,
+                          "maxmargin, reach-maxmargin), the strategy being the blueprint; "
+                          "on a spot with an action abstraction, answer each of your bets "
+                          "off it by nested re-solving (the cut only with --at).")] = None,
     at: Annotated[str | None, typer.Option("--at", help="With --resolve: where the subgames "
                                                         "start (chance:K or actions:N; default: "
                                                         "the game's usual cut).")] = None,
@@ -1184,12 +1186,19 @@ def play(
         # before the first hand plays as re-solving each one when it is reached would
         from .subgame import default_cut, method_function, parse_cut, resolve_at_cut
 
-        if at is None:
-            at = default_cut(tree)
-        parse_cut(at)
         method_function(resolve_method)
-        policy = resolve_at_cut(policy, at, resolve_method.strip().lower()).policy.convert(
-            tree)
+        abstract = _played_action_abstraction(tree, policy, abstraction)
+        if abstract is None or at is not None:  # (an action abstraction: the cut if given)
+            cut = default_cut(tree) if at is None else at
+            parse_cut(cut)
+            policy = resolve_at_cut(policy, cut, resolve_method.strip().lower()
+                                    ).policy.convert(tree)
+        if abstract is not None:  # the human's off-tree bets: nested re-solving
+            from .subgame.nested_play import NestedResponder
+
+            policy = NestedResponder(policy, abstract, seat,
+                                     resolve_method.strip().lower().replace("_", "-"),
+                                     notify=lambda text: write(text))
     rng = np.random.default_rng(seed)
 
     def read() -> str | None:
@@ -1224,6 +1233,19 @@ def play(
         return
     write(f"you played {played} hand(s): {total:+g} in all"
           + (f", {total / played:+.3f} per hand" if played else ""))
+
+
+def _played_action_abstraction(tree, policy, abstraction: str | None):
+    """The action abstraction (a spot) that the strategy ``policy`` of the spot ``tree`` was
+    lifted from (``--abstraction``, or the one its file names), or ``None``."""
+    from .abstraction.spot import bucketed_spot, is_sized
+    from .games.holdem.spot_game import SpotGame
+
+    spec = abstraction or (policy.metadata or {}).get("abstraction")
+    if not isinstance(tree.game, SpotGame) or not isinstance(spec, str):
+        return None
+    abstract = bucketed_spot(tree.game, spec)
+    return abstract if abstract is not None and is_sized(abstract) else None
 
 
 @app.command("match")
