@@ -68,3 +68,35 @@ def test_the_python_runs_as_printed():
     want = [float(r[k]) for r in rows if r[0] == "`actions:25%,a`" for k in (2, 3)]
     assert len(want) == 4
     assert got == pytest.approx(want, abs=1e-5)
+
+
+def test_the_off_tree_commands_run_as_printed(tmp_path, capsys, monkeypatch):
+    """`rcfr resolve --off-tree all`: the gains of the nested Resolve table and the
+    exploitabilities of the first table; `rcfr play --resolve` re-solves the human's bet."""
+    block = next(b for b in re.findall(r"```sh\n(.*?)```", SECTION, re.S) if "--off-tree" in b)
+    lines = [shlex.split(line, comments=True) for line in block.splitlines() if line.strip()]
+    assert [w[1] for w in lines] == ["solve", "resolve", "play"]
+    monkeypatch.chdir(tmp_path)
+    outs = []
+    for words in lines:
+        monkeypatch.setattr(sys, "stdin", io.StringIO("bet 100\ncall\n" * 10))
+        code = main(words[1:])
+        cap = capsys.readouterr()
+        assert code == 0 and "error:" not in cap.err, f"{words}: {cap.err}"
+        outs.append(cap.out)
+    got = outs[1]
+    assert outs[2].count("re-solving after the off-tree bet 100 (nested resolve") == 1
+    assert "you played 3 hand(s)" in outs[2]
+    rows = [r for r in _table("blueprint") if r[0] == "`actions:25%,a`"]
+    want = [float(r[k]) for r in rows for k in (2, 3)]
+    trans = [float(x) for x in re.findall(r"translation\s+(\S+)", got)]
+    nested = [float(x) for x in re.findall(r"nested\s+(\S+)\s+\(", got)]
+    assert len(trans) == len(nested) == 2
+    pairs = [x for pair in zip(trans, nested, strict=True) for x in pair]
+    assert pairs == pytest.approx(want, abs=1e-5)
+    table = [float(row[1]) for row in _table("strategy in `holdem_spot(spot=river_small)`")]
+    assert float(re.search(r"blueprint exploitability\s+(\S+)", got).group(1)) == \
+        pytest.approx(table[1], abs=1e-4)
+    assert float(re.search(r"re-solved exploitability\s+(\S+)", got).group(1)) == \
+        pytest.approx(table[2], abs=1e-5)
+    assert (tmp_path / "nested.npz").exists()

@@ -76,6 +76,80 @@ def test_nested_gives_no_more_than_translation(blueprint, method):
     assert changed.size and changed.size < real.num_sequences // 2
 
 
+def test_resolve_off_tree_command(blueprint, tmp_path, capsys):
+    """`rcfr resolve --off-tree`: the API's exact gains, Resolve's never above translation's,
+    and -o writes the assembled strategy; bad paths are one error line."""
+    from rcfr.policy import TabularPolicy
+
+    real, abstract, policy = blueprint
+    bp = tmp_path / "bp.npz"
+    policy.save(bp)
+    out = tmp_path / "nested.npz"
+    assert main(["resolve", SPOT, str(bp), "--off-tree", "check|bet 100", "--off-tree",
+                 "bet 100", "--method", "resolve", "-a", "cfr+", "-n", "300", "-o", str(out),
+                 "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    api = nested_resolve_spot(policy, abstract, [("check", "bet 100"), ("bet 100",)],
+                              method="resolve", iterations=300)
+    assert [r["line"] for r in got["off_tree"]] == ["check,bet 100", "bet 100"]
+    assert got["pot"] == 200 and got["blueprint_abstraction"] == "actions:a/a"
+    for row, r in zip(got["off_tree"], api.rows, strict=True):
+        base = api.in_tree_value[r.opponent]
+        assert row["translation_gain"] == pytest.approx(r.translation_value - base, abs=1e-9)
+        assert row["nested_gain"] == pytest.approx(r.nested_value - base, abs=1e-9)
+        assert row["nested_gain_pot_pct"] == pytest.approx(row["nested_gain"] / 2, abs=1e-9)
+        assert -1e-9 <= row["nested_gain"] <= row["translation_gain"] + 1e-9
+    assert max(r["translation_gain"] for r in got["off_tree"]) > 1.0
+    np.testing.assert_array_equal(TabularPolicy.load(out, real).probs, api.policy.probs)
+    assert got["exploitability"] == pytest.approx(
+        evaluate(real, api.policy).exploitability, abs=1e-9)
+    assert got["blueprint_exploitability"] == pytest.approx(
+        evaluate(real, policy).exploitability, abs=1e-9)
+    for bad, why in [(["--off-tree", "check,bet 120"], "no 'bet 120' at check"),
+                     (["--off-tree", "allin 400"], "not a bet off the abstraction"),
+                     (["--off-tree", "bet 100", "--at", "chance:1"], "--at does not go"),
+                     (["--off-tree", "bet 100", "--method", "best"], "--method is unsafe"),
+                     (["--off-tree", "bet 100", "--abstraction", "buckets:2"],
+                      "takes an action abstraction")]:
+        assert main(["resolve", SPOT, str(bp), *bad]) == 2, bad
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error:") and why in err[0], (bad, err)
+
+
+def test_play_answers_an_off_tree_bet_by_nested_resolving(blueprint, monkeypatch, capsys,
+                                                          tmp_path):
+    """`rcfr play --resolve` on an action abstraction: the human's off-tree bet is answered by
+    the nested re-solve (the API's strategy), re-solved once, when first met."""
+    import io
+
+    from rcfr.subgame.nested_play import NestedResponder
+
+    real, abstract, policy = blueprint
+    bot = NestedResponder(policy, abstract, 0, "resolve", iterations=200)
+    state = real.game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    assert bot.action_probabilities(state, 0) == policy.action_probabilities(state, 0)
+    assert bot.resolved == []
+    names = [state.action_to_string(0, a) for a in state.legal_actions()]
+    state.apply_action(state.legal_actions()[names.index("bet 100")])
+    got = bot.action_probabilities(state, 1)
+    api = nested_resolve_spot(policy, abstract, [("bet 100",)], "resolve", iterations=200,
+                              evaluate_gains=False).policy
+    assert bot.resolved == [("bet 100",)]
+    assert got == api.action_probabilities(state, 1)
+    np.testing.assert_array_equal(bot.policy.probs, api.probs)
+    assert not np.array_equal(api.probs, policy.probs)
+    bp = tmp_path / "bp.npz"
+    policy.save(bp)
+    monkeypatch.setattr("sys.stdin", io.StringIO("bet 100\ncall\n" * 6))
+    assert main(["play", SPOT, str(bp), "--resolve", "resolve", "--hands", "3", "--seed", "3",
+                 "--json"]) == 0
+    cap = capsys.readouterr()
+    assert len(json.loads(cap.out)["payoffs"]) == 3
+    assert cap.err.count("re-solving after the off-tree bet 100 (nested resolve") == 1
+
+
 def test_unsafe_nested_takes_the_translated_beliefs():
     """Unsafe nested re-solving's beliefs about a 50% bettor are its reach of the abstract
     bets the bet translates to (25% and all-in, played as the real 100 and all-in), weighted

@@ -850,6 +850,12 @@ def resolve(
     out_file: Annotated[Path | None, typer.Option("--out", "-o", help="Write the re-solved "
                                                   "full-game strategy here.")] = None,
     abstraction: BlueprintAbstractionOpt = None,
+    off_tree: Annotated[list[str] | None, typer.Option(
+        "--off-tree", help="Nested re-solving of a spot's bet off the blueprint's action "
+                           "abstraction (--abstraction actions:..., or the one BLUEPRINT's "
+                           "file names): the bet's action path, as inspect --node takes it "
+                           "('check,bet 100'; a dealt card stands for every card); repeat "
+                           "it for more, or 'all' for every off-tree bet.")] = None,
     form: FormOpt = "auto",
     max_memory: MaxMemoryOpt = None,
     max_time: MaxTimeOpt = None,
@@ -864,14 +870,25 @@ def resolve(
     from .subgame.target import resolve_to_blueprint
 
     check_outputs({"--out": out_file}, {"BLUEPRINT": blueprint})
-    if at is not None:
-        parse_cut(at)
-    method_function(method)
     _count("--iterations", iterations)
     _count("--max-iterations", max_iterations)
     if seconds is not None and not 0 < seconds <= MAX_RESOLVE_SECONDS:
         raise RcfrError(f"--seconds must be a positive number of seconds per subgame, at most "
                         f"{MAX_RESOLVE_SECONDS:,.0f} (one day), got {seconds}")
+    if off_tree:
+        if at is not None:
+            raise RcfrError("--at does not go with --off-tree: the off-tree bet starts the "
+                            "subgame")
+        if values != "best-response":
+            raise RcfrError("--values does not go with --off-tree: the bettor's alternative "
+                            "is its best value from the abstraction's own bets")
+        if form not in ("auto", "public"):
+            raise RcfrError(f"--off-tree re-solves on the public form, not --form {form}")
+        return _resolve_off_tree(game, blueprint, abstraction, off_tree, method, iterations,
+                                 algorithm, seconds, out_file, as_json)
+    if at is not None:
+        parse_cut(at)
+    method_function(method)
     if values not in VALUES:
         raise RcfrError(f"--values is {' or '.join(VALUES)}, got {values!r}")
     tree = compile_game(game, form)
@@ -911,6 +928,105 @@ def resolve(
 MAX_RESOLVE_SECONDS = 86_400.0  # --seconds per subgame: a day
 
 
+def _action_abstraction(tree, blueprint: Path, abstraction: str | None, what: str):
+    """The blueprint of a spot's action abstraction, lifted to the spot ``tree`` (public
+    form), its abstraction's name and the abstract spot: ``abstraction`` names it (BLUEPRINT
+    is then the abstract strategy) or BLUEPRINT's file does (the lifted strategy)."""
+    from .abstraction.spot import bucketed_spot, is_sized
+
+    def sized(spec):
+        abstract = bucketed_spot(tree.game, spec)
+        if abstract is None or not is_sized(abstract):
+            raise RcfrError(f"{what} takes an action abstraction of a spot "
+                            f"(actions:BETS[/RAISES]), not {spec!r}")
+        return abstract
+
+    if abstraction is not None:
+        abstract = sized(abstraction)
+        return load_lifted(tree, blueprint, abstraction), abstraction, abstract
+    policy = TabularPolicy.load(blueprint, tree)
+    spec = (policy.metadata or {}).get("abstraction")
+    if not isinstance(spec, str):
+        raise RcfrError(f"{shown(blueprint)} names no abstraction: give --abstraction")
+    return policy, spec, sized(spec)
+
+
+def _off_tree_line(tree, abstract, text: str) -> tuple:
+    """The betting line of the off-tree bet at the action path ``text`` (``--off-tree``)."""
+    from .spot_report import find_node
+    from .subgame.offtree import action_nodes_of, off_tree_lines
+
+    found = off_tree_lines(tree.game, abstract)
+    line = action_nodes_of(tree, find_node(tree, text, option="--off-tree"))[1]
+    if line not in found:
+        bets = [",".join(x) for x in found]
+        listed = "; ".join(bets[:8]) + ("; ..." if len(bets) > 8 else "")
+        raise RcfrError(f"--off-tree {text}: not a bet off the abstraction "
+                        + (f"(its off-tree bets: {listed})" if bets else "(it has none)"))
+    return line
+
+
+def _resolve_off_tree(game: str, blueprint: Path, abstraction: str | None, paths: list[str],
+                      method: str, iterations: int | None, algorithm: str,
+                      seconds: float | None, out_file: Path | None, as_json: bool) -> None:
+    """``rcfr resolve --off-tree``: nested re-solving (Brown & Sandholm 2017, sec. 6) of the
+    off-tree bets named, and the gain each gives its bettor under translation and under the
+    re-solve, exactly (:func:`rcfr.subgame.offtree.nested_resolve_spot`)."""
+    from .evaluate import evaluate as evaluate_policy
+    from .subgame.offtree import nested_resolve_spot
+
+    key = method.strip().lower().replace("_", "-")
+    if key not in ("unsafe", "resolve", "maxmargin", "reach-maxmargin"):
+        raise RcfrError(f"--method is unsafe, resolve, maxmargin or reach-maxmargin, "
+                        f"got {method!r}")
+    tree = compile_game(game, "public")
+    policy, spec, abstract = _action_abstraction(tree, blueprint, abstraction,
+                                                 "nested re-solving")
+    lines = None if any(p.strip().lower() == "all" for p in paths) else list(
+        dict.fromkeys(_off_tree_line(tree, abstract, p) for p in paths))
+    n = iterations or 1000
+    res = nested_resolve_spot(policy, abstract, lines, key, iterations=n,
+                              algorithm=algorithm, seconds=seconds)
+    before, after = evaluate_policy(tree, policy), evaluate_policy(tree, res.policy)
+    pot = before.pot or 1.0
+    if out_file is not None:
+        res.policy.save(out_file)
+    rows = []
+    for r in res.rows:
+        base = res.in_tree_value[r.opponent]
+        rows.append({**r.to_dict(), "in_tree_value": base,
+                     "translation_gain": r.translation_value - base,
+                     "nested_gain": r.nested_value - base,
+                     "translation_gain_pot_pct": 100 * (r.translation_value - base) / pot,
+                     "nested_gain_pot_pct": 100 * (r.nested_value - base) / pot})
+    runs = f"{seconds:g} s" if seconds is not None else f"{n:,} iterations"
+    if as_json:
+        _emit({"game": str(tree.game), "blueprint_abstraction": spec, "method": key,
+               "algorithm": algorithm, "iterations": None if seconds is not None else n,
+               "seconds_per_subgame": seconds, "pot": before.pot, "off_tree": rows,
+               "blueprint_exploitability": before.exploitability,
+               "exploitability": after.exploitability, "seconds": res.seconds,
+               "out": str(out_file) if out_file else None})
+        return
+    subgames = sum(r["subgames"] for r in rows)
+    out.print(f"nested {key} of {len(rows)} off-tree bet(s) of {spec} in {tree.game}: "
+              f"{subgames} subgame(s) re-solved in {res.seconds:.2f} s ({runs} of "
+              f"{algorithm} each)", markup=False, highlight=False)
+    out.print("  the bettor's exact gain from the off-tree bet (chips, % of the pot):")
+    for r in rows:
+        out.print(f"    {r['line']} (player {r['opponent']})", markup=False,
+                  highlight=False)
+        out.print(f"      translation  {r['translation_gain']:.6g}  "
+                  f"({r['translation_gain_pot_pct']:.3g}%)")
+        out.print(f"      nested       {r['nested_gain']:.6g}  "
+                  f"({r['nested_gain_pot_pct']:.3g}%)  smallest margin "
+                  f"{r['min_margin']:+.3g}")
+    out.print(f"  blueprint exploitability  {_fmt_expl(before)}")
+    out.print(f"  re-solved exploitability  {_fmt_expl(after)}")
+    if out_file is not None:
+        out.print(f"  re-solved strategy -> {out_file}")
+
+
 @app.command()
 def improve(
     game: Annotated[str, typer.Argument(help="A real-card spot, e.g. "
@@ -941,7 +1057,6 @@ def improve(
     """The self-improver (Libratus; Brown & Sandholm 2017): add the off-tree bet sizes the
     opponents used most to the blueprint's action abstraction, re-solve the branches they
     start (the rest fixed), and say exactly what changed."""
-    from .abstraction.spot import bucketed_spot, is_sized
     from .subgame.improve import improve as run_improve
     from .subgame.improve import read_record
 
@@ -949,17 +1064,8 @@ def improve(
     _count("--iterations", iterations)
     _count("--top", top)
     tree = compile_game(game, "public")
-    if abstraction is not None:
-        policy = load_lifted(tree, blueprint, abstraction)
-    else:
-        policy = TabularPolicy.load(blueprint, tree)
-    spec = abstraction or (policy.metadata or {}).get("abstraction")
-    if not isinstance(spec, str):
-        raise RcfrError(f"{shown(blueprint)} names no abstraction: give --abstraction")
-    abstract = bucketed_spot(tree.game, spec)
-    if abstract is None or not is_sized(abstract):
-        raise RcfrError(f"the self-improver takes an action abstraction of a spot "
-                        f"(actions:BETS[/RAISES]), not {spec!r}")
+    policy, spec, abstract = _action_abstraction(tree, blueprint, abstraction,
+                                                 "the self-improver")
     lines = read_record(histories, tree.game)
     result = run_improve(policy, abstract, lines, top, method, iterations=iterations,
                          algorithm=algorithm)
@@ -1034,7 +1140,9 @@ def play(
                                            "actions, >= 0.")] = 0,
     resolve_method: Annotated[str | None, typer.Option(
         "--resolve", help="Re-solve the subgames at --at with this method (unsafe, resolve, "
-                          "maxmargin, reach-maxmargin), the strategy being the blueprint.")] = None,
+                          "maxmargin, reach-maxmargin), the strategy being the blueprint; "
+                          "on a spot with an action abstraction, answer each of your bets "
+                          "off it by nested re-solving (the cut only with --at).")] = None,
     at: Annotated[str | None, typer.Option("--at", help="With --resolve: where the subgames "
                                                         "start (chance:K or actions:N; default: "
                                                         "the game's usual cut).")] = None,
@@ -1078,12 +1186,19 @@ def play(
         # before the first hand plays as re-solving each one when it is reached would
         from .subgame import default_cut, method_function, parse_cut, resolve_at_cut
 
-        if at is None:
-            at = default_cut(tree)
-        parse_cut(at)
         method_function(resolve_method)
-        policy = resolve_at_cut(policy, at, resolve_method.strip().lower()).policy.convert(
-            tree)
+        abstract = _played_action_abstraction(tree, policy, abstraction)
+        if abstract is None or at is not None:  # (an action abstraction: the cut if given)
+            cut = default_cut(tree) if at is None else at
+            parse_cut(cut)
+            policy = resolve_at_cut(policy, cut, resolve_method.strip().lower()
+                                    ).policy.convert(tree)
+        if abstract is not None:  # the human's off-tree bets: nested re-solving
+            from .subgame.nested_play import NestedResponder
+
+            policy = NestedResponder(policy, abstract, seat,
+                                     resolve_method.strip().lower().replace("_", "-"),
+                                     notify=lambda text: write(text))
     rng = np.random.default_rng(seed)
 
     def read() -> str | None:
@@ -1118,6 +1233,19 @@ def play(
         return
     write(f"you played {played} hand(s): {total:+g} in all"
           + (f", {total / played:+.3f} per hand" if played else ""))
+
+
+def _played_action_abstraction(tree, policy, abstraction: str | None):
+    """The action abstraction (a spot) that the strategy ``policy`` of the spot ``tree`` was
+    lifted from (``--abstraction``, or the one its file names), or ``None``."""
+    from .abstraction.spot import bucketed_spot, is_sized
+    from .games.holdem.spot_game import SpotGame
+
+    spec = abstraction or (policy.metadata or {}).get("abstraction")
+    if not isinstance(tree.game, SpotGame) or not isinstance(spec, str):
+        return None
+    abstract = bucketed_spot(tree.game, spec)
+    return abstract if abstract is not None and is_sized(abstract) else None
 
 
 @app.command("match")

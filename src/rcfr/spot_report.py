@@ -157,10 +157,10 @@ class SpotReport:
                 "ranges": [{**self.summary(p), "rows": self.rows(p, by)} for p in (0, 1)]}
 
 
-def find_node(tree: Form, where: str | int | None) -> int:
+def find_node(tree: Form, where: str | int | None, option: str = "--node") -> int:
     """The public node named by ``where``: its index, or its action path from the root
     (``"check,bet 100"``, dealt cards as ``"check,check,2c,bet 75"``; ``|`` also separates);
-    ``None`` or ``""``: the root."""
+    ``None`` or ``""``: the root.  ``option`` names it in errors."""
     view = public_nodes(tree)
     if view is None:
         raise RcfrError("a node report reads a hold'em spot's public form")
@@ -170,7 +170,7 @@ def find_node(tree: Form, where: str | int | None) -> int:
     if text.isdigit():
         u = int(text)
         if u >= view.num_nodes:
-            raise RcfrError(f"--node {u}: the tree has {view.num_nodes:,} public nodes")
+            raise RcfrError(f"{option} {u}: the tree has {view.num_nodes:,} public nodes")
         return u
     u = 0
     tokens = [t.strip() for t in text.replace("|", ",").split(",") if t.strip()]
@@ -182,7 +182,7 @@ def find_node(tree: Form, where: str | int | None) -> int:
             here = ",".join(tokens[:i]) or "the root"
             names = [view.edge_names[v] for v in kids]
             shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
-            raise RcfrError(f"--node {text}: no {token!r} at {here}"
+            raise RcfrError(f"{option} {text}: no {token!r} at {here}"
                             + (f" (there: {shown})" if names else " (a terminal)"))
         u = match[0]
     return u
