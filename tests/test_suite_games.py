@@ -202,7 +202,8 @@ def test_convergence_suite_specs_are_packaged():
     full, quick = figure_spec("convergence_suite"), figure_spec("convergence_suite", quick=True)
     assert {r.game for r in full.runs} == set(BY_NAME)
     assert {r.algorithm for r in full.runs} == {"cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "pdcfr+",
-                                                "dcfr+", "hs-dcfr", "hs-pcfr+", "ddcfr"}
+                                                "dcfr+", "sapcfr+", "hs-dcfr", "hs-pcfr+",
+                                                "ddcfr"}
     assert {r.iterations for r in full.runs} == {r.iterations for r in quick.runs} == {1000}
     assert {r.game for r in quick.runs} == set(BY_NAME) - {"battleship2x3", "big_leduc"}
 
