@@ -10,9 +10,10 @@ the first is at or below the second (the target of the convergence work).
     .venv/bin/python benchmarks/bench_convergence.py --games kuhn,leduc --rules cfr+,dcfr
     .venv/bin/python benchmarks/bench_convergence.py --iterations 100 --json
 
-CPU seconds: ``time.process_time`` around the solve (one thread; the game compiled and the
-kernels loaded by an untimed one-iteration solve first), less the CPU time of one exact
-evaluation of the same strategy, timed apart: the iterations' own cost on a shared machine.
+CPU seconds: ``time.process_time`` around the solver's iterations (one thread; the game
+compiled and the kernels loaded by an untimed one-iteration solve first; the exact evaluation
+of the average after them is not counted, but DDCFR's own evaluations, which its policy reads,
+are): the iterations' own cost on a shared machine.
 Games that need OpenSpiel (Big Leduc, Battleship) are skipped where it is not installed.
 Results go to ``benchmarks/results/bench_convergence.json``.
 """
@@ -33,40 +34,41 @@ except ImportError:  # running from a checkout without an installed package
     import rcfr
 from rcfr.core.errors import RcfrError
 from rcfr.core.names import ALGORITHMS as ALGORITHMS_ALL
-from rcfr.evaluate import evaluate
+from rcfr.evaluate import exploitability
 from rcfr.experiments.published import ALGORITHMS, published_value
+from rcfr.forms.threads import kernel_threads
 from rcfr.games.suite import SUITE, papers_unit
+from rcfr.solvers.run import make_solver
 
 HERE = Path(__file__).resolve().parent
 RULES = ALGORITHMS_ALL  # every tabular rule: the fixed ones, then the scheduled ones
 
 
-def _run(spec: str, rule: str, iterations: int) -> dict:
-    c0, w0 = time.process_time(), time.perf_counter()
-    result = rcfr.solve(spec, rule, iterations, threads=1)
-    cpu, wall = time.process_time() - c0, time.perf_counter() - w0
-    c1 = time.process_time()
-    evaluate(result.tree, result.policy)
-    eval_cpu = time.process_time() - c1
-    return {"exploitability": result.evaluation.exploitability,
-            "cpu_seconds": max(cpu - eval_cpu, 0.0), "wall_seconds": wall,
-            "solver_seconds": result.seconds}
+def _run(tree, rule: str, iterations: int) -> dict:
+    solver = make_solver(tree, rule)
+    with kernel_threads(1):
+        c0, w0 = time.process_time(), time.perf_counter()
+        solver.run(iterations)
+        cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+        value = exploitability(tree, solver.average_policy())
+    return {"exploitability": value, "cpu_seconds": cpu, "wall_seconds": wall}
 
 
 def bench_game(name: str, spec: str, rules: list[str], iterations: int) -> dict | None:
     try:
-        rcfr.solve(spec, "cfr", 1, threads=1)  # compile the game, load the kernels
+        tree = rcfr.compile_game(spec)
+        make_solver(tree, "cfr").run(1)  # load the kernels
     except (RcfrError, ImportError) as exc:
         print(f"{name}: skipped ({exc})", file=sys.stderr)
         return None
     unit = papers_unit(name)
     rows = {}
     for rule in rules:
-        row = _run(spec, rule, iterations)
+        row = _run(tree, rule, iterations)
         row["papers_unit"] = row["exploitability"] * unit
         rows[rule] = row
         print(f"{name:18s} {rule:10s} {row['papers_unit']:10.3e} "
-              f"{row['cpu_seconds']:8.3f} CPU s {row['solver_seconds']:8.3f} s", file=sys.stderr)
+              f"{row['cpu_seconds']:8.3f} CPU s {row['wall_seconds']:8.3f} s", file=sys.stderr)
     published = {}
     for algorithm in ALGORITHMS:
         try:
