@@ -77,7 +77,7 @@ def write_batch_view(report: dict, out: str | os.PathLike, source: str = "") -> 
     def build(folder: Path) -> dict:
         page = (asset("batch.html")
                 .replace("/*RCFR_CSS*/", asset("viewer.css") + asset("batch.css"))
-                .replace("/*RCFR_JS*/", asset("batch.js"))
+                .replace("/*RCFR_JS*/", asset("dom.js") + asset("batch.js"))
                 .replace("RCFR_TITLE", html_escape(data["meta"]["title"]))
                 .replace("RCFR_DATA", script_json(json.dumps(data))))
         (folder / "index.html").write_text(page, encoding="utf-8")

@@ -86,7 +86,7 @@ def _build(folder: Path, tree: Form, policies: list[TabularPolicy], names: list[
             + ',"chunks":[' + ",".join(inline) + "]}")
     page = (asset("viewer.html")
             .replace("/*RCFR_CSS*/", asset("viewer.css"))
-            .replace("/*RCFR_JS*/", asset("viewer.js"))
+            .replace("/*RCFR_JS*/", asset("dom.js") + asset("viewer.js"))
             .replace("RCFR_TITLE", html_escape(title))
             .replace("RCFR_DATA", script_json(blob)))
     (folder / "index.html").write_text(page, encoding="utf-8")

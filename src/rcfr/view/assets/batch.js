@@ -9,18 +9,7 @@
     "#65a30d", "#7c3aed", "#ea580c", "#0d9488", "#be123c"];
   var rootFreq = site.freq.filter(function (c) { return c.indexOf("root: ") === 0; });
 
-  function el(tag, attrs, children) {
-    var e = document.createElement(tag);
-    if (attrs) Object.keys(attrs).forEach(function (k) {
-      if (k === "text") e.textContent = attrs[k];
-      else if (k === "style") e.style.cssText = attrs[k];
-      else e.setAttribute(k, attrs[k]);
-    });
-    (children || []).forEach(function (c) {
-      e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
-    });
-    return e;
-  }
+  var el = rcfrElement;  // (dom.js)
 
   function show(v, kind) {
     if (v === null || v === undefined) return "";

@@ -41,18 +41,7 @@
     return lo;
   }
 
-  function el(tag, attrs, children) {
-    var e = document.createElement(tag);
-    if (attrs) Object.keys(attrs).forEach(function (k) {
-      if (k === "text") e.textContent = attrs[k];
-      else if (k === "style") e.style.cssText = attrs[k];
-      else e.setAttribute(k, attrs[k]);
-    });
-    (children || []).forEach(function (c) {
-      e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
-    });
-    return e;
-  }
+  var el = rcfrElement;  // (dom.js)
 
   function hexRgb(hex) {
     return [parseInt(hex.slice(1, 3), 16), parseInt(hex.slice(3, 5), 16),
