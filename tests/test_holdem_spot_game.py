@@ -163,3 +163,22 @@ def test_a_subgame_where_one_player_never_acts():
     g = gadget_form(sub, "maxmargin", 0, [np.ones(rows[0]), np.ones(rows[1])],
                     alternative=np.zeros(rows[1]), weight=np.ones(rows[1]))
     assert TabularPolicy.uniform(g).probs.size == g.num_sequences
+
+
+def test_a_river_spot_is_cut_after_its_first_action_by_default(capsys, tmp_path):
+    """A river spot deals no card, so its default cut is its first action (a turn spot's is
+    the river card); `rcfr resolve` without --at re-solves the river spot's three public
+    subgames (check, the bet and the all-in)."""
+    from rcfr.subgame import default_cut
+
+    assert default_cut(spot("spot=river_small")) == "actions:1"
+    assert default_cut(spot("spot=turn_small")) == "chance:3"
+    bp = tmp_path / "bp.npz"
+    code, _, err = run_cli(capsys, "solve", "holdem_spot(spot=river_small)", "-a", "cfr+",
+                           "-n", "50", "--form", "public", "-o", bp)
+    assert code == 0, err
+    code, out, err = run_cli(capsys, "resolve", "holdem_spot(spot=river_small)", bp,
+                             "--form", "public", "-n", "50", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert (result["cut"], result["subgames"]) == ("actions:1", 3)

@@ -829,7 +829,7 @@ def resolve(
     at: Annotated[str | None, typer.Option(
         "--at", help="Where the subgames start: chance:K (after the K-th chance event) or "
                      "actions:N (default: leduc chance:3, nl_one_card actions:1, nl_holdem2 "
-                     "chance:4).")] = None,
+                     "chance:4, a hold'em spot chance:3, a river spot actions:1).")] = None,
     method: Annotated[str, typer.Option(help="unsafe, resolve, maxmargin or "
                                              "reach-maxmargin.")] = "reach-maxmargin",
     iterations: Annotated[int | None, typer.Option(

@@ -21,9 +21,10 @@ from . import node_sweeps as K
 CUT_KINDS = ("chance", "actions")
 # where each poker game's subgames usually start: Leduc's second round, one-card poker after
 # the first wager, 2-NL Hold'em(k)'s flop (after both players' flop buckets), a hold'em
-# spot's next street (after both hands and its first card)
+# spot's next street (after both hands and its first card; a river spot, which deals no card,
+# after the first action)
 DEFAULT_CUTS = {"leduc": "chance:3", "nl_one_card": "actions:1", "nl_holdem2": "chance:4",
-                "holdem_spot": "chance:3"}
+                "holdem_spot": lambda spot: "actions:1" if len(spot.board) == 5 else "chance:3"}
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def default_cut(game) -> str:
     cut = DEFAULT_CUTS.get(getattr(base, "short_name", ""))
     if cut is None:
         raise RcfrError(f"no default cut for {base}; give one (chance:K or actions:N)")
-    return cut
+    return cut(base) if callable(cut) else cut
 
 
 def history_tree(game):
