@@ -17,7 +17,7 @@ from rcfr.games.holdem.combos import COMBO_CARDS, NUM_COMBOS, live_combos
 from rcfr.games.holdem.emd_buckets import emd_kmedians, equity_cdfs
 from rcfr.games.holdem.spot_game import SpotGame, holdem_spot
 from rcfr.lp import solve_lp
-from rcfr.match import _mixed, _plan, match
+from rcfr.match import _mixed, match
 from rcfr.policy import TabularPolicy
 from rcfr.solvers.run import make_solver
 from rcfr.subgame import resolve_everywhere
@@ -192,7 +192,7 @@ def test_deal_values_sum_to_the_profile_value(public_profiles):
                       if not set(COMBO_CARDS[x]) & set(COMBO_CARDS[y])])
     p = w0[deals[:, 0]] * w1[deals[:, 1]]
     assert p.sum() == pytest.approx(1.0)
-    pa, pb = _plan(a), _plan(b)
+    pa, pb = tree.realization_plans(a.probs), tree.realization_plans(b.probs)
     v = tree.deal_values(pa, pb, deals)
     mixed = np.concatenate([a.probs[:tree.num_sequences_per_player[0]],
                             b.probs[tree.num_sequences_per_player[0]:]])

@@ -104,10 +104,7 @@ def _tree_of(game, policy) -> Form:
 
 def realization_plans(tree: Form, probs: np.ndarray) -> np.ndarray:
     """Padded realization plans of both players (Koller et al. 1994)."""
-    plan = K.padded(tree.num_sequences)
-    K.realization_plan(probs, 0, tree.num_infosets, tree.infoset_seq_start,
-                       tree.infoset_num_actions, tree.infoset_parent_seq, plan)
-    return plan
+    return tree.realization_plans(probs)
 
 
 def _best_response(tree: Form, plan: np.ndarray, player: int) -> tuple[float, np.ndarray]:

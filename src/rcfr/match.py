@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core import kernels as K
 from .core.errors import RcfrError
 from .policy import TabularPolicy
 
@@ -53,15 +52,6 @@ class MatchResult:
         return out
 
 
-def _plan(policy: TabularPolicy) -> np.ndarray:
-    tree = policy.tree
-    plan = K.padded(tree.num_sequences)
-    K.realization_plan(np.asarray(policy.probs, dtype=np.float64), 0, tree.num_infosets,
-                       tree.infoset_seq_start, tree.infoset_num_actions,
-                       tree.infoset_parent_seq, plan)
-    return plan
-
-
 def match(a: TabularPolicy, b: TabularPolicy, hands: int, seed: int = 0) -> MatchResult:
     """``a`` against ``b`` over ``hands`` deals drawn with ``seed``, each deal played in both
     seats and valued exactly (module docstring)."""
@@ -74,7 +64,7 @@ def match(a: TabularPolicy, b: TabularPolicy, hands: int, seed: int = 0) -> Matc
                         f"public form does)")
     if hands < 2:
         raise RcfrError(f"a match needs at least 2 hands for its interval, not {hands}")
-    pa, pb = _plan(a), _plan(b)
+    pa, pb = tree.realization_plans(a.probs), tree.realization_plans(b.probs)
     deals = tree.sample_deals(hands, np.random.default_rng(seed))
     g = (tree.deal_values(pa, pb, deals) - tree.deal_values(pb, pa, deals)) / 2.0
     exact = (tree.expected_value(_mixed(tree, pa, pb)) - tree.expected_value(

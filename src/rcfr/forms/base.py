@@ -128,6 +128,17 @@ class SequenceIndex:
         s0 = self.num_sequences_per_player[0]
         return range(0, s0) if player == 0 else range(s0, self.num_sequences)
 
+    def realization_plans(self, probs: np.ndarray) -> np.ndarray:
+        """Both players' padded realization plans under the behavioural ``probs`` (Koller et
+        al. 1994)."""
+        from ..core import kernels as K  # (numba: loaded when a plan is first needed)
+
+        plan = K.padded(self.num_sequences)
+        K.realization_plan(np.asarray(probs, dtype=np.float64), 0, self.num_infosets,
+                           self.infoset_seq_start, self.infoset_num_actions,
+                           self.infoset_parent_seq, plan)
+        return plan
+
     # -- lookup --------------------------------------------------------------------------
     def infoset_index(self, key: str, player: int | None = None) -> int:
         """The information set with this information-state string (searching both players

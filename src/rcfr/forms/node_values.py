@@ -107,9 +107,7 @@ def node_values(tree: Form, probs: np.ndarray, u: int) -> NodeValues:
     if not 0 <= u < tree.num_public_nodes or tree.node_kind[u] > 1:
         raise RcfrError(f"public node {u} is not a decision node")
     T = tree.arrays
-    plan = K.padded(tree.num_sequences)
-    K.realization_plan(probs, 0, tree.num_infosets, tree.infoset_seq_start,
-                       tree.infoset_num_actions, tree.infoset_parent_seq, plan)
+    plan = tree.realization_plans(probs)
     inside = _subtree(tree, u)[tree.terminal_nodes]
     sub = tree.with_terminal_payoffs(np.where(inside, T.term_value, 0.0),
                                      np.where(inside, T.term_miss, 0.0))

@@ -102,11 +102,7 @@ def solve_gadget(sub: PublicSubtree, kind: str, player: int, reach, iterations: 
 
 def blueprint_plan(tree, probs: np.ndarray) -> np.ndarray:
     """The padded realization plan of both players under the behavioural ``probs``."""
-    plan = K.padded(tree.num_sequences)
-    K.realization_plan(np.asarray(probs, dtype=np.float64), 0, tree.num_infosets,
-                       tree.infoset_seq_start, tree.infoset_num_actions,
-                       tree.infoset_parent_seq, plan)
-    return plan
+    return tree.realization_plans(probs)
 
 
 def public_gifts(tree, probs: np.ndarray, subtrees: list[PublicSubtree], player: int,
